@@ -1,0 +1,6 @@
+export * from './errors';
+export * from './files';
+export * from './styles';
+export * from './subjects';
+export * from './verification';
+export * from './webhooks';

@@ -1,0 +1,215 @@
+import type { ErrorBody } from './errors';
+import type { ResponseStyle } from './styles';
+import type { BilledVerificationResult } from './verification';
+
+/**
+ * Every NATS subject of the suite, without the installation's namespace prefix (the messaging library adds
+ * `NATS_NAMESPACE.`). Request/reply subjects are `<service>.<noun>.<verb>`.
+ */
+export const Subjects = {
+  creditsAuthResolve: 'credits.auth.resolve',
+  creditsBalanceGet: 'credits.balance.get',
+  creditsReserve: 'credits.reserve',
+  creditsSettle: 'credits.settle',
+  creditsAccountCreate: 'credits.account.create',
+  creditsBalanceAdd: 'credits.balance.add',
+  creditsKeyCreate: 'credits.key.create',
+  creditsKeySetStyle: 'credits.key.style',
+  creditsKeyRevoke: 'credits.key.revoke',
+  creditsKeyList: 'credits.key.list',
+  creditsPing: 'credits.health.ping',
+  verifySingle: 'verify.single',
+  verifyBulk: 'verify.bulk',
+  verifierPing: 'verifier.health.ping',
+} as const;
+export type Subject = (typeof Subjects)[keyof typeof Subjects];
+
+/** Core NATS broadcasts (losing one is harmless: receivers also expire what they cache). */
+export const Broadcasts = {
+  keyRevoked: 'credits.key.revoked',
+} as const;
+
+/** Queue group names: one per service, so replicas share the work. */
+export const QueueGroups = {
+  credits: 'credits',
+  verifier: 'verifier',
+  fileJobs: 'file-jobs',
+  webhooks: 'webhooks',
+} as const;
+
+// ---- credits -------------------------------------------------------------------------------------------
+
+export interface AuthResolveRequest {
+  /** Hex SHA-256 of the presented key: raw keys never travel between services. */
+  keyHash: string;
+}
+export interface ResolvedKey {
+  accountId: string;
+  apiKeyId: string;
+  apiKeyName: string;
+  style: ResponseStyle;
+  plan: string;
+}
+export type AuthResolveReply = { found: true; key: ResolvedKey } | { found: false };
+
+export interface BalanceGetRequest {
+  accountId: string;
+  apiKeyId: string;
+}
+export interface BalanceReply {
+  accountId: string;
+  apiKeyId: string;
+  apiKeyName: string;
+  plan: string;
+  balance: number;
+  consumed: number;
+  added: number;
+  updatedAt: string;
+}
+
+export interface ReserveRequest {
+  accountId: string;
+  /** Repeating a reservation with the same key applies it once and returns the first outcome. */
+  idempotencyKey: string;
+  amount: number;
+}
+export interface ReserveReply {
+  reservationId: string;
+  amount: number;
+  /** Balance left after the reservation. */
+  balance: number;
+  /** True when this key had already been reserved: nothing new was taken. */
+  replayed: boolean;
+}
+
+export interface SettleRequest {
+  accountId: string;
+  idempotencyKey: string;
+  /** Credits actually used; the rest of the reservation is refunded. */
+  used: number;
+}
+export interface SettleReply {
+  reservationId: string;
+  used: number;
+  refunded: number;
+  balance: number;
+  replayed: boolean;
+}
+
+export interface AccountCreateRequest {
+  name: string;
+  credits: number;
+  style?: ResponseStyle;
+  plan?: string;
+}
+export interface AccountCreateReply {
+  account_id: string;
+  api_key_id: string;
+  api_key: string;
+}
+
+export interface BalanceAddRequest {
+  accountId: string;
+  credits: number;
+}
+export interface BalanceAddReply {
+  account_id: string;
+  credits_balance: number;
+  credits_added: number;
+}
+
+export interface KeyCreateRequest {
+  accountId: string;
+  name?: string;
+  style?: ResponseStyle;
+}
+export interface KeyCreateReply {
+  account_id: string;
+  api_key_id: string;
+  api_key_name: string;
+  api_key: string;
+  style: ResponseStyle;
+}
+
+export interface KeySetStyleRequest {
+  apiKeyId: string;
+  style: ResponseStyle;
+}
+export interface KeyRevokeRequest {
+  apiKeyId: string;
+}
+export interface KeySummary {
+  api_key_id: string;
+  account_id: string;
+  name: string;
+  prefix: string;
+  style: ResponseStyle;
+  created_at: string;
+  revoked_at: string | null;
+}
+export interface KeyListRequest {
+  accountId: string;
+}
+export interface KeyListReply {
+  keys: KeySummary[];
+}
+
+export interface KeyRevokedBroadcast {
+  apiKeyId: string;
+  keyHash: string;
+}
+
+// ---- verifier ------------------------------------------------------------------------------------------
+
+export interface VerifySingleRequest {
+  accountId: string;
+  email: string;
+  checkSmtp: boolean;
+  forceRefresh: boolean;
+}
+export type VerifySingleReply = BilledVerificationResult;
+
+export interface VerifyBulkRequest {
+  accountId: string;
+  emails: string[];
+  checkSmtp: boolean;
+}
+export interface VerifyBulkReply {
+  results: BilledVerificationResult[];
+  creditsUsed: number;
+  processTimeMs: number;
+}
+
+export interface PingReply {
+  service: string;
+  ok: boolean;
+}
+
+/** Request and reply type of each request/reply subject. */
+export interface RpcMap {
+  [Subjects.creditsAuthResolve]: { request: AuthResolveRequest; reply: AuthResolveReply };
+  [Subjects.creditsBalanceGet]: { request: BalanceGetRequest; reply: BalanceReply };
+  [Subjects.creditsReserve]: { request: ReserveRequest; reply: ReserveReply };
+  [Subjects.creditsSettle]: { request: SettleRequest; reply: SettleReply };
+  [Subjects.creditsAccountCreate]: { request: AccountCreateRequest; reply: AccountCreateReply };
+  [Subjects.creditsBalanceAdd]: { request: BalanceAddRequest; reply: BalanceAddReply };
+  [Subjects.creditsKeyCreate]: { request: KeyCreateRequest; reply: KeyCreateReply };
+  [Subjects.creditsKeySetStyle]: { request: KeySetStyleRequest; reply: KeySummary };
+  [Subjects.creditsKeyRevoke]: { request: KeyRevokeRequest; reply: KeySummary };
+  [Subjects.creditsKeyList]: { request: KeyListRequest; reply: KeyListReply };
+  [Subjects.creditsPing]: { request: Record<string, never>; reply: PingReply };
+  [Subjects.verifySingle]: { request: VerifySingleRequest; reply: VerifySingleReply };
+  [Subjects.verifyBulk]: { request: VerifyBulkRequest; reply: VerifyBulkReply };
+  [Subjects.verifierPing]: { request: Record<string, never>; reply: PingReply };
+}
+export type RpcSubject = keyof RpcMap;
+export type RpcRequest<S extends RpcSubject> = RpcMap[S]['request'];
+export type RpcReply<S extends RpcSubject> = RpcMap[S]['reply'];
+
+/** What travels back on every request/reply subject. */
+export type RpcEnvelope<T> = { ok: true; data: T } | { ok: false; error: ErrorBody };
+
+/** NATS header names used across services. */
+export const Headers = {
+  requestId: 'X-Request-Id',
+} as const;

@@ -1,0 +1,88 @@
+/** Statuses of a verified address (API_SPEC 2.9). */
+export const VERIFICATION_STATUSES = ['valid', 'invalid', 'unknown', 'risky', 'disposable', 'catchall', 'role'] as const;
+export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
+
+/** Statuses of the older response style: single and bulk items narrow to these. */
+export const LEGACY_STATUSES = ['valid', 'invalid', 'unknown', 'catchall'] as const;
+export type LegacyStatus = (typeof LEGACY_STATUSES)[number];
+
+/** Highest first: when several findings apply, the first in this list decides the status. */
+export const STATUS_PRECEDENCE: readonly VerificationStatus[] = [
+  'invalid',
+  'disposable',
+  'risky',
+  'unknown',
+  'catchall',
+  'role',
+  'valid',
+];
+
+/** Reason vocabulary (DESIGN section 4), snake_case on the wire. */
+export const REASONS = [
+  'accepted',
+  'mx_found',
+  'catch_all',
+  'role_account',
+  'disposable_domain',
+  'domain_listed',
+  'invalid_syntax',
+  'missing_email',
+  'domain_not_found',
+  'null_mx',
+  'no_mx_records',
+  'mailbox_not_found',
+  'mailbox_full',
+  'greylisted',
+  'smtp_unreachable',
+  'smtp_timeout',
+  'smtp_blocked',
+  'dns_error',
+  'mx_only_verification_semaphore_timeout',
+  'verification_failed',
+] as const;
+export type Reason = (typeof REASONS)[number];
+
+export interface DomainReputation {
+  /** First MX host's IPv4 address, empty when none was resolved. */
+  mxIp: string;
+  isListed: boolean;
+  /** Zones that listed the domain or the MX address. */
+  blacklists: string[];
+  checked: boolean;
+}
+
+/** The verification engine's result for one address; presenters render it in either response style. */
+export interface VerificationResult {
+  email: string;
+  status: VerificationStatus;
+  reason: Reason;
+  score: number;
+  isDeliverable: boolean;
+  isDisposable: boolean;
+  isCatchall: boolean;
+  isRole: boolean;
+  isFree: boolean;
+  hasGravatar: boolean;
+  gravatarUrl: string;
+  domain: string;
+  domainAge: number;
+  mxRecords: string[];
+  domainReputation: DomainReputation;
+  /** Whether a live SMTP conversation took place. */
+  smtpCheck: boolean;
+  smtpResponse: string;
+  errorMessage: string;
+  domainSuggestion: string;
+  /** Milliseconds spent verifying. */
+  responseTime: number;
+  validFormat: boolean;
+  validDomain: boolean;
+  validMx: boolean;
+  smtpValid: boolean;
+}
+
+/** A verification result as returned to a caller, with what it cost. */
+export interface BilledVerificationResult extends VerificationResult {
+  creditsUsed: number;
+  cached: boolean;
+}
