@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type AccountCreateReply,
+  type AccountCreateRequest,
+  type AuthResolveReply,
+  type BalanceAddReply,
+  type BalanceAddRequest,
+  type BalanceGetRequest,
+  type BalanceReply,
+  Broadcasts,
+  DomainError,
+  type KeyCreateReply,
+  type KeyCreateRequest,
+  type KeyListReply,
+  type KeyRevokedBroadcast,
+  type KeySummary,
+  type ReserveReply,
+  type ReserveRequest,
+  type ResponseStyle,
+  type SettleReply,
+  type SettleRequest,
+} from '@emailverify/contracts';
+import type { MessageBus } from '@emailverify/messaging';
+import { generateApiKey, hashApiKey } from './api-key';
+import type { CreditsRepository, KeyRow } from './credits.repository';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Accounts, keys and balances. Every balance change is one transaction with its ledger row. */
+export class CreditsService {
+  constructor(
+    private readonly repo: CreditsRepository,
+    private readonly bus: Pick<MessageBus, 'publish'>,
+  ) {}
+
+  async resolveKey(keyHash: string): Promise<AuthResolveReply> {
+    const row = await this.repo.findActiveKeyByHash(keyHash);
+    if (!row) return { found: false };
+    return {
+      found: true,
+      key: { accountId: row.account_id, apiKeyId: row.id, apiKeyName: row.name, style: row.style, plan: row.plan },
+    };
+  }
+
+  async balance(req: BalanceGetRequest): Promise<BalanceReply> {
+    const [account, key] = await Promise.all([this.repo.findAccount(req.accountId), this.repo.findKey(req.accountId, req.apiKeyId)]);
+    if (!account) throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
+    return {
+      accountId: account.id,
+      apiKeyId: key?.id ?? req.apiKeyId,
+      apiKeyName: key?.name ?? '',
+      plan: account.plan,
+      balance: account.balance,
+      consumed: account.consumed,
+      added: account.added,
+      updatedAt: account.updated_at.toISOString(),
+    };
+  }
+
+  /**
+   * Holds `amount` credits. The account row is locked first, so concurrent reservations are serialised and
+   * the balance never goes below zero; a repeated idempotency key returns the first outcome.
+   */
+  async reserve(req: ReserveRequest): Promise<ReserveReply> {
+    return this.repo.transaction(async (tx) => {
+      const account = await tx.lockAccount(req.accountId);
+      if (!account) throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
+      const existing = await tx.findReservation(req.accountId, req.idempotencyKey, false);
+      if (existing) {
+        return { reservationId: existing.id, amount: existing.amount, balance: account.balance, replayed: true };
+      }
+      if (account.balance < req.amount) {
+        throw new DomainError(
+          'INSUFFICIENT_CREDITS',
+          `This needs ${req.amount} credits and the account has ${account.balance}`,
+          { required: req.amount, available: account.balance },
+        );
+      }
+      const reservationId = randomUUID();
+      await tx.insertReservation({ id: reservationId, accountId: req.accountId, idempotencyKey: req.idempotencyKey, amount: req.amount });
+      const after = await tx.applyChange({ accountId: req.accountId, kind: 'reserve', amount: -req.amount, reservationId });
+      return { reservationId, amount: req.amount, balance: after.balance, replayed: false };
+    });
+  }
+
+  /** Charges `used` of a reservation and refunds the rest, once. */
+  async settle(req: SettleRequest): Promise<SettleReply> {
+    return this.repo.transaction(async (tx) => {
+      const account = await tx.lockAccount(req.accountId);
+      if (!account) throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
+      const reservation = await tx.findReservation(req.accountId, req.idempotencyKey, true);
+      if (!reservation) throw new DomainError('NOT_FOUND', `No reservation "${req.idempotencyKey}" for this account`);
+      if (reservation.status === 'settled') {
+        return {
+          reservationId: reservation.id,
+          used: reservation.used ?? 0,
+          refunded: reservation.refunded ?? 0,
+          balance: account.balance,
+          replayed: true,
+        };
+      }
+      if (req.used > reservation.amount) {
+        throw new DomainError('INVALID_REQUEST', `used (${req.used}) exceeds the reservation (${reservation.amount})`);
+      }
+      const refunded = reservation.amount - req.used;
+      const after = await tx.applyChange({
+        accountId: req.accountId,
+        kind: 'refund',
+        amount: refunded,
+        consumed: req.used,
+        reservationId: reservation.id,
+      });
+      await tx.markSettled(req.accountId, reservation.id, req.used, refunded);
+      return { reservationId: reservation.id, used: req.used, refunded, balance: after.balance, replayed: false };
+    });
+  }
+
+  async createAccount(req: AccountCreateRequest): Promise<AccountCreateReply> {
+    const accountId = randomUUID();
+    const keyId = randomUUID();
+    const key = generateApiKey();
+    await this.repo.transaction(async (tx) => {
+      await tx.insertAccount({ id: accountId, name: req.name, plan: req.plan ?? 'payg' });
+      await tx.insertKey({ id: keyId, accountId, name: 'default', prefix: key.prefix, hash: key.hash, style: req.style ?? 'current' });
+      if (req.credits > 0) await tx.applyChange({ accountId, kind: 'grant', amount: req.credits });
+    });
+    return { account_id: accountId, api_key_id: keyId, api_key: key.key };
+  }
+
+  async addCredits(req: BalanceAddRequest): Promise<BalanceAddReply> {
+    return this.repo.transaction(async (tx) => {
+      if (!(await tx.lockAccount(req.accountId))) throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
+      const after = await tx.applyChange({ accountId: req.accountId, kind: 'grant', amount: req.credits });
+      return { account_id: after.id, credits_balance: after.balance, credits_added: after.added };
+    });
+  }
+
+  async createKey(req: KeyCreateRequest): Promise<KeyCreateReply> {
+    const keyId = randomUUID();
+    const key = generateApiKey();
+    const name = req.name ?? 'key';
+    const style: ResponseStyle = req.style ?? 'current';
+    await this.repo.transaction(async (tx) => {
+      if (!(await tx.lockAccount(req.accountId))) throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
+      await tx.insertKey({ id: keyId, accountId: req.accountId, name, prefix: key.prefix, hash: key.hash, style });
+    });
+    return { account_id: req.accountId, api_key_id: keyId, api_key_name: name, api_key: key.key, style };
+  }
+
+  async setStyle(keyRef: string, style: ResponseStyle): Promise<KeySummary> {
+    const key = await this.operatorKey(keyRef);
+    const updated = await this.repo.setKeyStyle(key.id, style);
+    if (!updated) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
+    // Gateways cache the key's default style with its resolution: drop it everywhere.
+    this.bus.publish(Broadcasts.keyRevoked, { apiKeyId: key.id, keyHash: '' } satisfies KeyRevokedBroadcast);
+    return summary(updated);
+  }
+
+  async revokeKey(keyRef: string): Promise<KeySummary> {
+    const key = await this.operatorKey(keyRef);
+    const revoked = await this.repo.revokeKey(key.id);
+    if (!revoked) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
+    this.bus.publish(Broadcasts.keyRevoked, { apiKeyId: revoked.id, keyHash: revoked.key_hash } satisfies KeyRevokedBroadcast);
+    return summary(revoked);
+  }
+
+  async listKeys(accountId: string): Promise<KeyListReply> {
+    if (!(await this.repo.findAccount(accountId))) throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
+    return { keys: (await this.repo.listKeys(accountId)).map(summary) };
+  }
+
+  /** Operators may name a key by its id or by the key itself. */
+  private async operatorKey(keyRef: string): Promise<KeyRow> {
+    const isId = UUID.test(keyRef);
+    const key = await this.repo.findKeyForOperator(isId ? keyRef : null, isId ? null : hashApiKey(keyRef));
+    if (!key) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
+    return key;
+  }
+}
+
+function summary(row: KeyRow): KeySummary {
+  return {
+    api_key_id: row.id,
+    account_id: row.account_id,
+    name: row.name,
+    prefix: row.prefix,
+    style: row.style,
+    created_at: row.created_at.toISOString(),
+    revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,
+  };
+}

@@ -1,0 +1,8 @@
+import { baseConfigShape, int, loadConfig } from '@emailverify/service-kit';
+import { z } from 'zod';
+
+export const creditsConfigSchema = z.object({ ...baseConfigShape, HTTP_PORT: int(3101, 0, 65535) });
+export type CreditsConfig = z.infer<typeof creditsConfigSchema>;
+
+export const loadCreditsConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<CreditsConfig> =>
+  loadConfig(creditsConfigSchema, env);

@@ -1,0 +1,25 @@
+import { RESPONSE_STYLES } from '@emailverify/contracts';
+import { parseWith } from '@emailverify/service-kit';
+import { z } from 'zod';
+
+const id = z.string().uuid();
+const key = z.string().min(1).max(200);
+const style = z.enum(RESPONSE_STYLES);
+const credits = z.number().int().min(0).max(1_000_000_000);
+
+/** Payload validation on receipt: a malformed message is refused, never half-applied. */
+export const CreditsPayloads = {
+  authResolve: parseWith(z.strictObject({ keyHash: z.string().regex(/^[0-9a-f]{64}$/) })),
+  balanceGet: parseWith(z.strictObject({ accountId: id, apiKeyId: id })),
+  reserve: parseWith(z.strictObject({ accountId: id, idempotencyKey: key, amount: credits })),
+  settle: parseWith(z.strictObject({ accountId: id, idempotencyKey: key, used: credits })),
+  accountCreate: parseWith(
+    z.strictObject({ name: z.string().min(1).max(200), credits, style: style.optional(), plan: z.string().min(1).max(50).optional() }),
+  ),
+  balanceAdd: parseWith(z.strictObject({ accountId: id, credits: credits.min(1) })),
+  keyCreate: parseWith(z.strictObject({ accountId: id, name: z.string().min(1).max(200).optional(), style: style.optional() })),
+  keySetStyle: parseWith(z.strictObject({ apiKeyId: key, style })),
+  keyRevoke: parseWith(z.strictObject({ apiKeyId: key })),
+  keyList: parseWith(z.strictObject({ accountId: id })),
+  ping: parseWith(z.object({}).passthrough().transform(() => ({}) as Record<string, never>)),
+};

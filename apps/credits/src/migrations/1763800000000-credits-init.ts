@@ -1,0 +1,60 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/** Accounts, API keys (hashes only), reservations with idempotency keys, and the ledger. */
+export class CreditsInit1763800000000 implements MigrationInterface {
+  name = 'CreditsInit1763800000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE credits.accounts (
+        id uuid PRIMARY KEY,
+        name text NOT NULL,
+        plan text NOT NULL DEFAULT 'payg',
+        balance bigint NOT NULL DEFAULT 0 CHECK (balance >= 0),
+        consumed bigint NOT NULL DEFAULT 0 CHECK (consumed >= 0),
+        added bigint NOT NULL DEFAULT 0 CHECK (added >= 0),
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query(`
+      CREATE TABLE credits.api_keys (
+        id uuid PRIMARY KEY,
+        account_id uuid NOT NULL REFERENCES credits.accounts(id),
+        name text NOT NULL,
+        prefix text NOT NULL,
+        key_hash text NOT NULL UNIQUE,
+        style text NOT NULL DEFAULT 'current' CHECK (style IN ('current', 'legacy')),
+        created_at timestamptz NOT NULL DEFAULT now(),
+        revoked_at timestamptz
+      )`);
+    await q.query(`CREATE INDEX api_keys_account_idx ON credits.api_keys (account_id)`);
+    await q.query(`
+      CREATE TABLE credits.reservations (
+        id uuid PRIMARY KEY,
+        account_id uuid NOT NULL REFERENCES credits.accounts(id),
+        idempotency_key text NOT NULL,
+        amount bigint NOT NULL CHECK (amount >= 0),
+        used bigint CHECK (used >= 0 AND used <= amount),
+        refunded bigint CHECK (refunded >= 0),
+        status text NOT NULL DEFAULT 'reserved' CHECK (status IN ('reserved', 'settled')),
+        created_at timestamptz NOT NULL DEFAULT now(),
+        settled_at timestamptz,
+        UNIQUE (account_id, idempotency_key)
+      )`);
+    await q.query(`
+      CREATE TABLE credits.ledger (
+        id bigserial PRIMARY KEY,
+        account_id uuid NOT NULL REFERENCES credits.accounts(id),
+        kind text NOT NULL CHECK (kind IN ('grant', 'reserve', 'refund')),
+        amount bigint NOT NULL,
+        reservation_id uuid REFERENCES credits.reservations(id),
+        balance_after bigint NOT NULL CHECK (balance_after >= 0),
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query(`CREATE INDEX ledger_account_idx ON credits.ledger (account_id, id)`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TABLE credits.ledger, credits.reservations, credits.api_keys, credits.accounts`);
+  }
+}

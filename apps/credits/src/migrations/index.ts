@@ -1,0 +1,3 @@
+import { CreditsInit1763800000000 } from './1763800000000-credits-init';
+
+export const creditsMigrations = [CreditsInit1763800000000];

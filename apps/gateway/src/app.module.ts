@@ -1,0 +1,46 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ObservabilityModule, serviceProviders } from '@emailverify/service-kit';
+import { ApiKeyGuard } from './common/auth/api-key.guard';
+import { AuthService } from './common/auth/auth.service';
+import { ApiExceptionFilter } from './common/http/api-exception.filter';
+import { JsonBodyInterceptor } from './common/http/json-body.interceptor';
+import { PresenterInterceptor } from './common/http/presenter.interceptor';
+import { createValidationPipe } from './common/http/validation';
+import { RateLimitGuard } from './common/rate-limit/rate-limit.guard';
+import { RateLimiterService } from './common/rate-limit/rate-limiter.service';
+import { GATEWAY_CONFIG, type GatewayConfig } from './config';
+import { CreditsController } from './credits/credits.controller';
+import { serviceChecks } from './health/gateway-checks';
+
+/**
+ * The HTTP entry: guards authenticate then rate-limit; interceptors parse the body and render presenters;
+ * one pipe validates DTOs; one filter renders every error in the caller's style.
+ */
+@Module({})
+export class GatewayModule {
+  static forRoot(config: Readonly<GatewayConfig>): DynamicModule {
+    return {
+      module: GatewayModule,
+      imports: [
+        ObservabilityModule.forRoot({
+          providers: [
+            ...serviceProviders({ service: 'gateway', config, extraChecks: serviceChecks }),
+            { provide: GATEWAY_CONFIG, useValue: config },
+          ],
+        }),
+      ],
+      controllers: [CreditsController],
+      providers: [
+        AuthService,
+        RateLimiterService,
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: PresenterInterceptor },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+      ],
+    };
+  }
+}

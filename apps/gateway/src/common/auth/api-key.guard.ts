@@ -1,0 +1,62 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { DomainError } from '@emailverify/contracts';
+import { IS_PUBLIC } from '@emailverify/service-kit';
+import type { Response } from 'express';
+import type { GatewayRequest } from '../http/request-context';
+import { requestedStyle } from '../http/style';
+import { RateLimiterService } from '../rate-limit/rate-limiter.service';
+import { AuthService } from './auth.service';
+import { extractApiKey } from './carriers';
+
+/**
+ * Authenticates every non-public route. A client IP that keeps failing is refused (429) for the rest of the
+ * window, whatever key it tries next, so keys cannot be guessed at speed.
+ */
+@Injectable()
+export class ApiKeyGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly auth: AuthService,
+    private readonly limits: RateLimiterService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    const req = context.switchToHttp().getRequest<GatewayRequest>();
+    const res = context.switchToHttp().getResponse<Response>();
+    const override = requestedStyle(req);
+    if (override) req.style = override;
+    const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
+    const blocked = await this.limits.authBlocked(ip);
+    if (blocked) throw tooManyFailures(res, blocked.retryAfter);
+
+    const carried = extractApiKey(req.headers);
+    const resolved = carried?.key ? await this.auth.resolve(carried.key, req.requestId) : undefined;
+    if (!resolved) {
+      const failure = await this.limits.recordAuthFailure(ip);
+      if (!failure.allowed) throw tooManyFailures(res, failure.retryAfter);
+      throw new DomainError(
+        'INVALID_API_KEY',
+        carried ? 'The API key is invalid or revoked' : 'An API key is required (SVC-API-KEY header)',
+      );
+    }
+    req.auth = {
+      accountId: resolved.accountId,
+      apiKeyId: resolved.apiKeyId,
+      apiKeyName: resolved.apiKeyName,
+      plan: resolved.plan,
+      defaultStyle: resolved.style,
+    };
+    req.style = override ?? resolved.style;
+    return true;
+  }
+}
+
+function tooManyFailures(res: Response, retryAfter: number): DomainError {
+  res.setHeader('Retry-After', String(retryAfter));
+  return new DomainError('RATE_LIMIT_EXCEEDED', 'Too many failed authentication attempts from this address', {
+    retry_after: retryAfter,
+  });
+}

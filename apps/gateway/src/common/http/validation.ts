@@ -1,0 +1,31 @@
+import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { DomainError } from '@emailverify/contracts';
+
+/** class-validator on every DTO; unknown fields are refused and the first problem names its field. */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    transform: true,
+    transformOptions: { enableImplicitConversion: false },
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors: ValidationError[]) => {
+      const [field, message] = firstProblem(errors);
+      return new DomainError('INVALID_REQUEST', message, { field });
+    },
+  });
+}
+
+function firstProblem(errors: ValidationError[], prefix = ''): [string, string] {
+  for (const error of errors) {
+    const path = prefix ? `${prefix}.${error.property}` : error.property;
+    const constraints = Object.values(error.constraints ?? {});
+    if (constraints.length > 0) {
+      const text = constraints[0] ?? 'is invalid';
+      return [path, text.startsWith(error.property) ? text.replace(error.property, path) : `${path}: ${text}`];
+    }
+    if (error.children?.length) return firstProblem(error.children, path);
+  }
+  return ['body', 'The request body is invalid'];
+}

@@ -1,0 +1,9 @@
+import { SetMetadata } from '@nestjs/common';
+
+/** Endpoint classes with their own per-key limits (API_SPEC section 8). */
+export const RATE_CLASSES = ['single', 'bulk', 'file', 'disposable', 'other'] as const;
+export type RateClass = (typeof RATE_CLASSES)[number];
+
+export const RATE_CLASS = 'emailverify:rate-class';
+/** Puts a route (or controller) in a rate-limit class; routes without one count as "other". */
+export const RateLimitClass = (cls: RateClass): MethodDecorator & ClassDecorator => SetMetadata(RATE_CLASS, cls);

@@ -1,0 +1,32 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { DomainError } from '@emailverify/contracts';
+import type { Response } from 'express';
+import type { GatewayRequest } from '../http/request-context';
+import { RATE_CLASS, type RateClass } from './rate-classes';
+import { setRateLimitHeaders } from './rate-limit-headers';
+import { RateLimiterService } from './rate-limiter.service';
+
+/** Counts the request against the key's limit for the route's class; the headers go on every reply. */
+@Injectable()
+export class RateLimitGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly limits: RateLimiterService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<GatewayRequest>();
+    if (!req.auth) return true; // public route
+    const res = context.switchToHttp().getResponse<Response>();
+    const cls = this.reflector.getAllAndOverride<RateClass>(RATE_CLASS, [context.getHandler(), context.getClass()]) ?? 'other';
+    const decision = await this.limits.consume(cls, req.auth.apiKeyId);
+    req.rateLimit = decision;
+    setRateLimitHeaders(res, decision);
+    if (decision.allowed) return true;
+    res.setHeader('Retry-After', String(decision.retryAfter));
+    throw new DomainError('RATE_LIMIT_EXCEEDED', `Rate limit of ${decision.limit} requests per minute exceeded`, {
+      retry_after: decision.retryAfter,
+    });
+  }
+}

@@ -1,0 +1,122 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { LOGGER, Metrics } from '@emailverify/service-kit';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Counter } from 'prom-client';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../../config';
+import type { RateLimitState } from '../http/request-context';
+import type { RateClass } from './rate-classes';
+
+export interface LimitDecision extends RateLimitState {
+  allowed: boolean;
+  /** Seconds until a refused caller may try again. */
+  retryAfter: number;
+}
+
+const WINDOW_SECONDS = 60;
+
+/**
+ * Fixed one-minute windows per API key and endpoint class, and per client IP for failed authentication.
+ * In-process without REDIS_URL (one gateway); in Redis with it, so the limits hold across replicas. When
+ * Redis fails the request is let through (fail open) with a warning and a metric, never a 500.
+ */
+@Injectable()
+export class RateLimiterService implements OnApplicationShutdown {
+  private readonly redis?: Redis;
+  private readonly limiters: Record<RateClass, RateLimiterAbstract>;
+  private readonly authFailures: RateLimiterAbstract;
+  private readonly failOpen: Counter<'limiter'>;
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) config: Readonly<GatewayConfig>,
+    @Inject(LOGGER) private readonly logger: Logger,
+    metrics: Metrics,
+  ) {
+    this.failOpen = metrics.counter('rate_limit_store_failures_total', 'Requests let through because the rate-limit store failed', ['limiter']);
+    if (config.REDIS_URL) {
+      this.redis = new Redis(config.REDIS_URL, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 1,
+        lazyConnect: false,
+        retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+      });
+      this.redis.on('error', (err) => this.logger.warn({ err: err.message }, 'redis error'));
+    }
+    const make = (name: string, points: number): RateLimiterAbstract => {
+      const keyPrefix = `${config.NATS_NAMESPACE}:rl:${name}`;
+      return this.redis
+        ? new RateLimiterRedis({ storeClient: this.redis, keyPrefix, points, duration: WINDOW_SECONDS, rejectIfRedisNotReady: true })
+        : new RateLimiterMemory({ keyPrefix, points, duration: WINDOW_SECONDS });
+    };
+    this.limiters = {
+      single: make('single', config.RATE_LIMIT_SINGLE),
+      bulk: make('bulk', config.RATE_LIMIT_BULK),
+      file: make('file', config.RATE_LIMIT_FILE),
+      disposable: make('disposable', config.RATE_LIMIT_DISPOSABLE),
+      other: make('other', config.RATE_LIMIT_OTHER),
+    };
+    this.authFailures = make('auth-failures', config.RATE_LIMIT_AUTH_FAILURES);
+  }
+
+  limitOf(cls: RateClass): number {
+    return this.limiters[cls].points;
+  }
+
+  /** Counts one request of `cls` for the key. */
+  consume(cls: RateClass, apiKeyId: string): Promise<LimitDecision> {
+    return this.take(this.limiters[cls], cls, apiKeyId);
+  }
+
+  /** Whether this client IP has already failed authentication too often in the current window. */
+  async authBlocked(ip: string): Promise<LimitDecision | undefined> {
+    try {
+      const res = await this.authFailures.get(ip);
+      if (res && res.consumedPoints > this.authFailures.points) return this.decision(this.authFailures, res, false);
+      return undefined;
+    } catch (err) {
+      this.storeFailed('auth-failures', err);
+      return undefined;
+    }
+  }
+
+  /** Records a failed authentication from `ip`. */
+  recordAuthFailure(ip: string): Promise<LimitDecision> {
+    return this.take(this.authFailures, 'auth-failures', ip);
+  }
+
+  private async take(limiter: RateLimiterAbstract, name: string, key: string): Promise<LimitDecision> {
+    try {
+      return this.decision(limiter, await limiter.consume(key), true);
+    } catch (err) {
+      if (err instanceof RateLimiterRes) return this.decision(limiter, err, false);
+      this.storeFailed(name, err);
+      return {
+        allowed: true,
+        limit: limiter.points,
+        remaining: limiter.points,
+        resetAt: Math.ceil(Date.now() / 1000) + WINDOW_SECONDS,
+        retryAfter: 0,
+      };
+    }
+  }
+
+  private decision(limiter: RateLimiterAbstract, res: RateLimiterRes, allowed: boolean): LimitDecision {
+    return {
+      allowed,
+      limit: limiter.points,
+      remaining: Math.max(0, res.remainingPoints),
+      resetAt: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
+      retryAfter: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+    };
+  }
+
+  private storeFailed(limiter: string, err: unknown): void {
+    this.failOpen.inc({ limiter });
+    this.logger.warn({ limiter, err: err instanceof Error ? err.message : String(err) }, 'rate-limit store failed; request allowed');
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.redis) await this.redis.quit().catch(() => this.redis?.disconnect());
+  }
+}

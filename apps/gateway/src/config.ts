@@ -1,0 +1,28 @@
+import { baseConfigShape, int, loadConfig } from '@emailverify/service-kit';
+import { z } from 'zod';
+
+export const gatewayConfigSchema = z.object({
+  ...baseConfigShape,
+  PORT: int(3000, 0, 65535),
+  HOST: z.string().default('0.0.0.0'),
+  PUBLIC_BASE_URL: z.string().url().default('http://localhost:3000'),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
+  /** Express "trust proxy": which hops may set X-Forwarded-For (client IP for the failed-auth limit). */
+  TRUST_PROXY: z.string().default('loopback, linklocal, uniquelocal'),
+  RATE_LIMIT_SINGLE: int(6000, 1),
+  RATE_LIMIT_BULK: int(1500, 1),
+  RATE_LIMIT_FILE: int(300, 1),
+  RATE_LIMIT_DISPOSABLE: int(6000, 1),
+  RATE_LIMIT_OTHER: int(600, 1),
+  RATE_LIMIT_AUTH_FAILURES: int(60, 1),
+  /** How long a resolved API key is trusted before asking the credits service again (revocations also evict). */
+  AUTH_CACHE_TTL_MS: int(30_000, 0, 3_600_000),
+  JSON_BODY_LIMIT_BYTES: int(1_048_576, 1024),
+  BULK_MAX_EMAILS: int(100, 1, 10_000),
+});
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+
+export const loadGatewayConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<GatewayConfig> =>
+  loadConfig(gatewayConfigSchema, env);
+
+export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');

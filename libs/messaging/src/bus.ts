@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import {
+  DomainError,
+  Headers as HeaderNames,
+  type RpcEnvelope,
+  type RpcReply,
+  type RpcRequest,
+  type RpcSubject,
+} from '@emailverify/contracts';
+import { connect, headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { fromErrorBody, requestFailure } from './rpc-errors';
+import { Namespace } from './namespace';
+
+export interface BusOptions {
+  url: string;
+  namespace: string;
+  /** Connection name shown by the NATS server (service and process). */
+  name: string;
+  /** Default deadline of a request, in milliseconds. */
+  requestTimeoutMs?: number;
+}
+
+export interface MessageContext {
+  requestId: string;
+  subject: string;
+}
+
+export type RpcHandler<S extends RpcSubject> = (request: RpcRequest<S>, ctx: MessageContext) => Promise<RpcReply<S>>;
+
+export interface ServeOptions<S extends RpcSubject> {
+  /** Queue group (the service's name): replicas share requests. */
+  queue: string;
+  /** Validates the payload on receipt; throws DomainError('INVALID_REQUEST') when it does not fit. */
+  parse: (payload: unknown) => RpcRequest<S>;
+  handler: RpcHandler<S>;
+  /** Called with unexpected (non-domain) errors, which the caller only sees as INTERNAL_ERROR with an id. */
+  onError?: (err: unknown, ctx: MessageContext & { errorId: string }) => void;
+  /** Called after each message with the outcome, for logs and metrics. */
+  onDone?: (ctx: MessageContext, outcome: { ok: boolean; code?: string; ms: number }) => void;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export function encodeJson(value: unknown): Uint8Array {
+  return encoder.encode(JSON.stringify(value));
+}
+
+export function decodeJson(data: Uint8Array): unknown {
+  return JSON.parse(decoder.decode(data));
+}
+
+/**
+ * The suite's NATS connection: namespaced request/reply with deadlines and typed errors, queue-group
+ * handlers, broadcasts, and access to JetStream for the services that need it.
+ */
+export class MessageBus {
+  private readonly subscriptions: Subscription[] = [];
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  private constructor(
+    readonly connection: NatsConnection,
+    readonly ns: Namespace,
+    private readonly requestTimeoutMs: number,
+  ) {}
+
+  static async connect(options: BusOptions): Promise<MessageBus> {
+    const ns = new Namespace(options.namespace);
+    const connection = await connect({
+      servers: options.url.split(',').map((s) => s.trim()),
+      name: options.name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+      pingInterval: 10_000,
+    });
+    return new MessageBus(connection, ns, options.requestTimeoutMs ?? 5_000);
+  }
+
+  /** Sends a request and waits for the reply, at most `timeoutMs`; failures come back as DomainError. */
+  async request<S extends RpcSubject>(
+    subject: S,
+    payload: RpcRequest<S>,
+    options: { requestId?: string; timeoutMs?: number } = {},
+  ): Promise<RpcReply<S>> {
+    const timeout = options.timeoutMs ?? this.requestTimeoutMs;
+    const hdrs = headers();
+    hdrs.set(HeaderNames.requestId, options.requestId ?? randomUUID());
+    let msg: Msg;
+    try {
+      msg = await this.connection.request(this.ns.subject(subject), encodeJson(payload), { timeout, headers: hdrs });
+    } catch (err) {
+      throw requestFailure(subject, timeout, err);
+    }
+    const envelope = decodeJson(msg.data) as RpcEnvelope<RpcReply<S>>;
+    if (envelope.ok) return envelope.data;
+    throw fromErrorBody(envelope.error);
+  }
+
+  /** Answers requests on `subject` within the service's queue group. */
+  serve<S extends RpcSubject>(subject: S, options: ServeOptions<S>): Subscription {
+    const sub = this.connection.subscribe(this.ns.subject(subject), {
+      queue: this.ns.queue(options.queue),
+      callback: (err, msg) => {
+        if (err) return;
+        const work = this.answer(subject, msg, options).finally(() => this.inFlight.delete(work));
+        this.inFlight.add(work);
+      },
+    });
+    this.subscriptions.push(sub);
+    return sub;
+  }
+
+  private async answer<S extends RpcSubject>(subject: S, msg: Msg, options: ServeOptions<S>): Promise<void> {
+    const started = performance.now();
+    const ctx: MessageContext = { subject, requestId: msg.headers?.get(HeaderNames.requestId) || randomUUID() };
+    let envelope: RpcEnvelope<RpcReply<S>>;
+    try {
+      let raw: unknown;
+      try {
+        raw = decodeJson(msg.data);
+      } catch {
+        throw new DomainError('INVALID_REQUEST', `The ${subject} message is not valid JSON`);
+      }
+      const data = await options.handler(options.parse(raw), ctx);
+      envelope = { ok: true, data };
+    } catch (err) {
+      if (err instanceof DomainError) {
+        envelope = { ok: false, error: err.toBody() };
+      } else {
+        const errorId = randomUUID();
+        options.onError?.(err, { ...ctx, errorId });
+        envelope = { ok: false, error: { code: 'INTERNAL_ERROR', message: `Internal error (id ${errorId})` } };
+      }
+    }
+    if (msg.reply) msg.respond(encodeJson(envelope));
+    options.onDone?.(ctx, {
+      ok: envelope.ok,
+      code: envelope.ok ? undefined : envelope.error.code,
+      ms: performance.now() - started,
+    });
+  }
+
+  /** Core NATS broadcast: every subscriber gets it; a lost one must be harmless. */
+  publish(subject: string, payload: unknown): void {
+    this.connection.publish(this.ns.subject(subject), encodeJson(payload));
+  }
+
+  /** Receives every broadcast on `subject` (no queue group: each process gets its own copy). */
+  onBroadcast<T>(subject: string, handler: (payload: T) => void): Subscription {
+    const sub = this.connection.subscribe(this.ns.subject(subject), {
+      callback: (err, msg) => {
+        if (err) return;
+        try {
+          handler(decodeJson(msg.data) as T);
+        } catch {
+          // A malformed broadcast is dropped: broadcasts only ever invalidate caches or wake waiters.
+        }
+      },
+    });
+    this.subscriptions.push(sub);
+    return sub;
+  }
+
+  /** Stops taking new messages, lets handlers in progress answer, then closes the connection. */
+  async close(): Promise<void> {
+    if (this.connection.isClosed()) return;
+    for (const sub of this.subscriptions) sub.unsubscribe();
+    await Promise.allSettled([...this.inFlight]);
+    await this.connection.drain().catch(() => undefined);
+  }
+
+  isConnected(): boolean {
+    return !this.connection.isClosed() && !this.connection.isDraining();
+  }
+}

@@ -1,0 +1,3 @@
+export * from './bus';
+export * from './namespace';
+export * from './rpc-errors';

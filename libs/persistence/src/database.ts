@@ -1,0 +1,87 @@
+import { Client } from 'pg';
+import { DataSource, type MigrationInterface } from 'typeorm';
+
+export interface SchemaDataSourceOptions {
+  url: string;
+  /** The one schema this service owns. */
+  schema: string;
+  migrations: Array<new () => MigrationInterface>;
+  /** Connection pool size. */
+  poolSize?: number;
+  applicationName?: string;
+}
+
+/** Creates the database named in `url` when it does not exist yet (needs rights on the `postgres` database). */
+export async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  if (!name) throw new Error('DATABASE_URL names no database');
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) {
+      try {
+        await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+      } catch (err) {
+        // Two services starting together may race to create it; losing that race is fine.
+        if ((err as { code?: string }).code !== '42P04') throw err;
+      }
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Opens a TypeORM data source bound to one schema, creates the schema and runs the service's migrations
+ * (each in its own transaction, recorded in `<schema>.migrations`).
+ */
+export async function openSchemaDataSource(options: SchemaDataSourceOptions): Promise<DataSource> {
+  await ensureDatabase(options.url);
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'each',
+    applicationName: options.applicationName,
+    extra: { max: options.poolSize ?? 10 },
+    logging: false,
+  });
+  await dataSource.initialize();
+  await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
+  // Migrations of concurrent replicas are serialised by an advisory lock named after the schema.
+  await withAdvisoryLock(dataSource, `migrations:${options.schema}`, () => dataSource.runMigrations({ transaction: 'each' }));
+  return dataSource;
+}
+
+/** Runs `work` while holding a session-level advisory lock on one pooled connection. */
+export async function withAdvisoryLock<T>(dataSource: DataSource, key: string, work: () => Promise<T>): Promise<T> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
+    try {
+      return await work();
+    } finally {
+      await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [key]);
+    }
+  } finally {
+    await runner.release();
+  }
+}
+
+/**
+ * TypeORM's postgres driver answers UPDATE/DELETE ... RETURNING with `[rows, count]` and everything else with
+ * `rows`; this gives the rows in both cases.
+ */
+export function returnedRows<T>(raw: unknown): T[] {
+  if (Array.isArray(raw) && raw.length === 2 && Array.isArray(raw[0]) && typeof raw[1] === 'number') {
+    return raw[0] as T[];
+  }
+  return raw as T[];
+}

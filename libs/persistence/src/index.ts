@@ -1,0 +1,2 @@
+export * from './database';
+export type { DataSource, EntityManager, MigrationInterface, QueryRunner } from 'typeorm';

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+
+/** Raised when the environment does not validate; the message names every offending variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment with a zod object whose keys are the variable names; returns a frozen copy. */
+export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): Readonly<z.infer<S>> {
+  // Empty strings mean "unset" so that `FOO=` in a compose file falls back to the default.
+  const source = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(source);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`),
+    );
+  }
+  return Object.freeze(parsed.data);
+}
+
+export const int = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(fallback);
+
+export const bool = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+export const url = (fallback: string) => z.string().url().default(fallback);
+
+/** Variables every service reads. */
+export const baseConfigShape = {
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .default('postgres://postgres@127.0.0.1:5432/emailverify'),
+  NATS_URL: z.string().regex(/^(nats|tls):\/\//, 'must be a nats:// URL').default('nats://127.0.0.1:4222'),
+  NATS_NAMESPACE: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, "letters, digits, '-' or '_' only")
+    .default('emailverify'),
+  NATS_REQUEST_TIMEOUT_MS: int(5000, 100, 600_000),
+};
+
+export const baseConfigSchema = z.object(baseConfigShape);
+export type BaseConfig = z.infer<typeof baseConfigSchema>;

@@ -1,0 +1,83 @@
+import type { Provider } from '@nestjs/common';
+import { MessageBus } from '@emailverify/messaging';
+import { type DataSource, type MigrationInterface, openSchemaDataSource } from '@emailverify/persistence';
+import type { Logger } from 'pino';
+import type { BaseConfig } from './config';
+import type { HealthCheck } from './health';
+import { createLogger } from './logger';
+import { Metrics } from './metrics';
+import { HEALTH_CHECKS, LOGGER, SHUTDOWN_HOOKS } from './nest';
+
+export const SERVICE_CONFIG = Symbol('SERVICE_CONFIG');
+export const SERVICE_DATA_SOURCE = Symbol('SERVICE_DATA_SOURCE');
+
+export interface ServiceProviderOptions {
+  service: string;
+  config: Readonly<BaseConfig>;
+  /** The schema this service owns and its migrations; omitted for services without a database (gateway). */
+  database?: { schema: string; migrations: Array<new () => MigrationInterface> };
+  /** Further readiness checks (e.g. other services answering over NATS). */
+  extraChecks?: (bus: MessageBus) => HealthCheck[];
+}
+
+/**
+ * The providers every app needs: config, logger, metrics, the NATS bus, its own data source (migrated at
+ * start), readiness checks and shutdown in the right order (stop taking messages, then close the pool).
+ */
+export function serviceProviders(options: ServiceProviderOptions): Provider[] {
+  const { service, config } = options;
+  const providers: Provider[] = [
+    { provide: SERVICE_CONFIG, useValue: config },
+    { provide: LOGGER, useValue: createLogger(service, config.LOG_LEVEL) },
+    { provide: Metrics, useValue: new Metrics(service) },
+    {
+      provide: MessageBus,
+      useFactory: () =>
+        MessageBus.connect({
+          url: config.NATS_URL,
+          namespace: config.NATS_NAMESPACE,
+          name: `${service}:${process.pid}`,
+          requestTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS,
+        }),
+    },
+  ];
+  const db = options.database;
+  if (db) {
+    providers.push({
+      provide: SERVICE_DATA_SOURCE,
+      useFactory: () =>
+        openSchemaDataSource({ url: config.DATABASE_URL, schema: db.schema, migrations: db.migrations, applicationName: service }),
+    });
+  } else {
+    providers.push({ provide: SERVICE_DATA_SOURCE, useValue: null });
+  }
+  providers.push(
+    {
+      provide: HEALTH_CHECKS,
+      inject: [MessageBus, SERVICE_DATA_SOURCE],
+      useFactory: (bus: MessageBus, dataSource: DataSource | null): HealthCheck[] => [
+        {
+          name: 'nats',
+          check: async () => {
+            if (!bus.isConnected()) throw new Error('not connected');
+            await bus.connection.flush();
+          },
+        },
+        ...(dataSource ? [{ name: 'postgres', check: async () => void (await dataSource.query('SELECT 1')) }] : []),
+        ...(options.extraChecks?.(bus) ?? []),
+      ],
+    },
+    {
+      provide: SHUTDOWN_HOOKS,
+      inject: [MessageBus, SERVICE_DATA_SOURCE, LOGGER],
+      useFactory: (bus: MessageBus, dataSource: DataSource | null, logger: Logger) => [
+        async () => bus.close(),
+        async () => {
+          if (dataSource?.isInitialized) await dataSource.destroy();
+        },
+        async () => logger.flush(),
+      ],
+    },
+  );
+  return providers;
+}
