@@ -1,0 +1,212 @@
+import { isIPv4, isIPv6 } from 'node:net';
+import { domainToASCII } from 'node:url';
+import { DomainError } from '@emailverify/contracts';
+
+/** RFC 5321 4.5.3.1.1: the local part holds at most 64 octets. */
+export const MAX_LOCAL_PART_OCTETS = 64;
+/** RFC 5321 4.5.3.1.3 path limit (256) less the angle brackets. */
+export const MAX_ADDRESS_OCTETS = 254;
+/** RFC 1035: 255 octets on the wire is 253 characters in text form. */
+const MAX_DOMAIN_LENGTH = 253;
+const MAX_LABEL_LENGTH = 63;
+
+export interface ParsedAddress {
+  ok: true;
+  /** Local part exactly as given (case and quoting kept: only the receiving host may interpret it). */
+  local: string;
+  /** Lowercase ASCII domain (punycode for IDN), or a lowercase address literal such as `[127.0.0.1]`. */
+  domain: string;
+  /** `local@domain`, the normalised form used as the identity of the address. */
+  email: string;
+  /** Set for address literals: the bare IP address to connect to. */
+  ipLiteral?: string;
+}
+
+export interface AddressError {
+  ok: false;
+  reason: 'invalid_syntax' | 'missing_email';
+  message: string;
+}
+
+export type AddressParseResult = ParsedAddress | AddressError;
+
+const ATEXT_ASCII = /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~]$/;
+// Non-ASCII is allowed by RFC 6531, but control, surrogate and separator characters never form a usable
+// mailbox name and would make the address ambiguous when printed or sent on the wire.
+const FORBIDDEN_NON_ASCII = /[\p{Cc}\p{Cs}\p{Z}]/u;
+const DOMAIN_INPUT_ASCII = /^[A-Za-z0-9.-]$/;
+const LDH_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+
+/**
+ * Parses and normalises an address per RFC 5321 (mailbox) with RFC 6531 UTF-8 local parts. Never throws.
+ */
+export function parseAddress(input: unknown): AddressParseResult {
+  if (typeof input !== 'string') return missing('no email address was given');
+  const text = input.trim();
+  if (text.length === 0) return missing('the email address is empty');
+
+  const split = splitAddress(text);
+  if (!split.ok) return split;
+  const { local, rawDomain } = split;
+
+  const localProblem = checkLocalPart(local);
+  if (localProblem) return invalid(localProblem);
+  if (octets(local) > MAX_LOCAL_PART_OCTETS) {
+    return invalid(`the local part is ${octets(local)} octets long; at most ${MAX_LOCAL_PART_OCTETS} are allowed`);
+  }
+
+  const domain = normaliseDomain(rawDomain);
+  if (!domain.ok) return domain;
+
+  const email = `${local}@${domain.domain}`;
+  if (octets(email) > MAX_ADDRESS_OCTETS) {
+    return invalid(`the address is ${octets(email)} octets long; at most ${MAX_ADDRESS_OCTETS} are allowed`);
+  }
+  const parsed: ParsedAddress = { ok: true, local, domain: domain.domain, email };
+  if (domain.ipLiteral) parsed.ipLiteral = domain.ipLiteral;
+  return parsed;
+}
+
+/** For callers that must refuse bad input before doing any work (`/verify/single`): 400 INVALID_EMAIL. */
+export function assertValidAddress(input: unknown): ParsedAddress {
+  const parsed = parseAddress(input);
+  if (!parsed.ok) throw new DomainError('INVALID_EMAIL', parsed.message, { reason: parsed.reason });
+  return parsed;
+}
+
+type Split = { ok: true; local: string; rawDomain: string } | AddressError;
+
+function splitAddress(text: string): Split {
+  if (text.startsWith('"')) {
+    const end = endOfQuotedString(text);
+    if (end < 0) return invalid('the quoted local part has no closing quote');
+    if (text[end + 1] !== '@') return invalid('a quoted local part must be followed directly by "@"');
+    const rawDomain = text.slice(end + 2);
+    if (rawDomain.length === 0) return invalid('the domain part after "@" is empty');
+    return { ok: true, local: text.slice(0, end + 1), rawDomain };
+  }
+  const at = text.indexOf('@');
+  if (at < 0) return invalid('the address has no "@"');
+  if (at === 0) return invalid('the local part before "@" is empty');
+  const rawDomain = text.slice(at + 1);
+  if (rawDomain.length === 0) return invalid('the domain part after "@" is empty');
+  if (rawDomain.includes('@')) return invalid('the address has more than one "@" outside quotes');
+  return { ok: true, local: text.slice(0, at), rawDomain };
+}
+
+/** Index of the closing quote of a quoted string starting at 0, or -1. */
+function endOfQuotedString(text: string): number {
+  for (let i = 1; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\') i++;
+    else if (c === '"') return i;
+  }
+  return -1;
+}
+
+/** Returns a description of the problem, or undefined when the local part is a dot-atom or quoted string. */
+function checkLocalPart(local: string): string | undefined {
+  if (local.startsWith('"')) return checkQuotedString(local);
+  if (local.startsWith('.')) return 'the local part must not start with "."';
+  if (local.endsWith('.')) return 'the local part must not end with "."';
+  if (local.includes('..')) return 'the local part must not contain ".." outside quotes';
+  for (const c of local) {
+    if (c === '.') continue;
+    if (isAscii(c)) {
+      if (!ATEXT_ASCII.test(c)) return `the local part contains ${describe(c)}, which is only allowed inside quotes`;
+    } else if (FORBIDDEN_NON_ASCII.test(c)) {
+      return `the local part contains ${describe(c)}`;
+    }
+  }
+  return undefined;
+}
+
+function checkQuotedString(local: string): string | undefined {
+  // qtextSMTP and quoted-pairSMTP (RFC 5321 4.1.2) plus UTF-8 (RFC 6531): printable characters and space.
+  const inner = [...local.slice(1, -1)];
+  for (let i = 0; i < inner.length; i++) {
+    const c = inner[i];
+    if (c === '\\') {
+      const next = inner[i + 1];
+      if (next === undefined) return 'the quoted local part ends with a lone "\\"';
+      if (!isAscii(next) || next.charCodeAt(0) < 32 || next.charCodeAt(0) > 126) {
+        return `the quoted local part escapes ${describe(next)}, which cannot be escaped`;
+      }
+      i++;
+    } else if (isAscii(c)) {
+      const code = c.charCodeAt(0);
+      if (code < 32 || code > 126) return `the quoted local part contains ${describe(c)}`;
+      if (c === '"') return 'the quoted local part contains an unescaped quote';
+    } else if (FORBIDDEN_NON_ASCII.test(c)) {
+      return `the quoted local part contains ${describe(c)}`;
+    }
+  }
+  return undefined;
+}
+
+type DomainParse = { ok: true; domain: string; ipLiteral?: string } | AddressError;
+
+function normaliseDomain(raw: string): DomainParse {
+  if (raw.startsWith('[')) return normaliseAddressLiteral(raw);
+  for (const c of raw) {
+    // WHATWG host parsing (behind domainToASCII) would cut at "/" or "?" and accept "_"; reject such input first.
+    if (isAscii(c) && !DOMAIN_INPUT_ASCII.test(c)) return invalid(`the domain contains ${describe(c)}`);
+    if (!isAscii(c) && FORBIDDEN_NON_ASCII.test(c)) return invalid(`the domain contains ${describe(c)}`);
+  }
+  if (raw.endsWith('.')) return invalid('the domain must not end with "."');
+  const ascii = domainToASCII(raw);
+  if (ascii === '') return invalid(`the domain "${raw}" is not a valid internationalised domain name`);
+  if (ascii.length > MAX_DOMAIN_LENGTH) {
+    return invalid(`the domain is ${ascii.length} characters long; at most ${MAX_DOMAIN_LENGTH} are allowed`);
+  }
+  const labels = ascii.split('.');
+  if (labels.length < 2) return invalid(`the domain "${raw}" has no top-level domain`);
+  for (const label of labels) {
+    if (label.length === 0) return invalid('the domain contains an empty label');
+    if (label.length > MAX_LABEL_LENGTH) {
+      return invalid(`the domain label "${label}" is longer than ${MAX_LABEL_LENGTH} characters`);
+    }
+    if (!LDH_LABEL.test(label)) return invalid(`the domain label "${label}" is not a valid host name label`);
+  }
+  // An all-numeric last label means a bare IP address; RFC 5321 requires those in brackets.
+  if (/^[0-9]+$/.test(labels[labels.length - 1])) {
+    return invalid('an IP address as domain must be written as an address literal, e.g. [192.0.2.1]');
+  }
+  return { ok: true, domain: ascii };
+}
+
+function normaliseAddressLiteral(raw: string): DomainParse {
+  if (!raw.endsWith(']')) return invalid('the address literal has no closing "]"');
+  const inner = raw.slice(1, -1);
+  if (isIPv4(inner)) return { ok: true, domain: `[${inner}]`, ipLiteral: inner };
+  const tag = /^ipv6:/i;
+  if (tag.test(inner)) {
+    const ip = inner.replace(tag, '').toLowerCase();
+    // Zone identifiers (%eth0) are local to a host and meaningless in an address.
+    if (isIPv6(ip) && !ip.includes('%')) return { ok: true, domain: `[ipv6:${ip}]`, ipLiteral: ip };
+    return invalid(`"${inner}" is not a valid IPv6 address literal`);
+  }
+  return invalid(`"${raw}" is not a valid address literal; use [IPv4] or [IPv6:address]`);
+}
+
+function octets(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+function isAscii(c: string): boolean {
+  return c.charCodeAt(0) < 128;
+}
+
+function describe(c: string): string {
+  const code = c.codePointAt(0) ?? 0;
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  return code > 32 && code < 127 ? `"${c}"` : `the character ${hex}`;
+}
+
+function invalid(message: string): AddressError {
+  return { ok: false, reason: 'invalid_syntax', message: `Invalid email address: ${message}` };
+}
+
+function missing(message: string): AddressError {
+  return { ok: false, reason: 'missing_email', message: `Missing email address: ${message}` };
+}

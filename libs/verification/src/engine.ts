@@ -1,0 +1,308 @@
+import {
+  STATUS_PRECEDENCE,
+  type DomainReputation,
+  type Reason,
+  type VerificationResult,
+  type VerificationStatus,
+} from '@emailverify/contracts';
+import { isIPv4 } from 'node:net';
+import { parseAddress, type AddressError, type ParsedAddress } from './address';
+import type { VerificationDependencies } from './dependencies';
+import { DomainFactsLookup, type DomainFacts, type MailHost } from './dns';
+import { ReputationChecker, type ReputationCheck } from './dnsbl';
+import { ExtrasLookup } from './extras';
+import { isDisposableDomain, isFreeProvider, isRoleLocalPart, suggestDomain } from './lists';
+import { createDefaultDependencies } from './node-dependencies';
+import { DEFAULT_TUNING, type VerificationOptions } from './options';
+import { SmtpProber, type SmtpOutcome } from './smtp/probe';
+
+export interface VerifyOptions {
+  /** Run the live RCPT probe. Without it no SMTP connection is made at all. */
+  checkSmtp: boolean;
+}
+
+export interface VerifyManyOptions {
+  /** Addresses verified at the same time; default 10. */
+  concurrency?: number;
+}
+
+/** Score by status (DESIGN section 4); `valid` depends on whether SMTP confirmed the mailbox. */
+export const STATUS_SCORES: Readonly<Record<Exclude<VerificationStatus, 'valid'>, number>> & {
+  validSmtp: number;
+  validMxOnly: number;
+} = {
+  validSmtp: 0.99,
+  validMxOnly: 0.9,
+  catchall: 0.7,
+  role: 0.6,
+  unknown: 0.5,
+  risky: 0.3,
+  disposable: 0.3,
+  invalid: 0.1,
+};
+
+export function scoreFor(status: VerificationStatus, smtpConfirmed: boolean): number {
+  if (status === 'valid') return smtpConfirmed ? STATUS_SCORES.validSmtp : STATUS_SCORES.validMxOnly;
+  return STATUS_SCORES[status];
+}
+
+interface Finding {
+  status: VerificationStatus;
+  reason: Reason;
+}
+
+/** The finding whose status ranks highest in STATUS_PRECEDENCE decides the result. */
+export function decide(findings: readonly Finding[]): Finding {
+  if (findings.length === 0) throw new Error('decide() needs at least one finding');
+  return findings.reduce((best, f) =>
+    STATUS_PRECEDENCE.indexOf(f.status) < STATUS_PRECEDENCE.indexOf(best.status) ? f : best,
+  );
+}
+
+const NO_REPUTATION: DomainReputation = { mxIp: '', isListed: false, blacklists: [], checked: false };
+
+/**
+ * The verification pipeline of DESIGN section 4 for one address at a time. Framework-free: every network
+ * access goes through the injected dependencies. `verify` never throws; failures become results.
+ */
+export class VerificationEngine {
+  private readonly deps: VerificationDependencies;
+  private readonly domainFacts: DomainFactsLookup;
+  private readonly reputation: ReputationChecker;
+  private readonly prober: SmtpProber;
+  private readonly extras: ExtrasLookup;
+
+  constructor(options: VerificationOptions, dependencies?: Partial<VerificationDependencies>) {
+    // Only the missing pieces are built, so a test that injects everything never creates a real resolver.
+    const given = dependencies ?? {};
+    this.deps =
+      given.resolver && given.dial && given.fetch && given.clock && given.random
+        ? { resolver: given.resolver, dial: given.dial, fetch: given.fetch, clock: given.clock, random: given.random }
+        : { ...createDefaultDependencies(options), ...given };
+    const cacheTtlMs = options.domainCacheTtlMs ?? DEFAULT_TUNING.domainCacheTtlMs;
+    const { resolver, clock } = this.deps;
+    this.domainFacts = new DomainFactsLookup(resolver, clock, cacheTtlMs);
+    this.reputation = new ReputationChecker(
+      resolver,
+      clock,
+      { ipZones: options.dnsblIpZones, domainZones: options.dnsblDomainZones },
+      cacheTtlMs,
+    );
+    this.prober = new SmtpProber(
+      {
+        port: options.smtpPort,
+        heloName: options.smtpHeloName,
+        mailFrom: options.smtpMailFrom,
+        connectTimeoutMs: options.smtpConnectTimeoutMs,
+        commandTimeoutMs: options.smtpCommandTimeoutMs,
+        maxConcurrencyPerMx: options.smtpMaxConcurrencyPerMx,
+        semaphoreTimeoutMs: options.smtpSemaphoreTimeoutMs,
+        maxHosts: options.smtpMaxHosts ?? DEFAULT_TUNING.smtpMaxHosts,
+        catchAllTtlMs: cacheTtlMs,
+      },
+      this.deps.dial,
+      clock,
+      this.deps.random,
+    );
+    this.extras = new ExtrasLookup(
+      {
+        gravatarBaseUrl: options.gravatarBaseUrl,
+        rdapBaseUrl: options.rdapBaseUrl,
+        httpTimeoutMs: options.httpTimeoutMs ?? DEFAULT_TUNING.httpTimeoutMs,
+        cacheTtlMs,
+      },
+      this.deps.fetch,
+      clock,
+    );
+  }
+
+  async verify(email: string, options: VerifyOptions): Promise<VerificationResult> {
+    const started = this.deps.clock.now();
+    let result: VerificationResult;
+    try {
+      result = await this.run(email, options);
+    } catch (error) {
+      // A defect or an unexpected failure of a dependency: report it as retryable rather than lose the item.
+      result = {
+        ...blankResult(typeof email === 'string' ? email.trim() : '', ''),
+        status: 'unknown',
+        reason: 'verification_failed',
+        score: scoreFor('unknown', false),
+        errorMessage: `verification failed: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    result.responseTime = Math.max(0, Math.round(this.deps.clock.now() - started));
+    return result;
+  }
+
+  /** Verifies a list with at most `concurrency` addresses in flight; results come back in input order. */
+  async verifyMany(
+    emails: readonly string[],
+    options: VerifyOptions,
+    { concurrency = 10 }: VerifyManyOptions = {},
+  ): Promise<VerificationResult[]> {
+    const results = new Array<VerificationResult>(emails.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < emails.length) {
+        const index = next++;
+        results[index] = await this.verify(emails[index], options);
+      }
+    };
+    const workers = Math.max(1, Math.min(Math.floor(concurrency), emails.length));
+    await Promise.all(Array.from({ length: workers }, worker));
+    return results;
+  }
+
+  private async run(email: string, options: VerifyOptions): Promise<VerificationResult> {
+    const parsed = parseAddress(email);
+    if (!parsed.ok) return syntaxFailure(email, parsed);
+
+    const literal = parsed.ipLiteral !== undefined;
+    const result: VerificationResult = {
+      ...blankResult(parsed.email, parsed.domain),
+      validFormat: true,
+      isDisposable: !literal && isDisposableDomain(parsed.domain),
+      isFree: !literal && isFreeProvider(parsed.domain),
+      isRole: isRoleLocalPart(unquote(parsed.local)),
+      domainSuggestion: literal ? '' : suggestDomain(parsed.domain),
+    };
+
+    const facts = literal ? literalFacts(parsed) : await this.domainFacts.lookup(parsed.domain);
+    if (facts.kind === 'dns_error') {
+      return finish(result, { status: 'unknown', reason: 'dns_error' }, false, facts.message);
+    }
+    if (facts.kind === 'undeliverable') {
+      result.validDomain = facts.reason !== 'domain_not_found';
+      result.mxRecords = facts.mxRecords;
+      return finish(result, { status: 'invalid', reason: facts.reason }, false, facts.message);
+    }
+    result.validDomain = true;
+    result.validMx = true;
+    result.mxRecords = facts.mxRecords;
+
+    // A disposable domain stays `disposable` whatever the mailbox says, so probing it would only cost time
+    // and load on the provider's servers.
+    const probe = options.checkSmtp && !result.isDisposable;
+    const [reputation, smtp, gravatar, domainAge] = await Promise.all([
+      this.checkReputation(literal ? undefined : parsed.domain, firstIpv4(facts.hosts)),
+      probe ? this.prober.probe({ email: parsed.email, domain: parsed.domain, hosts: facts.hosts }) : undefined,
+      this.extras.gravatar(parsed.email),
+      literal ? 0 : this.extras.domainAge(parsed.domain),
+    ]);
+    result.domainReputation = reputation.reputation;
+    result.hasGravatar = gravatar.hasGravatar;
+    result.gravatarUrl = gravatar.gravatarUrl;
+    result.domainAge = domainAge;
+
+    const findings: Finding[] = [];
+    if (result.isDisposable) findings.push({ status: 'disposable', reason: 'disposable_domain' });
+    if (reputation.domainListed) findings.push({ status: 'risky', reason: 'domain_listed' });
+    if (result.isRole) findings.push({ status: 'role', reason: 'role_account' });
+    const errorMessage = smtp ? this.applySmtp(result, smtp, findings) : '';
+    findings.push({ status: 'valid', reason: result.smtpValid ? 'accepted' : 'mx_found' });
+    result.isDeliverable = smtp === undefined || smtp.kind === 'accepted';
+    return finish(result, decide(findings), result.smtpValid, errorMessage);
+  }
+
+  private applySmtp(result: VerificationResult, smtp: SmtpOutcome, findings: Finding[]): string {
+    result.smtpCheck = smtp.conversed;
+    result.smtpResponse = smtp.response;
+    switch (smtp.kind) {
+      case 'accepted':
+        result.smtpValid = true;
+        result.isCatchall = smtp.catchAll === true;
+        if (result.isCatchall) findings.push({ status: 'catchall', reason: 'catch_all' });
+        return '';
+      case 'rejected':
+        findings.push({ status: 'invalid', reason: smtp.reason });
+        return `the mail server rejected the address: ${smtp.response}`;
+      case 'unknown':
+        findings.push({ status: 'unknown', reason: smtp.reason });
+        return smtp.message;
+    }
+  }
+
+  private async checkReputation(domain: string | undefined, mxIp: string): Promise<ReputationCheck> {
+    try {
+      return await this.reputation.check(domain, mxIp);
+    } catch {
+      // Blocklists are advisory: their failure must not fail the verification.
+      return { reputation: { ...NO_REPUTATION, mxIp }, domainListed: false };
+    }
+  }
+}
+
+function blankResult(email: string, domain: string): VerificationResult {
+  return {
+    email,
+    status: 'unknown',
+    reason: 'verification_failed',
+    score: scoreFor('unknown', false),
+    isDeliverable: false,
+    isDisposable: false,
+    isCatchall: false,
+    isRole: false,
+    isFree: false,
+    hasGravatar: false,
+    gravatarUrl: '',
+    domain,
+    domainAge: 0,
+    mxRecords: [],
+    domainReputation: { ...NO_REPUTATION, blacklists: [] },
+    smtpCheck: false,
+    smtpResponse: '',
+    errorMessage: '',
+    domainSuggestion: '',
+    responseTime: 0,
+    validFormat: false,
+    validDomain: false,
+    validMx: false,
+    smtpValid: false,
+  };
+}
+
+function finish(
+  result: VerificationResult,
+  finding: Finding,
+  smtpConfirmed: boolean,
+  errorMessage: string,
+): VerificationResult {
+  result.status = finding.status;
+  result.reason = finding.reason;
+  result.score = scoreFor(finding.status, smtpConfirmed);
+  // A message explains only outcomes that need one; a deliverable address carries none.
+  result.errorMessage = finding.status === 'invalid' || finding.status === 'unknown' ? errorMessage : '';
+  return result;
+}
+
+function syntaxFailure(input: unknown, error: AddressError): VerificationResult {
+  const text = typeof input === 'string' ? input.trim() : '';
+  const at = text.lastIndexOf('@');
+  return {
+    ...blankResult(text, at >= 0 ? text.slice(at + 1).toLowerCase() : ''),
+    status: 'invalid',
+    reason: error.reason,
+    score: scoreFor('invalid', false),
+    errorMessage: error.message,
+  };
+}
+
+/** An address literal names its mail host directly: no DNS, the IP is the only host. */
+function literalFacts(parsed: ParsedAddress): DomainFacts {
+  const ip = parsed.ipLiteral ?? '';
+  return { kind: 'deliverable', mxRecords: [], hosts: [{ exchange: ip, priority: 0, addresses: [ip] }], implicitMx: true };
+}
+
+function firstIpv4(hosts: readonly MailHost[]): string {
+  for (const host of hosts) {
+    const v4 = host.addresses.find((a) => isIPv4(a));
+    if (v4) return v4;
+  }
+  return '';
+}
+
+/** `"info"` names the same mailbox as `info`; the role list is written without quotes. */
+function unquote(local: string): string {
+  return local.startsWith('"') ? local.slice(1, -1).replace(/\\(.)/g, '$1') : local;
+}

@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import { TtlCache } from './cache';
+import type { Clock, FetchLike } from './dependencies';
+
+export interface ExtrasOptions {
+  /** `https://gravatar.com/avatar`; empty disables the lookup. */
+  gravatarBaseUrl: string;
+  /** `https://rdap.org`; empty disables the lookup. */
+  rdapBaseUrl: string;
+  /** Bound on each HTTP request: extras must never hold up a verification for long. */
+  httpTimeoutMs: number;
+  /** How long a definite answer is reused. */
+  cacheTtlMs: number;
+}
+
+export interface GravatarInfo {
+  hasGravatar: boolean;
+  gravatarUrl: string;
+}
+
+const NO_GRAVATAR: GravatarInfo = { hasGravatar: false, gravatarUrl: '' };
+const DAY_MS = 86_400_000;
+/** RDAP answers for big registries can be large; more than this is not a domain object worth parsing. */
+const MAX_RDAP_BYTES = 1_000_000;
+
+/**
+ * Gravatar presence and domain age (DESIGN section 4 step 6). Every failure (timeout, HTTP error, bad JSON)
+ * yields the neutral answer, and only definite answers are cached, so an outage does not stick.
+ */
+export class ExtrasLookup {
+  private readonly gravatarCache: TtlCache<string, GravatarInfo>;
+  private readonly ageCache: TtlCache<string, number>;
+  private readonly gravatarBase: string;
+  private readonly rdapBase: string;
+
+  constructor(
+    private readonly options: ExtrasOptions,
+    private readonly fetch: FetchLike,
+    private readonly clock: Clock,
+  ) {
+    this.gravatarCache = new TtlCache(clock);
+    this.ageCache = new TtlCache(clock);
+    this.gravatarBase = options.gravatarBaseUrl.replace(/\/+$/, '');
+    this.rdapBase = options.rdapBaseUrl.replace(/\/+$/, '');
+  }
+
+  async gravatar(email: string): Promise<GravatarInfo> {
+    if (!this.gravatarBase) return NO_GRAVATAR;
+    // Gravatar keys on the trimmed, lowercased address; SHA-256 is the hash it documents today.
+    const hash = createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
+    const cached = this.gravatarCache.get(hash);
+    if (cached) return cached;
+    const gravatarUrl = `${this.gravatarBase}/${hash}`;
+    try {
+      const response = await this.fetch(`${gravatarUrl}?d=404`, {
+        method: 'GET',
+        signal: AbortSignal.timeout(this.options.httpTimeoutMs),
+      });
+      // Only the status matters; dropping the body frees the connection.
+      await response.body?.cancel().catch(() => undefined);
+      let info: GravatarInfo | undefined;
+      if (response.status === 200) info = { hasGravatar: true, gravatarUrl };
+      else if (response.status === 404) info = NO_GRAVATAR;
+      if (!info) return NO_GRAVATAR;
+      this.gravatarCache.set(hash, info, this.options.cacheTtlMs);
+      return info;
+    } catch {
+      return NO_GRAVATAR;
+    }
+  }
+
+  /** Whole days since the domain's registration event; 0 when unknown. */
+  async domainAge(domain: string): Promise<number> {
+    if (!this.rdapBase || domain.startsWith('[')) return 0;
+    const registered = await this.registrationTime(domain);
+    if (registered === undefined) return 0;
+    return Math.max(0, Math.floor((this.clock.now() - registered) / DAY_MS));
+  }
+
+  private async registrationTime(domain: string): Promise<number | undefined> {
+    const cached = this.ageCache.get(domain);
+    if (cached !== undefined) return Number.isNaN(cached) ? undefined : cached;
+    try {
+      const response = await this.fetch(`${this.rdapBase}/domain/${encodeURIComponent(domain)}`, {
+        method: 'GET',
+        headers: { accept: 'application/rdap+json, application/json' },
+        signal: AbortSignal.timeout(this.options.httpTimeoutMs),
+      });
+      if (response.status === 404) {
+        await response.body?.cancel().catch(() => undefined);
+        // NaN marks "the registry has no such domain": a definite answer worth caching.
+        this.ageCache.set(domain, Number.NaN, this.options.cacheTtlMs);
+        return undefined;
+      }
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
+        return undefined;
+      }
+      const text = await response.text();
+      if (text.length > MAX_RDAP_BYTES) return undefined;
+      const registered = registrationEvent(JSON.parse(text));
+      if (registered !== undefined) this.ageCache.set(domain, registered, this.options.cacheTtlMs);
+      return registered;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** The `registration` event date of an RFC 9083 domain object, as epoch milliseconds. */
+export function registrationEvent(body: unknown): number | undefined {
+  if (typeof body !== 'object' || body === null || !('events' in body) || !Array.isArray(body.events)) {
+    return undefined;
+  }
+  for (const event of body.events as unknown[]) {
+    if (typeof event !== 'object' || event === null) continue;
+    const { eventAction, eventDate } = event as { eventAction?: unknown; eventDate?: unknown };
+    if (eventAction !== 'registration' || typeof eventDate !== 'string') continue;
+    const time = Date.parse(eventDate);
+    if (!Number.isNaN(time)) return time;
+  }
+  return undefined;
+}

@@ -1,0 +1,44 @@
+export {
+  MAX_ADDRESS_OCTETS,
+  MAX_LOCAL_PART_OCTETS,
+  assertValidAddress,
+  parseAddress,
+  type AddressError,
+  type AddressParseResult,
+  type ParsedAddress,
+} from './address';
+export type { Clock, DialTarget, Dialer, FetchLike, Random, VerificationDependencies } from './dependencies';
+export {
+  DNS_ERROR,
+  DomainFactsLookup,
+  createNodeResolver,
+  dnsError,
+  dnsErrorCode,
+  type DomainFacts,
+  type MailHost,
+  type MxRecord,
+  type NodeResolverOptions,
+  type Resolver,
+} from './dns';
+export { ReputationChecker, isListingAnswer, type DnsblZones, type ReputationCheck } from './dnsbl';
+export {
+  STATUS_SCORES,
+  VerificationEngine,
+  decide,
+  scoreFor,
+  type VerifyManyOptions,
+  type VerifyOptions,
+} from './engine';
+export { ExtrasLookup, type ExtrasOptions, type GravatarInfo } from './extras';
+export {
+  checkDisposable,
+  editDistance,
+  isDisposableDomain,
+  isFreeProvider,
+  isRoleLocalPart,
+  suggestDomain,
+  type DisposableCheck,
+} from './lists';
+export { createDefaultDependencies, secureRandom, systemClock } from './node-dependencies';
+export { DEFAULT_TUNING, defaultVerificationOptions, type VerificationOptions } from './options';
+export { KeyedSemaphore, SmtpProber, netDialer, type SmtpOutcome, type SmtpProbeOptions } from './smtp';

@@ -1,0 +1,25 @@
+import { randomInt } from 'node:crypto';
+import type { Clock, Random, VerificationDependencies } from './dependencies';
+import { createNodeResolver } from './dns';
+import { DEFAULT_TUNING, type VerificationOptions } from './options';
+import { netDialer } from './smtp/dialer';
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** Cryptographic randomness, so a server cannot predict (and whitelist) the catch-all probe address. */
+export const secureRandom: Random = () => randomInt(0, 2 ** 48) / 2 ** 48;
+
+/** The production wiring: c-ares resolver on the configured servers, TCP, global fetch, system clock. */
+export function createDefaultDependencies(options: VerificationOptions): VerificationDependencies {
+  return {
+    resolver: createNodeResolver({
+      dnsServers: options.dnsServers,
+      dnsTimeoutMs: options.dnsTimeoutMs,
+      dnsTries: options.dnsTries ?? DEFAULT_TUNING.dnsTries,
+    }),
+    dial: netDialer,
+    fetch: (url, init) => fetch(url, init),
+    clock: systemClock,
+    random: secureRandom,
+  };
+}

@@ -1,0 +1,70 @@
+import { hostname } from 'node:os';
+
+/**
+ * Engine settings. The first block maps 1:1 to DESIGN section 7 (`DNS_SERVERS` -> `dnsServers`, ...); the
+ * apps parse and validate the environment and hand the typed values in. The optional block holds tuning that
+ * has no variable of its own.
+ */
+export interface VerificationOptions {
+  /** DNS_SERVERS: `host[:port]` list; empty means the servers of /etc/resolv.conf (still not getaddrinfo). */
+  dnsServers: readonly string[];
+  /** DNS_TIMEOUT_MS */
+  dnsTimeoutMs: number;
+  /** SMTP_PORT */
+  smtpPort: number;
+  /** SMTP_HELO_NAME */
+  smtpHeloName: string;
+  /** SMTP_MAIL_FROM */
+  smtpMailFrom: string;
+  /** SMTP_CONNECT_TIMEOUT_MS */
+  smtpConnectTimeoutMs: number;
+  /** SMTP_COMMAND_TIMEOUT_MS */
+  smtpCommandTimeoutMs: number;
+  /** SMTP_MAX_CONCURRENCY_PER_MX */
+  smtpMaxConcurrencyPerMx: number;
+  /** SMTP_SEMAPHORE_TIMEOUT_MS */
+  smtpSemaphoreTimeoutMs: number;
+  /** DNSBL_IP_ZONES; empty disables */
+  dnsblIpZones: readonly string[];
+  /** DNSBL_DOMAIN_ZONES; empty disables */
+  dnsblDomainZones: readonly string[];
+  /** GRAVATAR_BASE_URL; empty disables */
+  gravatarBaseUrl: string;
+  /** RDAP_BASE_URL; empty disables */
+  rdapBaseUrl: string;
+
+  /** Attempts per DNS query (c-ares `tries`); default 2. */
+  dnsTries?: number;
+  /** Timeout of each gravatar/RDAP request; default 3000. */
+  httpTimeoutMs?: number;
+  /** Lifetime of cached domain facts (MX, blocklists, catch-all, RDAP); default 10 minutes. */
+  domainCacheTtlMs?: number;
+  /** Mail hosts tried per address; default 3. */
+  smtpMaxHosts?: number;
+}
+
+/** DESIGN section 7 defaults; `host` fills SMTP_HELO_NAME and SMTP_MAIL_FROM as the table says. */
+export function defaultVerificationOptions(host: string = hostname()): VerificationOptions {
+  return {
+    dnsServers: [],
+    dnsTimeoutMs: 3000,
+    smtpPort: 25,
+    smtpHeloName: host,
+    smtpMailFrom: `verify@${host}`,
+    smtpConnectTimeoutMs: 5000,
+    smtpCommandTimeoutMs: 10000,
+    smtpMaxConcurrencyPerMx: 5,
+    smtpSemaphoreTimeoutMs: 3000,
+    dnsblIpZones: ['zen.spamhaus.org'],
+    dnsblDomainZones: ['dbl.spamhaus.org'],
+    gravatarBaseUrl: 'https://gravatar.com/avatar',
+    rdapBaseUrl: 'https://rdap.org',
+  };
+}
+
+export const DEFAULT_TUNING = {
+  dnsTries: 2,
+  httpTimeoutMs: 3000,
+  domainCacheTtlMs: 10 * 60_000,
+  smtpMaxHosts: 3,
+} as const;
