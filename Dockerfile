@@ -1,0 +1,51 @@
+# syntax=docker/dockerfile:1
+#
+# One image for every app of the suite (gateway, credits, verifier, file-jobs, webhooks) and the
+# admin CLI. The entrypoint is `node`; the command picks the app:
+#
+#   docker run IMAGE                                   -> gateway (dist/apps/gateway/src/main.js)
+#   docker run IMAGE dist/apps/verifier/src/main.js    -> verifier
+#   docker run IMAGE dist/tools/admin/main.js create-account --name demo --credits 1000
+#
+# Build: docker build -t emailverify:dev .
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---- build: all dependencies, compile TypeScript with swc into dist/ --------------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+ENV NX_DAEMON=false \
+    NX_NO_CLOUD=true
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build \
+ && test -f dist/apps/gateway/src/main.js
+
+# ---- prod-deps: production dependencies only ---------------------------------------------------------
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --no-audit --no-fund
+
+# ---- runtime ----------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+LABEL org.opencontainers.image.title="emailverify" \
+      org.opencontainers.image.description="E-mail verification service: gateway, credits, verifier, file-jobs, webhooks"
+ENV NODE_ENV=production
+WORKDIR /app
+# Files stay owned by root, so the app user can read but not change them; the app never writes to /app,
+# so the container also runs with a read-only root file system (Helm sets readOnlyRootFilesystem).
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/dist ./dist
+# The `node` user of the base image (uid/gid 1000); numeric so Kubernetes can verify runAsNonRoot.
+USER 1000:1000
+# Gateway listens on PORT (3000); the NATS services serve /health and /metrics on HTTP_PORT
+# (credits 3101, verifier 3102, file-jobs 3103, webhooks 3104).
+EXPOSE 3000 3101 3102 3103 3104
+# The slim image has no curl: probe with node's fetch on whichever port this app serves.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.HTTP_PORT||process.env.PORT||3000)+'/health/ready',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node"]
+CMD ["dist/apps/gateway/src/main.js"]
