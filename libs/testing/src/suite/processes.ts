@@ -1,0 +1,71 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+export const repoRoot = process.cwd();
+
+/** A free TCP port on loopback (bound and released; the process that gets it binds it right away). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunningProcess {
+  name: string;
+  child: ChildProcess;
+  /** Everything the process printed, for failure messages. */
+  output: string[];
+  exited: Promise<number | null>;
+}
+
+/** Starts a built app (dist/) as a real process. */
+export function launch(name: string, entry: string, env: NodeJS.ProcessEnv): RunningProcess {
+  const file = path.join(repoRoot, entry);
+  if (!existsSync(file)) throw new Error(`${entry} is missing: run "npm run build" (npm test does it) before the integration tests`);
+  const child = spawn(process.execPath, [file], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    output.push(chunk.toString());
+    if (output.length > 400) output.splice(0, output.length - 400);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { name, child, output, exited };
+}
+
+/** Polls `url` until it answers 200; fails with the process output when the process dies or time runs out. */
+export async function waitUntilReady(proc: RunningProcess, url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    if (proc.child.exitCode !== null) {
+      throw new Error(`${proc.name} exited with ${proc.child.exitCode} before it was ready:\n${proc.output.join('').slice(-4000)}`);
+    }
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+      last = `${res.status} ${await res.text()}`;
+    } catch (err) {
+      last = err instanceof Error ? err.message : String(err);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${proc.name} was not ready at ${url} (${last}):\n${proc.output.join('').slice(-4000)}`);
+}
+
+/** Stops a process: SIGTERM for an orderly stop, SIGKILL for a crash. */
+export async function stopProcess(proc: RunningProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  proc.child.kill(signal);
+  const timer = setTimeout(() => proc.child.kill('SIGKILL'), 15_000);
+  await proc.exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,188 @@
+import { randomBytes } from 'node:crypto';
+import { type AccountCreateReply, type ResponseStyle, Subjects } from '@emailverify/contracts';
+import { MessageBus } from '@emailverify/messaging';
+import { Client } from 'pg';
+import { freePort, launch, type RunningProcess, stopProcess, waitUntilReady } from './processes';
+
+export type ServiceName = 'credits';
+
+const ENTRIES: Record<ServiceName | 'gateway', string> = {
+  credits: 'dist/apps/credits/src/main.js',
+  gateway: 'dist/apps/gateway/src/main.js',
+};
+
+export interface SuiteOptions {
+  services?: ServiceName[];
+  /** How many gateway processes to start (they share Redis when `redis` is true). */
+  gateways?: number;
+  redis?: boolean;
+  /** Extra environment for every process. */
+  env?: Record<string, string>;
+}
+
+export interface Account {
+  accountId: string;
+  apiKeyId: string;
+  apiKey: string;
+}
+
+export interface HttpReply {
+  status: number;
+  headers: Headers;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary reply shapes
+  json: any;
+}
+
+export interface CallOptions {
+  method?: string;
+  key?: string;
+  /** Which header carries the key (default SVC-API-KEY). */
+  carrier?: 'SVC-API-KEY' | 'SERVICE-API-KEY' | 'Authorization';
+  style?: ResponseStyle;
+  body?: unknown;
+  rawBody?: string | Uint8Array;
+  headers?: Record<string, string>;
+  gateway?: number;
+}
+
+/**
+ * A whole installation for one test file: its own database and NATS namespace (so runs never see each
+ * other's data or messages), real service processes built in dist/, and one or more gateways.
+ */
+export class TestSuite {
+  readonly id = randomBytes(5).toString('hex');
+  readonly namespace = `t_${this.id}`;
+  readonly databaseUrl: string;
+  readonly natsUrl = process.env.NATS_URL || 'nats://127.0.0.1:4222';
+  readonly redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+  readonly processes = new Map<string, RunningProcess>();
+  readonly gatewayPorts: number[] = [];
+  private readonly servicePorts = new Map<string, number>();
+  bus!: MessageBus;
+
+  private constructor(private readonly options: SuiteOptions) {
+    const base = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/emailverify');
+    base.pathname = `/ev_test_${this.id}`;
+    this.databaseUrl = base.toString();
+  }
+
+  static async start(options: SuiteOptions = {}): Promise<TestSuite> {
+    const suite = new TestSuite(options);
+    try {
+      suite.bus = await MessageBus.connect({ url: suite.natsUrl, namespace: suite.namespace, name: `test-${suite.id}` });
+      for (const service of options.services ?? ['credits']) await suite.startService(service);
+      for (let i = 0; i < (options.gateways ?? 1); i++) await suite.startGateway();
+      return suite;
+    } catch (err) {
+      await suite.stop();
+      throw err;
+    }
+  }
+
+  env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+    return {
+      PATH: process.env.PATH,
+      NODE_ENV: 'test',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL || 'warn',
+      DATABASE_URL: this.databaseUrl,
+      NATS_URL: this.natsUrl,
+      NATS_NAMESPACE: this.namespace,
+      ...(this.options.redis ? { REDIS_URL: this.redisUrl } : {}),
+      ...this.options.env,
+      ...extra,
+    };
+  }
+
+  async startService(name: ServiceName, extraEnv: Record<string, string> = {}): Promise<void> {
+    const port = this.servicePorts.get(name) ?? (await freePort());
+    this.servicePorts.set(name, port);
+    const proc = launch(name, ENTRIES[name], this.env({ HTTP_PORT: String(port), ...extraEnv }));
+    this.processes.set(name, proc);
+    await waitUntilReady(proc, `http://127.0.0.1:${port}/health/ready`);
+  }
+
+  async stopService(name: ServiceName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const proc = this.processes.get(name);
+    if (proc) await stopProcess(proc, signal);
+  }
+
+  /** Starts one more gateway process; returns its index for `call(..., { gateway })`. */
+  async startGateway(extraEnv: Record<string, string> = {}): Promise<number> {
+    const index = this.gatewayPorts.length;
+    const port = await freePort();
+    const proc = launch(`gateway${index}`, ENTRIES.gateway, this.env({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...extraEnv }));
+    this.processes.set(`gateway${index}`, proc);
+    this.gatewayPorts.push(port);
+    await waitUntilReady(proc, `http://127.0.0.1:${port}/health/live`);
+    return index;
+  }
+
+  gatewayUrl(index = 0): string {
+    return `http://127.0.0.1:${this.gatewayPorts[index]}`;
+  }
+
+  async createAccount(options: { credits?: number; style?: ResponseStyle; name?: string } = {}): Promise<Account> {
+    const reply: AccountCreateReply = await this.bus.request(Subjects.creditsAccountCreate, {
+      name: options.name ?? 'test account',
+      credits: options.credits ?? 1000,
+      ...(options.style ? { style: options.style } : {}),
+    });
+    return { accountId: reply.account_id, apiKeyId: reply.api_key_id, apiKey: reply.api_key };
+  }
+
+  /** One HTTP request to a gateway, with the key in the chosen carrier. */
+  async call(path: string, options: CallOptions = {}): Promise<HttpReply> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.key !== undefined) {
+      const carrier = options.carrier ?? 'SVC-API-KEY';
+      headers[carrier] = carrier === 'Authorization' ? `Bearer ${options.key}` : options.key;
+    }
+    if (options.style) headers['SVC-Response-Style'] = options.style;
+    let body: string | Uint8Array | undefined;
+    if (options.rawBody !== undefined) body = options.rawBody;
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const res = await fetch(`${this.gatewayUrl(options.gateway ?? 0)}${path}`, {
+      method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+      headers,
+      body,
+      redirect: 'manual',
+    });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  }
+
+  /** Runs a query against the suite's database (for assertions on stored state). */
+  async sql<T = Record<string, unknown>>(query: string, params: unknown[] = []): Promise<T[]> {
+    const client = new Client({ connectionString: this.databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query(query, params)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.processes.values()].map((p) => stopProcess(p)));
+    await this.bus?.close();
+    const admin = new URL(this.databaseUrl);
+    admin.pathname = '/postgres';
+    const client = new Client({ connectionString: admin.toString() });
+    try {
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS "ev_test_${this.id}" WITH (FORCE)`);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+}
