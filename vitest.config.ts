@@ -25,7 +25,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['apps/**/*.int-spec.ts', 'libs/**/*.int-spec.ts', 'test/**/*.e2e-spec.ts'],
+          include: ['apps/**/*.int-spec.ts', 'libs/**/*.int-spec.ts', 'tools/**/*.int-spec.ts', 'test/**/*.e2e-spec.ts'],
           // Integration and end-to-end suites start real services; two cores run them best one file at a time.
           fileParallelism: false,
         },

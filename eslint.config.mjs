@@ -1,0 +1,51 @@
+import nx from '@nx/eslint-plugin';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.data/**', '.nx/**', 'coverage/**', 'deploy/**', '**/*.mjs'] },
+  ...nx.configs['flat/base'],
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // Apps depend only on libs; libs only on libs; contracts on nothing of ours (STYLE.md "Shape").
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          depConstraints: [
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
+            { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
+            { sourceTag: 'lib:contracts', onlyDependOnLibsWithTags: ['lib:contracts'] },
+            { sourceTag: 'lib:verification', onlyDependOnLibsWithTags: ['lib:contracts'] },
+          ],
+        },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@emailverify/*/*'], message: 'Import a library through its public index only.' },
+            { group: ['@emailverify/testing'], message: 'The testing library is for tests only.' },
+          ],
+        },
+      ],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'off',
+    },
+  },
+  {
+    // Tests (and the testing library itself) may use the testing library.
+    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', 'libs/testing/**/*.ts', 'test/**/*.ts', 'tools/bench/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@emailverify/*/*'], message: 'Import a library through its public index only.' }] }],
+    },
+  },
+  prettier,
+);
