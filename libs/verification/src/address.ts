@@ -52,7 +52,9 @@ export function parseAddress(input: unknown): AddressParseResult {
   const localProblem = checkLocalPart(local);
   if (localProblem) return invalid(localProblem);
   if (octets(local) > MAX_LOCAL_PART_OCTETS) {
-    return invalid(`the local part is ${octets(local)} octets long; at most ${MAX_LOCAL_PART_OCTETS} are allowed`);
+    return invalid(
+      `the local part is ${octets(local)} octets long; at most ${MAX_LOCAL_PART_OCTETS} are allowed`,
+    );
   }
 
   const domain = normaliseDomain(rawDomain);
@@ -113,7 +115,8 @@ function checkLocalPart(local: string): string | undefined {
   for (const c of local) {
     if (c === '.') continue;
     if (isAscii(c)) {
-      if (!ATEXT_ASCII.test(c)) return `the local part contains ${describe(c)}, which is only allowed inside quotes`;
+      if (!ATEXT_ASCII.test(c))
+        return `the local part contains ${describe(c)}, which is only allowed inside quotes`;
     } else if (FORBIDDEN_NON_ASCII.test(c)) {
       return `the local part contains ${describe(c)}`;
     }

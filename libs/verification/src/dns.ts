@@ -144,7 +144,9 @@ export class DomainFactsLookup {
     const mxRecords = ordered.map((r) => r.exchange);
 
     const resolved = await Promise.all(
-      ordered.slice(0, MAX_MX_HOSTS_RESOLVED).map(async (r) => ({ ...r, ...(await this.addressesOf(r.exchange)) })),
+      ordered
+        .slice(0, MAX_MX_HOSTS_RESOLVED)
+        .map(async (r) => ({ ...r, ...(await this.addressesOf(r.exchange)) })),
     );
     const hosts = resolved
       .filter((h) => h.addresses.length > 0)

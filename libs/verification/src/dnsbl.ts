@@ -40,9 +40,13 @@ export class ReputationChecker {
    * @param mxIp the first MX host's IPv4 address, '' when there is none
    */
   async check(domain: string | undefined, mxIp: string): Promise<ReputationCheck> {
-    const domainQueries = domain ? this.zones.domainZones.map((zone) => ({ zone, name: `${domain}.${zone}` })) : [];
+    const domainQueries = domain
+      ? this.zones.domainZones.map((zone) => ({ zone, name: `${domain}.${zone}` }))
+      : [];
     const reversed = isIPv4(mxIp) ? mxIp.split('.').reverse().join('.') : '';
-    const ipQueries = reversed ? this.zones.ipZones.map((zone) => ({ zone, name: `${reversed}.${zone}` })) : [];
+    const ipQueries = reversed
+      ? this.zones.ipZones.map((zone) => ({ zone, name: `${reversed}.${zone}` }))
+      : [];
 
     const [domainAnswers, ipAnswers] = await Promise.all([
       Promise.all(domainQueries.map(async (q) => ({ zone: q.zone, answer: await this.query(q.name) }))),

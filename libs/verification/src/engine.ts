@@ -77,7 +77,13 @@ export class VerificationEngine {
     const given = dependencies ?? {};
     this.deps =
       given.resolver && given.dial && given.fetch && given.clock && given.random
-        ? { resolver: given.resolver, dial: given.dial, fetch: given.fetch, clock: given.clock, random: given.random }
+        ? {
+            resolver: given.resolver,
+            dial: given.dial,
+            fetch: given.fetch,
+            clock: given.clock,
+            random: given.random,
+          }
         : { ...createDefaultDependencies(options), ...given };
     const cacheTtlMs = options.domainCacheTtlMs ?? DEFAULT_TUNING.domainCacheTtlMs;
     const { resolver, clock } = this.deps;
@@ -186,7 +192,9 @@ export class VerificationEngine {
     const probe = options.checkSmtp && !result.isDisposable;
     const [reputation, smtp, gravatar, domainAge] = await Promise.all([
       this.checkReputation(literal ? undefined : parsed.domain, firstIpv4(facts.hosts)),
-      probe ? this.prober.probe({ email: parsed.email, domain: parsed.domain, hosts: facts.hosts }) : undefined,
+      probe
+        ? this.prober.probe({ email: parsed.email, domain: parsed.domain, hosts: facts.hosts })
+        : undefined,
       this.extras.gravatar(parsed.email),
       literal ? 0 : this.extras.domainAge(parsed.domain),
     ]);
@@ -291,7 +299,12 @@ function syntaxFailure(input: unknown, error: AddressError): VerificationResult 
 /** An address literal names its mail host directly: no DNS, the IP is the only host. */
 function literalFacts(parsed: ParsedAddress): DomainFacts {
   const ip = parsed.ipLiteral ?? '';
-  return { kind: 'deliverable', mxRecords: [], hosts: [{ exchange: ip, priority: 0, addresses: [ip] }], implicitMx: true };
+  return {
+    kind: 'deliverable',
+    mxRecords: [],
+    hosts: [{ exchange: ip, priority: 0, addresses: [ip] }],
+    implicitMx: true,
+  };
 }
 
 function firstIpv4(hosts: readonly MailHost[]): string {

@@ -1,4 +1,3 @@
-/// <reference path="./types/role-based-email-addresses.d.ts" />
 import { DomainError } from '@emailverify/contracts';
 import { disposableEmailBlocklistSet } from 'disposable-email-domains-js';
 import { freeEmailDomains } from 'free-email-domains-typescript';

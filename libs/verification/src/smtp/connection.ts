@@ -33,11 +33,15 @@ export class SmtpConnection {
     private readonly socket: Duplex,
     private readonly commandTimeoutMs: number,
   ) {
-    socket.on('data', (chunk: Buffer | string) => this.onData(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    socket.on('data', (chunk: Buffer | string) =>
+      this.onData(typeof chunk === 'string' ? Buffer.from(chunk) : chunk),
+    );
     socket.on('end', () => this.fail(new SmtpSessionError('closed', 'the server closed the connection')));
     socket.on('close', () => this.fail(new SmtpSessionError('closed', 'the connection was closed')));
     // Without a listener an 'error' event would crash the process; the error ends the session instead.
-    socket.on('error', (error: Error) => this.fail(new SmtpSessionError('closed', `connection error: ${error.message}`)));
+    socket.on('error', (error: Error) =>
+      this.fail(new SmtpSessionError('closed', `connection error: ${error.message}`)),
+    );
   }
 
   /** Waits for the next reply (the greeting, or the answer to the last command). */

@@ -154,7 +154,8 @@ export class SmtpProber {
     host: MailHost,
     request: SmtpProbeRequest,
   ): Promise<HostResult> {
-    const before = (reply: SmtpReply, stage: string): HostResult | undefined => beforeRcpt(reply, stage, host);
+    const before = (reply: SmtpReply, stage: string): HostResult | undefined =>
+      beforeRcpt(reply, stage, host);
 
     const bannerProblem = before(banner, 'greeting');
     if (bannerProblem) return bannerProblem;
@@ -168,7 +169,9 @@ export class SmtpProber {
 
     // An internationalised mailbox can only be named to a server that announced SMTPUTF8 (RFC 6531).
     const needsUtf8 = /[^\x00-\x7f]/.test(request.email) && extensions.includes('SMTPUTF8');
-    const mail = await connection.command(`MAIL FROM:<${this.options.mailFrom}>${needsUtf8 ? ' SMTPUTF8' : ''}`);
+    const mail = await connection.command(
+      `MAIL FROM:<${this.options.mailFrom}>${needsUtf8 ? ' SMTPUTF8' : ''}`,
+    );
     const mailProblem = before(mail, 'MAIL FROM');
     if (mailProblem) return mailProblem;
 
@@ -177,7 +180,10 @@ export class SmtpProber {
     if (verdict.kind !== 'accepted') return verdict;
 
     const catchAll = await this.catchAll(connection, request.domain);
-    return { kind: 'final', outcome: { kind: 'accepted', catchAll, response: formatReply(rcpt), conversed: true } };
+    return {
+      kind: 'final',
+      outcome: { kind: 'accepted', catchAll, response: formatReply(rcpt), conversed: true },
+    };
   }
 
   /** RCPT to an address nobody has: a server that accepts it accepts everything, so its 250 proves nothing. */
@@ -225,7 +231,10 @@ export class SmtpProber {
   private randomLocalPart(): string {
     let local = '';
     for (let i = 0; i < 20; i++) {
-      local += PROBE_LOCAL_ALPHABET[Math.floor(this.random() * PROBE_LOCAL_ALPHABET.length) % PROBE_LOCAL_ALPHABET.length];
+      local +=
+        PROBE_LOCAL_ALPHABET[
+          Math.floor(this.random() * PROBE_LOCAL_ALPHABET.length) % PROBE_LOCAL_ALPHABET.length
+        ];
     }
     return local;
   }
@@ -239,7 +248,8 @@ function pickAddress(host: MailHost): string {
 /** Replies before RCPT: success continues, 5xx is a policy refusal, anything else moves to the next host. */
 function beforeRcpt(reply: SmtpReply, stage: string, host: MailHost): HostResult | undefined {
   const expected = stage === 'greeting' ? 220 : 250;
-  if (reply.code === expected || (stage !== 'greeting' && reply.code >= 200 && reply.code < 300)) return undefined;
+  if (reply.code === expected || (stage !== 'greeting' && reply.code >= 200 && reply.code < 300))
+    return undefined;
   const response = formatReply(reply);
   if (reply.code >= 500) {
     return {
@@ -271,24 +281,54 @@ function classifyRcpt(reply: SmtpReply, host: MailHost): HostResult | { kind: 'a
   const final = (outcome: SmtpOutcome): HostResult => ({ kind: 'final', outcome });
   if (code === 250 || code === 251) return { kind: 'accepted' };
   if (code === 421) {
-    return { kind: 'next', cause: 'unreachable', response, message: `${host.exchange} closed the session: ${response}`, conversed: true };
+    return {
+      kind: 'next',
+      cause: 'unreachable',
+      response,
+      message: `${host.exchange} closed the session: ${response}`,
+      conversed: true,
+    };
   }
   if (code >= 400 && code < 500) {
     if (code === 452 || enhanced === '4.2.2') {
-      return final({ kind: 'unknown', reason: 'mailbox_full', response, message: 'the mailbox is over quota for now', conversed: true });
+      return final({
+        kind: 'unknown',
+        reason: 'mailbox_full',
+        response,
+        message: 'the mailbox is over quota for now',
+        conversed: true,
+      });
     }
-    return final({ kind: 'unknown', reason: 'greylisted', response, message: 'the server deferred the recipient; retry later', conversed: true });
+    return final({
+      kind: 'unknown',
+      reason: 'greylisted',
+      response,
+      message: 'the server deferred the recipient; retry later',
+      conversed: true,
+    });
   }
   if (code >= 500) {
     // 5.7.x is a security or policy refusal of the probe (often sent as 550), not a statement about the mailbox.
     if (enhanced?.startsWith('5.7.')) return blocked(response, host);
-    if (code === 552 || enhanced === '5.2.2') return final({ kind: 'rejected', reason: 'mailbox_full', response, conversed: true });
-    if (code === 550 || code === 551 || code === 553 || (enhanced && UNKNOWN_MAILBOX_ENHANCED.has(enhanced))) {
+    if (code === 552 || enhanced === '5.2.2')
+      return final({ kind: 'rejected', reason: 'mailbox_full', response, conversed: true });
+    if (
+      code === 550 ||
+      code === 551 ||
+      code === 553 ||
+      (enhanced && UNKNOWN_MAILBOX_ENHANCED.has(enhanced))
+    ) {
       return final({ kind: 'rejected', reason: 'mailbox_not_found', response, conversed: true });
     }
     return blocked(response, host);
   }
-  return { kind: 'next', cause: 'unreachable', response, message: `${host.exchange} gave an unexpected reply: ${response}`, conversed: true };
+  return {
+    kind: 'next',
+    cause: 'unreachable',
+    response,
+    message: `${host.exchange} gave an unexpected reply: ${response}`,
+    conversed: true,
+  };
 }
 
 function blocked(response: string, host: MailHost): HostResult {

@@ -49,13 +49,15 @@ export class ReplyParser {
   }
 
   private acceptLine(line: string): SmtpReply | undefined {
-    if (line.length > MAX_LINE_OCTETS) throw new SmtpProtocolError(`reply line longer than ${MAX_LINE_OCTETS} octets`);
+    if (line.length > MAX_LINE_OCTETS)
+      throw new SmtpProtocolError(`reply line longer than ${MAX_LINE_OCTETS} octets`);
     const match = REPLY_LINE.exec(line);
     if (!match) throw new SmtpProtocolError(`malformed reply line: ${JSON.stringify(line.slice(0, 80))}`);
     const [, code, separator, text = ''] = match;
     this.lines.push(text);
     if (separator === '-') {
-      if (this.lines.length > MAX_REPLY_LINES) throw new SmtpProtocolError(`reply with more than ${MAX_REPLY_LINES} lines`);
+      if (this.lines.length > MAX_REPLY_LINES)
+        throw new SmtpProtocolError(`reply with more than ${MAX_REPLY_LINES} lines`);
       return undefined;
     }
     // The last line carries the code that counts; RFC 5321 requires all lines to repeat it anyway.
@@ -63,7 +65,8 @@ export class ReplyParser {
     this.lines = [];
     const enhanced = ENHANCED.exec(lines[0]) ?? ENHANCED.exec(lines[lines.length - 1]);
     const reply: SmtpReply = { code: Number(code), lines };
-    if (enhanced && enhanced[1] === code[0]) reply.enhanced = `${enhanced[1]}.${Number(enhanced[2])}.${Number(enhanced[3])}`;
+    if (enhanced && enhanced[1] === code[0])
+      reply.enhanced = `${enhanced[1]}.${Number(enhanced[2])}.${Number(enhanced[3])}`;
     return reply;
   }
 }

@@ -14,7 +14,8 @@ export class KeyedSemaphore {
   private readonly slots = new Map<string, Slot>();
 
   constructor(private readonly limit: number) {
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`semaphore limit must be a positive integer, got ${limit}`);
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new RangeError(`semaphore limit must be a positive integer, got ${limit}`);
   }
 
   acquire(key: string, timeoutMs: number): Promise<Release | undefined> {

@@ -1,0 +1,442 @@
+import {
+  REASONS,
+  STATUS_PRECEDENCE,
+  VERIFICATION_STATUSES,
+  type VerificationResult,
+} from '@emailverify/contracts';
+import { describe, expect, it } from 'vitest';
+import type { VerificationDependencies } from './dependencies';
+import { DNS_ERROR, type MxRecord } from './dns';
+import { VerificationEngine, decide, scoreFor } from './engine';
+import type { VerificationOptions } from './options';
+import {
+  FakeClock,
+  FakeResolver,
+  fakeDialer,
+  fakeFetch,
+  mailboxHost,
+  sequenceRandom,
+  type FakeZone,
+  type HostBehaviour,
+} from './testing/fakes';
+
+const OPTIONS: VerificationOptions = {
+  dnsServers: ['127.0.0.1:53'],
+  dnsTimeoutMs: 500,
+  smtpPort: 25,
+  smtpHeloName: 'probe.verifier.test',
+  smtpMailFrom: 'verify@verifier.test',
+  smtpConnectTimeoutMs: 200,
+  smtpCommandTimeoutMs: 200,
+  smtpMaxConcurrencyPerMx: 2,
+  smtpSemaphoreTimeoutMs: 50,
+  dnsblIpZones: ['zen.bl.test'],
+  dnsblDomainZones: ['dbl.bl.test'],
+  gravatarBaseUrl: 'http://gravatar.test/avatar',
+  rdapBaseUrl: 'http://rdap.test',
+};
+
+const mx = (host: string, priority = 10): { mx: MxRecord[] } => ({ mx: [{ exchange: host, priority }] });
+
+/** example.com routes to mx1 (192.0.2.1); more zones and hosts can be added per test. */
+function world(zones: Record<string, FakeZone> = {}, hosts: Record<string, HostBehaviour> = {}) {
+  const resolver = new FakeResolver({
+    'example.com': mx('mx1.example.com'),
+    'mx1.example.com': { a: ['192.0.2.1'] },
+    ...zones,
+  });
+  const dialer = fakeDialer({ '192.0.2.1': mailboxHost({ mailboxes: ['alice', 'info'] }), ...hosts });
+  const http = fakeFetch({
+    'http://gravatar.test/': () => new Response(null, { status: 404 }),
+    'http://rdap.test/': () => new Response(null, { status: 404 }),
+  });
+  const clock = new FakeClock();
+  const deps: VerificationDependencies = {
+    resolver,
+    dial: dialer.dial,
+    fetch: http.fetch,
+    clock,
+    random: sequenceRandom(),
+  };
+  const engine = new VerificationEngine(OPTIONS, deps);
+  return { engine, resolver, dialer, http, clock, deps };
+}
+
+function summary(result: VerificationResult) {
+  return { status: result.status, reason: result.reason, score: result.score };
+}
+
+describe('VerificationEngine.verify with SMTP', () => {
+  it('confirms an accepted mailbox as valid/accepted with score 0.99 and fills every field', async () => {
+    const { engine } = world();
+    const result = await engine.verify('alice@Example.com', { checkSmtp: true });
+    expect(result).toEqual({
+      email: 'alice@example.com',
+      status: 'valid',
+      reason: 'accepted',
+      score: 0.99,
+      isDeliverable: true,
+      isDisposable: false,
+      isCatchall: false,
+      isRole: false,
+      isFree: false,
+      hasGravatar: false,
+      gravatarUrl: '',
+      domain: 'example.com',
+      domainAge: 0,
+      mxRecords: ['mx1.example.com'],
+      domainReputation: { mxIp: '192.0.2.1', isListed: false, blacklists: [], checked: true },
+      smtpCheck: true,
+      smtpResponse: '250 2.1.5 Recipient OK',
+      errorMessage: '',
+      domainSuggestion: '',
+      responseTime: 0,
+      validFormat: true,
+      validDomain: true,
+      validMx: true,
+      smtpValid: true,
+    });
+  });
+
+  it('reports a rejected mailbox as invalid/mailbox_not_found with the server reply', async () => {
+    const { engine } = world();
+    const result = await engine.verify('nobody@example.com', { checkSmtp: true });
+    expect(summary(result)).toEqual({ status: 'invalid', reason: 'mailbox_not_found', score: 0.1 });
+    expect(result).toMatchObject({ isDeliverable: false, smtpCheck: true, smtpValid: false, validMx: true });
+    expect(result.smtpResponse).toBe('550 5.1.1 No such user');
+    expect(result.errorMessage).toContain('550 5.1.1');
+  });
+
+  it('reports 552 as invalid/mailbox_full and 452 as unknown/mailbox_full', async () => {
+    const full = world({}, { '192.0.2.1': mailboxHost({ rcpt: '552 5.2.2 full\r\n' }) });
+    expect(summary(await full.engine.verify('alice@example.com', { checkSmtp: true }))).toEqual({
+      status: 'invalid',
+      reason: 'mailbox_full',
+      score: 0.1,
+    });
+    const busy = world({}, { '192.0.2.1': mailboxHost({ rcpt: '452 4.2.2 over quota\r\n' }) });
+    expect(summary(await busy.engine.verify('alice@example.com', { checkSmtp: true }))).toEqual({
+      status: 'unknown',
+      reason: 'mailbox_full',
+      score: 0.5,
+    });
+  });
+
+  it('reports a catch-all domain as catchall/catch_all with score 0.70', async () => {
+    const { engine } = world({}, { '192.0.2.1': mailboxHost({ catchAll: true }) });
+    const result = await engine.verify('anyone@example.com', { checkSmtp: true });
+    expect(summary(result)).toEqual({ status: 'catchall', reason: 'catch_all', score: 0.7 });
+    expect(result).toMatchObject({ isCatchall: true, isDeliverable: true, smtpValid: true });
+  });
+
+  it('reports greylisting as unknown/greylisted with a message', async () => {
+    const { engine } = world({}, { '192.0.2.1': mailboxHost({ rcpt: '450 4.7.1 greylisted\r\n' }) });
+    const result = await engine.verify('alice@example.com', { checkSmtp: true });
+    expect(summary(result)).toEqual({ status: 'unknown', reason: 'greylisted', score: 0.5 });
+    expect(result.isDeliverable).toBe(false);
+    expect(result.errorMessage).not.toBe('');
+  });
+
+  it('reports unreachable mail hosts as unknown/smtp_unreachable without a conversation', async () => {
+    const { engine } = world({}, { '192.0.2.1': 'refused' });
+    const result = await engine.verify('alice@example.com', { checkSmtp: true });
+    expect(summary(result)).toEqual({ status: 'unknown', reason: 'smtp_unreachable', score: 0.5 });
+    expect(result.smtpCheck).toBe(false);
+  });
+
+  it('reports an exhausted per-MX cap as unknown/mx_only_verification_semaphore_timeout', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const host = mailboxHost({ mailboxes: ['alice'] });
+    const { engine, dialer } = world(
+      {},
+      {
+        '192.0.2.1': {
+          ...host,
+          respond: (line) =>
+            line === 'RCPT TO:<alice@example.com>' ? held.then(() => '250 ok\r\n') : host.respond(line),
+        },
+      },
+    );
+    const blocking = [
+      engine.verify('alice@example.com', { checkSmtp: true }),
+      engine.verify('alice@example.com', { checkSmtp: true }),
+    ];
+    while (
+      (dialer.transcripts.get('192.0.2.1') ?? []).length === 0 ||
+      (dialer.attempts.get('192.0.2.1') ?? 0) < 2
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const result = await engine.verify('bob@example.com', { checkSmtp: true });
+    expect(summary(result)).toEqual({
+      status: 'unknown',
+      reason: 'mx_only_verification_semaphore_timeout',
+      score: 0.5,
+    });
+    expect(result).toMatchObject({ smtpCheck: false, validMx: true, isDeliverable: false });
+    release();
+    expect((await Promise.all(blocking)).map((r) => r.status)).toEqual(['valid', 'valid']);
+  });
+
+  it('does not probe disposable domains: the status is disposable whatever the mailbox says', async () => {
+    const { engine, dialer } = world({ 'mailinator.com': mx('mx1.example.com') });
+    const result = await engine.verify('someone@mailinator.com', { checkSmtp: true });
+    expect(summary(result)).toEqual({ status: 'disposable', reason: 'disposable_domain', score: 0.3 });
+    expect(result).toMatchObject({ isDisposable: true, isDeliverable: true, smtpCheck: false });
+    expect(dialer.attempts.size).toBe(0);
+  });
+});
+
+describe('VerificationEngine.verify without SMTP', () => {
+  it('makes no SMTP connection and answers valid/mx_found with score 0.90', async () => {
+    const { engine, dialer } = world({}, { '192.0.2.1': mailboxHost({ catchAll: true }) });
+    const result = await engine.verify('anyone@example.com', { checkSmtp: false });
+    expect(summary(result)).toEqual({ status: 'valid', reason: 'mx_found', score: 0.9 });
+    expect(result).toMatchObject({
+      smtpCheck: false,
+      isCatchall: false,
+      smtpValid: false,
+      isDeliverable: true,
+      smtpResponse: '',
+    });
+    expect(dialer.attempts.size).toBe(0);
+  });
+
+  it('answers role/role_account with score 0.60 for a role local part', async () => {
+    const { engine } = world();
+    const result = await engine.verify('Info@example.com', { checkSmtp: false });
+    expect(summary(result)).toEqual({ status: 'role', reason: 'role_account', score: 0.6 });
+    expect(result.isRole).toBe(true);
+  });
+
+  it('answers invalid/invalid_syntax (not an exception) for bad syntax, with the reason in errorMessage', async () => {
+    const { engine, resolver } = world();
+    const result = await engine.verify('  not an address ', { checkSmtp: true });
+    expect(summary(result)).toEqual({ status: 'invalid', reason: 'invalid_syntax', score: 0.1 });
+    expect(result).toMatchObject({ email: 'not an address', validFormat: false, validDomain: false });
+    expect(result.errorMessage).toMatch(/no "@"/);
+    expect(resolver.queries).toEqual([]);
+  });
+
+  it('answers invalid/missing_email for an empty address', async () => {
+    const { engine } = world();
+    expect(summary(await engine.verify('', { checkSmtp: false }))).toEqual({
+      status: 'invalid',
+      reason: 'missing_email',
+      score: 0.1,
+    });
+  });
+
+  it.each<[string, FakeZone | undefined, string, string, boolean]>([
+    ['nxdomain.example', undefined, 'invalid', 'domain_not_found', false],
+    ['nullmx.example', { mx: [{ exchange: '', priority: 0 }] }, 'invalid', 'null_mx', true],
+    ['bare.example', {}, 'invalid', 'no_mx_records', true],
+    ['timeout.example', { mx: DNS_ERROR.TIMEOUT }, 'unknown', 'dns_error', false],
+    ['servfail.example', { mx: DNS_ERROR.SERVFAIL }, 'unknown', 'dns_error', false],
+  ])('classifies %s as %s/%s', async (domain, zone, status, reason, validDomain) => {
+    const { engine, dialer } = world(zone ? { [domain]: zone } : {});
+    const result = await engine.verify(`alice@${domain}`, { checkSmtp: true });
+    expect(result).toMatchObject({
+      status,
+      reason,
+      validDomain,
+      validMx: false,
+      isDeliverable: false,
+      validFormat: true,
+    });
+    expect(result.errorMessage).not.toBe('');
+    expect(dialer.attempts.size).toBe(0);
+  });
+
+  it('uses the domain as its own mail host when it has only an A record', async () => {
+    const { engine, dialer } = world(
+      { 'implicit.example': { a: ['192.0.2.50'] } },
+      { '192.0.2.50': mailboxHost({ mailboxes: ['alice'] }) },
+    );
+    const result = await engine.verify('alice@implicit.example', { checkSmtp: true });
+    expect(summary(result)).toEqual({ status: 'valid', reason: 'accepted', score: 0.99 });
+    expect(result.mxRecords).toEqual(['implicit.example']);
+    expect(dialer.attempts.get('192.0.2.50')).toBe(1);
+  });
+});
+
+describe('VerificationEngine reputation and extras', () => {
+  it('makes a domain-zone listing risky/domain_listed even when the mailbox is confirmed', async () => {
+    const { engine } = world({ 'example.com.dbl.bl.test': { a: ['127.0.1.2'] } });
+    const result = await engine.verify('alice@example.com', { checkSmtp: true });
+    expect(summary(result)).toEqual({ status: 'risky', reason: 'domain_listed', score: 0.3 });
+    expect(result.domainReputation).toEqual({
+      mxIp: '192.0.2.1',
+      isListed: true,
+      blacklists: ['dbl.bl.test'],
+      checked: true,
+    });
+    expect(result.isDeliverable).toBe(true);
+  });
+
+  it('reports an MX IP listing in domainReputation only', async () => {
+    const { engine } = world({ '1.2.0.192.zen.bl.test': { a: ['127.0.0.2'] } });
+    const result = await engine.verify('alice@example.com', { checkSmtp: true });
+    expect(summary(result)).toEqual({ status: 'valid', reason: 'accepted', score: 0.99 });
+    expect(result.domainReputation).toMatchObject({ isListed: true, blacklists: ['zen.bl.test'] });
+  });
+
+  it('reports free providers and typo suggestions without changing the status', async () => {
+    const { engine } = world({ 'gmail.com': mx('mx1.example.com'), 'gnail.com': mx('mx1.example.com') });
+    const free = await engine.verify('alice@gmail.com', { checkSmtp: false });
+    expect(free).toMatchObject({ status: 'valid', isFree: true, domainSuggestion: '' });
+    const typo = await engine.verify('alice@gnail.com', { checkSmtp: false });
+    expect(typo).toMatchObject({ status: 'valid', isFree: false, domainSuggestion: 'gmail.com' });
+  });
+
+  it('fills hasGravatar, gravatarUrl and domainAge from the HTTP services', async () => {
+    const { engine, deps, clock } = world();
+    deps.fetch = async (url) => {
+      if (url.startsWith('http://gravatar.test/')) return new Response('png', { status: 200 });
+      const registered = new Date(clock.now() - 400 * 86_400_000).toISOString();
+      return new Response(
+        JSON.stringify({ events: [{ eventAction: 'registration', eventDate: registered }] }),
+      );
+    };
+    const withHttp = new VerificationEngine(OPTIONS, deps);
+    const result = await withHttp.verify('alice@example.com', { checkSmtp: false });
+    expect(result.hasGravatar).toBe(true);
+    expect(result.gravatarUrl).toMatch(/^http:\/\/gravatar\.test\/avatar\/[0-9a-f]{64}$/);
+    expect(result.domainAge).toBe(400);
+    expect((await engine.verify('alice@example.com', { checkSmtp: false })).hasGravatar).toBe(false);
+  });
+
+  it('measures responseTime with the injected clock', async () => {
+    const { deps, clock } = world();
+    const resolver = deps.resolver;
+    deps.resolver = {
+      ...resolver,
+      resolveMx: async (name) => {
+        clock.advance(42);
+        return resolver.resolveMx(name);
+      },
+      resolve4: (name) => resolver.resolve4(name),
+      resolve6: (name) => resolver.resolve6(name),
+    };
+    const result = await new VerificationEngine(OPTIONS, deps).verify('alice@example.com', {
+      checkSmtp: false,
+    });
+    expect(result.responseTime).toBe(42);
+  });
+
+  it('turns an unexpected failure into unknown/verification_failed instead of throwing', async () => {
+    const { deps } = world();
+    deps.resolver = {
+      resolveMx: () => Promise.resolve(null as unknown as MxRecord[]),
+      resolve4: () => Promise.resolve([]),
+      resolve6: () => Promise.resolve([]),
+    };
+    const result = await new VerificationEngine(OPTIONS, deps).verify('alice@example.com', {
+      checkSmtp: false,
+    });
+    expect(summary(result)).toEqual({ status: 'unknown', reason: 'verification_failed', score: 0.5 });
+    expect(result.errorMessage).toMatch(/verification failed/);
+  });
+
+  it('verifies address literals by dialling the IP directly', async () => {
+    const { engine, resolver, dialer } = world({}, { '192.0.2.77': mailboxHost({ mailboxes: ['alice'] }) });
+    const result = await engine.verify('alice@[192.0.2.77]', { checkSmtp: true });
+    expect(summary(result)).toEqual({ status: 'valid', reason: 'accepted', score: 0.99 });
+    expect(dialer.attempts.get('192.0.2.77')).toBe(1);
+    expect(resolver.queries).toEqual(['77.2.0.192.zen.bl.test A']);
+  });
+});
+
+describe('VerificationEngine.verifyMany', () => {
+  it('returns results in input order with bounded concurrency', async () => {
+    const { deps } = world({ 'slow.example': mx('mx1.example.com') });
+    let inFlight = 0;
+    let peak = 0;
+    const resolver = deps.resolver;
+    deps.resolver = {
+      resolveMx: async (name) => {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight--;
+        return resolver.resolveMx(name);
+      },
+      resolve4: (name) => resolver.resolve4(name),
+      resolve6: (name) => resolver.resolve6(name),
+    };
+    const engine = new VerificationEngine({ ...OPTIONS, domainCacheTtlMs: 0 }, deps);
+    const emails = [
+      'a@example.com',
+      'bad',
+      'info@example.com',
+      'b@nxdomain.example',
+      'c@slow.example',
+      'd@example.com',
+    ];
+    const results = await engine.verifyMany(emails, { checkSmtp: false }, { concurrency: 2 });
+    expect(results.map((r) => `${r.email} ${r.status}`)).toEqual([
+      'a@example.com valid',
+      'bad invalid',
+      'info@example.com role',
+      'b@nxdomain.example invalid',
+      'c@slow.example valid',
+      'd@example.com valid',
+    ]);
+    expect(peak).toBeLessThanOrEqual(2);
+    expect(peak).toBeGreaterThan(0);
+  });
+
+  it('handles an empty list', async () => {
+    expect(await world().engine.verifyMany([], { checkSmtp: true })).toEqual([]);
+  });
+});
+
+describe('status precedence and scores', () => {
+  it('follows invalid > disposable > risky > unknown > catchall > role > valid', () => {
+    expect(STATUS_PRECEDENCE).toEqual([
+      'invalid',
+      'disposable',
+      'risky',
+      'unknown',
+      'catchall',
+      'role',
+      'valid',
+    ]);
+    const all = VERIFICATION_STATUSES.map((status) => ({ status, reason: REASONS[0] }));
+    for (let i = 0; i < STATUS_PRECEDENCE.length; i++) {
+      const remaining = all.filter((f) => STATUS_PRECEDENCE.indexOf(f.status) >= i);
+      expect(decide(remaining).status).toBe(STATUS_PRECEDENCE[i]);
+      expect(decide([...remaining].reverse()).status).toBe(STATUS_PRECEDENCE[i]);
+    }
+  });
+
+  it('scores each status as DESIGN section 4 says', () => {
+    expect(scoreFor('valid', true)).toBe(0.99);
+    expect(scoreFor('valid', false)).toBe(0.9);
+    expect(scoreFor('catchall', true)).toBe(0.7);
+    expect(scoreFor('role', true)).toBe(0.6);
+    expect(scoreFor('unknown', false)).toBe(0.5);
+    expect(scoreFor('risky', true)).toBe(0.3);
+    expect(scoreFor('disposable', false)).toBe(0.3);
+    expect(scoreFor('invalid', true)).toBe(0.1);
+  });
+
+  it('lets catchall beat role, and a rejected role mailbox be invalid', async () => {
+    const catchAll = world({}, { '192.0.2.1': mailboxHost({ catchAll: true }) });
+    expect((await catchAll.engine.verify('sales@example.com', { checkSmtp: true })).status).toBe('catchall');
+    const { engine } = world();
+    expect((await engine.verify('sales@example.com', { checkSmtp: true })).status).toBe('invalid');
+    expect((await engine.verify('info@example.com', { checkSmtp: true })).status).toBe('role');
+  });
+});
+
+// A fake random that is deterministic keeps the catch-all probe address stable; checked here so a change of
+// the default wiring cannot slip a real network dependency into these unit tests.
+describe('test wiring', () => {
+  it('injects every dependency', () => {
+    const { deps } = world();
+    expect(Object.keys(deps).sort()).toEqual(['clock', 'dial', 'fetch', 'random', 'resolver']);
+    expect(sequenceRandom([0.25])()).toBe(0.25);
+  });
+});
