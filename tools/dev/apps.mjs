@@ -1,5 +1,6 @@
-// The suite's processes, in start order, with their default HTTP ports (health and metrics).
+// The suite's processes, in start order. Each service's HTTP port (health and metrics) is the gateway's PORT
+// plus its offset: 3101, 3102, ... with the default PORT 3000.
 export const SERVICES = [
-  { name: 'credits', entry: 'dist/apps/credits/src/main.js', port: 3101 },
+  { name: 'credits', entry: 'dist/apps/credits/src/main.js', portOffset: 101 },
 ];
 export const GATEWAY = { name: 'gateway', entry: 'dist/apps/gateway/src/main.js', port: 3000 };

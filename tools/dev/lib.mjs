@@ -6,7 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const dataDir = path.join(root, '.data');
+// EMAILVERIFY_DATA_DIR moves local state (embedded stores, logs, the demo key) elsewhere, e.g. for tests.
+export const dataDir = process.env.EMAILVERIFY_DATA_DIR || path.join(root, '.data');
 
 export const DEFAULTS = {
   DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/emailverify',

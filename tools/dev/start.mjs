@@ -32,7 +32,7 @@ function launch(app, extraEnv) {
   child.stderr.pipe(out);
   child.stderr.on('data', (chunk) => process.stderr.write(`[${app.name}] ${chunk}`));
   child.on('exit', (code, signal) => {
-    if (!stopping) fail(`${app.name} stopped unexpectedly (${signal ?? `exit ${code}`}); see .data/logs/${app.name}.log`);
+    if (!stopping) fail(`${app.name} stopped unexpectedly (${signal ?? `exit ${code}`}); see ${path.join(logsDir, `${app.name}.log`)}`);
   });
   children.push(child);
 }
@@ -74,7 +74,7 @@ async function shutdown() {
 process.on('SIGINT', shutdown);
 process.on('SIGTERM', shutdown);
 
-for (const app of SERVICES) launch(app, { HTTP_PORT: String(app.port) });
+for (const app of SERVICES) launch(app, { HTTP_PORT: String(port + app.portOffset) });
 launch(GATEWAY, {});
 await waitReady(`http://127.0.0.1:${port}/health/ready`);
 
@@ -106,6 +106,6 @@ process.stdout.write(`
   Demo key:   ${demo.api_key}   (account ${demo.account_id}, 1000 credits when created)
 
   Try:        curl -H "SVC-API-KEY: ${demo.api_key}" ${baseUrl}/v1/credits
-  Logs:       .data/logs/   Admin: npm run admin -- create-account --name acme --credits 5000
+  Logs:       ${logsDir}   Admin: npm run admin -- create-account --name acme --credits 5000
   Stop:       Ctrl-C
 `);

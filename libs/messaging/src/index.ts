@@ -1,3 +1,4 @@
 export * from './bus';
 export * from './namespace';
 export * from './rpc-errors';
+export * from './jetstream';

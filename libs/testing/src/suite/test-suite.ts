@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type AccountCreateReply, type ResponseStyle, Subjects } from '@emailverify/contracts';
-import { MessageBus } from '@emailverify/messaging';
+import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { Client } from 'pg';
 import { freePort, launch, type RunningProcess, stopProcess, waitUntilReady } from './processes';
 
@@ -174,7 +174,10 @@ export class TestSuite {
 
   async stop(): Promise<void> {
     await Promise.all([...this.processes.values()].map((p) => stopProcess(p)));
-    await this.bus?.close();
+    if (this.bus) {
+      await new JetStreamKit(this.bus).deleteNamespaceStreams().catch(() => undefined);
+      await this.bus.close();
+    }
     const admin = new URL(this.databaseUrl);
     admin.pathname = '/postgres';
     const client = new Client({ connectionString: admin.toString() });

@@ -1,0 +1,211 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+} from '@nats-io/jetstream';
+import { Objm, type ObjectStore } from '@nats-io/obj';
+import { nanos } from '@nats-io/transport-node';
+import { type MessageBus, decodeJson, encodeJson } from './bus';
+
+export interface StreamSpec {
+  /** Base name; the installation's namespace is prefixed. */
+  name: string;
+  /** Subjects without the namespace prefix, e.g. `verify.chunk.>`. */
+  subjects: string[];
+  retention: 'workqueue' | 'limits';
+  maxAgeMs?: number;
+  /** Window in which a repeated Nats-Msg-Id is dropped by the server. */
+  duplicateWindowMs?: number;
+}
+
+export interface ConsumerSpec {
+  stream: string;
+  durable: string;
+  /** Subject filter without the namespace prefix. */
+  filterSubject?: string;
+  /** How long a message may stay unacknowledged before it is redelivered (a crashed worker's chunk comes back). */
+  ackWaitMs: number;
+  /** Deliveries before the server gives up on a message (-1: never). */
+  maxDeliver?: number;
+  /** Messages one process works on at once. */
+  concurrency: number;
+}
+
+export type JsHandlerResult = 'ack' | { retryInMs: number } | { terminate: string };
+
+export interface JsDelivery<T> {
+  payload: T;
+  subject: string;
+  /** 1 on the first delivery. */
+  deliveryCount: number;
+  /** Tells the server the message is still being worked on (extends the ack deadline). */
+  working(): void;
+}
+
+/** A running pull consumer; `stop()` finishes the messages in hand and stops taking new ones. */
+export interface ConsumerHandle {
+  stop(): Promise<void>;
+}
+
+/** JetStream for what must not be lost: namespaced streams, durable pull consumers and the object store. */
+export class JetStreamKit {
+  readonly js: JetStreamClient;
+  private manager?: JetStreamManager;
+
+  constructor(private readonly bus: MessageBus) {
+    this.js = jetstream(bus.connection);
+  }
+
+  streamName(name: string): string {
+    return this.bus.ns.resource(name);
+  }
+
+  async jsm(): Promise<JetStreamManager> {
+    this.manager ??= await jetstreamManager(this.bus.connection);
+    return this.manager;
+  }
+
+  /** Creates the stream, or updates it to the spec when it exists (idempotent, safe from every replica). */
+  async ensureStream(spec: StreamSpec): Promise<void> {
+    const jsm = await this.jsm();
+    const config = {
+      name: this.streamName(spec.name),
+      subjects: spec.subjects.map((s) => this.bus.ns.subject(s)),
+      retention: spec.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
+      storage: StorageType.File,
+      max_age: spec.maxAgeMs ? nanos(spec.maxAgeMs) : 0,
+      duplicate_window: nanos(spec.duplicateWindowMs ?? 120_000),
+    };
+    try {
+      await jsm.streams.info(config.name);
+      await jsm.streams.update(config.name, config);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      try {
+        await jsm.streams.add(config);
+      } catch (addErr) {
+        // Another replica created it in between.
+        if (!/already in use|already exists/i.test(String(addErr))) throw addErr;
+      }
+    }
+  }
+
+  /** Publishes durably; `msgId` makes a repeated publish within the duplicate window a no-op. */
+  async publish(subject: string, payload: unknown, msgId?: string): Promise<{ duplicate: boolean; seq: number }> {
+    const ack = await this.js.publish(this.bus.ns.subject(subject), encodeJson(payload), msgId ? { msgID: msgId } : undefined);
+    return { duplicate: ack.duplicate, seq: ack.seq };
+  }
+
+  async ensureConsumer(spec: ConsumerSpec): Promise<void> {
+    const jsm = await this.jsm();
+    const stream = this.streamName(spec.stream);
+    const durable = this.bus.ns.resource(spec.durable);
+    const config = {
+      durable_name: durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: nanos(spec.ackWaitMs),
+      max_deliver: spec.maxDeliver ?? -1,
+      max_ack_pending: Math.max(1000, spec.concurrency * 4),
+      ...(spec.filterSubject ? { filter_subject: this.bus.ns.subject(spec.filterSubject) } : {}),
+    };
+    try {
+      await jsm.consumers.info(stream, durable);
+      await jsm.consumers.update(stream, durable, config);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      try {
+        await jsm.consumers.add(stream, config);
+      } catch (addErr) {
+        if (!/already in use|already exists/i.test(String(addErr))) throw addErr;
+      }
+    }
+  }
+
+  /**
+   * Works a durable pull consumer with at most `concurrency` messages in hand. A handler that throws has its
+   * message redelivered after a short delay; messages in hand when the process dies come back after ackWait.
+   */
+  async consume<T>(
+    spec: ConsumerSpec,
+    handler: (delivery: JsDelivery<T>) => Promise<JsHandlerResult>,
+    onError: (err: unknown, msg: JsMsg) => void,
+  ): Promise<ConsumerHandle> {
+    await this.ensureConsumer(spec);
+    const consumer = await this.js.consumers.get(this.streamName(spec.stream), this.bus.ns.resource(spec.durable));
+    const messages = await consumer.consume({ max_messages: spec.concurrency });
+    const inHand = new Set<Promise<void>>();
+    let stopping = false;
+
+    const work = async (msg: JsMsg): Promise<void> => {
+      try {
+        const result = await handler({
+          payload: decodeJson(msg.data) as T,
+          subject: msg.subject.slice(this.bus.ns.prefix.length + 1),
+          deliveryCount: msg.info.deliveryCount,
+          working: () => msg.working(),
+        });
+        if (result === 'ack') msg.ack();
+        else if ('retryInMs' in result) msg.nak(result.retryInMs);
+        else msg.term(result.terminate);
+      } catch (err) {
+        onError(err, msg);
+        if (!stopping) msg.nak(1_000);
+      }
+    };
+
+    const loop = (async () => {
+      for await (const msg of messages) {
+        if (stopping) break;
+        const task = work(msg).finally(() => inHand.delete(task));
+        inHand.add(task);
+        while (inHand.size >= spec.concurrency) await Promise.race(inHand);
+      }
+    })();
+
+    return {
+      stop: async () => {
+        stopping = true;
+        await messages.close().catch(() => undefined);
+        await loop.catch(() => undefined);
+        await Promise.allSettled([...inHand]);
+      },
+    };
+  }
+
+  /** The object store bucket (created when missing), namespaced like everything else. */
+  async objectStore(bucket: string): Promise<ObjectStore> {
+    const objm = new Objm(this.js);
+    const name = this.bus.ns.resource(bucket);
+    try {
+      return await objm.open(name);
+    } catch {
+      return objm.create(name, { storage: StorageType.File });
+    }
+  }
+
+  /** Removes every stream of this namespace (tests clean up after themselves with it). */
+  async deleteNamespaceStreams(): Promise<void> {
+    const jsm = await this.jsm();
+    const prefix = `${this.bus.ns.prefix}_`;
+    const names: string[] = [];
+    for await (const info of jsm.streams.list()) {
+      const name = info.config.name;
+      if (name.startsWith(prefix) || name.startsWith(`OBJ_${prefix}`)) names.push(name);
+    }
+    for (const name of names) await jsm.streams.delete(name).catch(() => undefined);
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  const e = err as { code?: string | number; api_error?: { err_code?: number }; message?: string };
+  return e?.api_error?.err_code === 10059 || e?.api_error?.err_code === 10014 || /not found/i.test(e?.message ?? '');
+}
+
+

@@ -1,0 +1,176 @@
+import { randomBytes } from 'node:crypto';
+import { DomainError, Subjects } from '@emailverify/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MessageBus } from './bus';
+import { JetStreamKit } from './jetstream';
+
+const url = process.env.NATS_URL || 'nats://127.0.0.1:4222';
+const ns = () => `t_msg_${randomBytes(4).toString('hex')}`;
+const pass = <T>(payload: unknown) => payload as T;
+
+describe('messaging: request/reply with deadlines (real NATS)', () => {
+  let server: MessageBus;
+  let client: MessageBus;
+  let stranger: MessageBus;
+
+  beforeAll(async () => {
+    const namespace = ns();
+    server = await MessageBus.connect({ url, namespace, name: 'server' });
+    client = await MessageBus.connect({ url, namespace, name: 'client', requestTimeoutMs: 500 });
+    stranger = await MessageBus.connect({ url, namespace: ns(), name: 'stranger', requestTimeoutMs: 500 });
+  });
+  afterAll(async () => {
+    await Promise.all([server?.close(), client?.close(), stranger?.close()]);
+  });
+
+  it('answers with the handler reply and carries the request id', async () => {
+    let seenId = '';
+    server.serve(Subjects.creditsPing, {
+      queue: 'credits',
+      parse: pass,
+      handler: async (_req, ctx) => {
+        seenId = ctx.requestId;
+        return { service: 'credits', ok: true };
+      },
+    });
+    await server.connection.flush();
+    expect(await client.request(Subjects.creditsPing, {}, { requestId: 'req-42' })).toEqual({ service: 'credits', ok: true });
+    expect(seenId).toBe('req-42');
+  });
+
+  it('keeps namespaces apart: another installation gets no responder', async () => {
+    await expect(stranger.request(Subjects.creditsPing, {})).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message: expect.stringContaining('credits service is not available'),
+    });
+  });
+
+  it('turns a missing service into SERVICE_UNAVAILABLE at once, and a silent one into it at the deadline', async () => {
+    await expect(client.request(Subjects.verifierPing, {})).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    // A subscriber that never answers.
+    client.connection.subscribe(client.ns.subject(Subjects.creditsBalanceGet), { callback: () => undefined });
+    await client.connection.flush();
+    await expect(client.request(Subjects.creditsBalanceGet, { accountId: 'a', apiKeyId: 'b' })).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message: expect.stringContaining('did not answer within 500 ms'),
+    });
+  });
+
+  it('passes domain errors through and hides unexpected ones behind an error id', async () => {
+    let reported: unknown;
+    server.serve(Subjects.creditsReserve, {
+      queue: 'credits',
+      parse: pass,
+      handler: async (req) => {
+        if (req.amount > 5) throw new DomainError('INSUFFICIENT_CREDITS', 'short', { required: req.amount });
+        throw new Error('database exploded');
+      },
+      onError: (err) => (reported = err),
+    });
+    await server.connection.flush();
+    const short = client.request(Subjects.creditsReserve, { accountId: 'a', idempotencyKey: 'k', amount: 9 });
+    await expect(short).rejects.toBeInstanceOf(DomainError);
+    await expect(short).rejects.toMatchObject({ code: 'INSUFFICIENT_CREDITS', details: { required: 9 } });
+    await expect(client.request(Subjects.creditsReserve, { accountId: 'a', idempotencyKey: 'k', amount: 1 })).rejects.toMatchObject({
+      code: 'INTERNAL_ERROR',
+      message: expect.stringMatching(/error id|id [0-9a-f-]{36}/),
+    });
+    expect(String(reported)).toContain('database exploded');
+  });
+
+  it('refuses a payload that fails validation or is not JSON', async () => {
+    server.serve(Subjects.creditsKeyList, {
+      queue: 'credits',
+      parse: () => {
+        throw new DomainError('INVALID_REQUEST', 'accountId: required');
+      },
+      handler: async () => ({ keys: [] }),
+    });
+    await server.connection.flush();
+    await expect(client.request(Subjects.creditsKeyList, {} as never)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    const raw = await client.connection.request(client.ns.subject(Subjects.creditsKeyList), new TextEncoder().encode('{nope'), { timeout: 500 });
+    expect(raw.json()).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+  });
+});
+
+describe('messaging: JetStream streams, consumers and object store (real NATS)', () => {
+  let bus: MessageBus;
+  let kit: JetStreamKit;
+
+  beforeAll(async () => {
+    bus = await MessageBus.connect({ url, namespace: ns(), name: 'js' });
+    kit = new JetStreamKit(bus);
+    await kit.ensureStream({ name: 'WORK', subjects: ['work.>'], retention: 'workqueue' });
+    await kit.ensureStream({ name: 'WORK', subjects: ['work.>'], retention: 'workqueue' });
+  });
+  afterAll(async () => {
+    await kit?.deleteNamespaceStreams();
+    await bus?.close();
+  });
+
+  it('drops a repeated publish with the same message id', async () => {
+    const first = await kit.publish('work.dedupe', { n: 1 }, 'same-id');
+    const second = await kit.publish('work.dedupe', { n: 1 }, 'same-id');
+    expect(first.duplicate).toBe(false);
+    expect(second.duplicate).toBe(true);
+  });
+
+  it('redelivers what a handler failed, and what a crashed worker held, until it is acknowledged', async () => {
+    for (let i = 0; i < 5; i++) await kit.publish('work.job', { i }, `job-${i}`);
+
+    // A worker that takes one message and dies without acknowledging it.
+    const doomed = await MessageBus.connect({ url, namespace: bus.ns.prefix, name: 'doomed' });
+    const doomedKit = new JetStreamKit(doomed);
+    let taken!: () => void;
+    const tookOne = new Promise<void>((r) => (taken = r));
+    await doomedKit.consume(
+      { stream: 'WORK', durable: 'workers', filterSubject: 'work.job', ackWaitMs: 1_000, concurrency: 1 },
+      () => {
+        taken();
+        return new Promise<never>(() => undefined);
+      },
+      () => undefined,
+    );
+    await tookOne;
+    doomed.connection.close().catch(() => undefined);
+
+    const seen = new Map<number, number[]>();
+    let failedOnce = false;
+    const done = new Promise<void>((resolve) => {
+      void kit.consume<{ i: number }>(
+        { stream: 'WORK', durable: 'workers', filterSubject: 'work.job', ackWaitMs: 1_000, concurrency: 2 },
+        async ({ payload, deliveryCount }) => {
+          seen.set(payload.i, [...(seen.get(payload.i) ?? []), deliveryCount]);
+          if (payload.i === 3 && !failedOnce) {
+            failedOnce = true;
+            throw new Error('transient');
+          }
+          if ([...seen.values()].filter((d) => d.length > 0).length === 5 && failedOnce && seen.get(3)!.length >= 2) resolve();
+          return 'ack';
+        },
+        () => undefined,
+      );
+    });
+    await done;
+    expect([...seen.keys()].sort()).toEqual([0, 1, 2, 3, 4]);
+    // Message 3 was failed once and delivered again.
+    expect(seen.get(3)!.length).toBeGreaterThanOrEqual(2);
+    // The message the dead worker held came back with a higher delivery count.
+    expect([...seen.values()].some((counts) => Math.max(...counts) >= 2 && counts !== seen.get(3))).toBe(true);
+  });
+
+  it('stores and reads back a multi-megabyte object as a stream', async () => {
+    const store = await kit.objectStore('files');
+    const data = randomBytes(3 * 1024 * 1024);
+    const source = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let off = 0; off < data.length; off += 256 * 1024) controller.enqueue(data.subarray(off, off + 256 * 1024));
+        controller.close();
+      },
+    });
+    const info = await store.put({ name: 'upload-1' }, source);
+    expect(info.size).toBe(data.length);
+    const back = await store.getBlob('upload-1');
+    expect(Buffer.from(back!).equals(data)).toBe(true);
+  });
+});
