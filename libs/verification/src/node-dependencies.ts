@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Clock, Random, VerificationDependencies } from './dependencies';
 import { createNodeResolver } from './dns';
 import { DEFAULT_TUNING, type VerificationOptions } from './options';
@@ -7,7 +7,7 @@ import { netDialer } from './smtp/dialer';
 export const systemClock: Clock = { now: () => Date.now() };
 
 /** Cryptographic randomness, so a server cannot predict (and whitelist) the catch-all probe address. */
-export const secureRandom: Random = () => randomInt(0, 2 ** 48) / 2 ** 48;
+export const secureRandom: Random = () => randomBytes(4).readUInt32BE(0) / 2 ** 32;
 
 /** The production wiring: c-ares resolver on the configured servers, TCP, global fetch, system clock. */
 export function createDefaultDependencies(options: VerificationOptions): VerificationDependencies {
