@@ -46,7 +46,7 @@ export function scoreFor(status: VerificationStatus, smtpConfirmed: boolean): nu
   return STATUS_SCORES[status];
 }
 
-interface Finding {
+export interface Finding {
   status: VerificationStatus;
   reason: Reason;
 }

@@ -26,6 +26,7 @@ export {
   VerificationEngine,
   decide,
   scoreFor,
+  type Finding,
   type VerifyManyOptions,
   type VerifyOptions,
 } from './engine';
