@@ -2,5 +2,6 @@
 // plus its offset: 3101, 3102, ... with the default PORT 3000.
 export const SERVICES = [
   { name: 'credits', entry: 'dist/apps/credits/src/main.js', portOffset: 101 },
+  { name: 'verifier', entry: 'dist/apps/verifier/src/main.js', portOffset: 102 },
 ];
 export const GATEWAY = { name: 'gateway', entry: 'dist/apps/gateway/src/main.js', port: 3000 };

@@ -12,6 +12,8 @@ import { RateLimiterService } from './common/rate-limit/rate-limiter.service';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config';
 import { CreditsController } from './credits/credits.controller';
 import { serviceChecks } from './health/gateway-checks';
+import { VerifyController } from './verify/verify.controller';
+import { VerifyService } from './verify/verify.service';
 
 /**
  * The HTTP entry: guards authenticate then rate-limit; interceptors parse the body and render presenters;
@@ -30,9 +32,10 @@ export class GatewayModule {
           ],
         }),
       ],
-      controllers: [CreditsController],
+      controllers: [CreditsController, VerifyController],
       providers: [
         AuthService,
+        VerifyService,
         RateLimiterService,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },

@@ -19,6 +19,8 @@ export const gatewayConfigSchema = z.object({
   AUTH_CACHE_TTL_MS: int(30_000, 0, 3_600_000),
   JSON_BODY_LIMIT_BYTES: int(1_048_576, 1024),
   BULK_MAX_EMAILS: int(100, 1, 10_000),
+  /** Deadline of a single or bulk verification (SMTP probes can take tens of seconds); past it: 504 TIMEOUT. */
+  VERIFY_TIMEOUT_MS: int(120_000, 1_000, 600_000),
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 

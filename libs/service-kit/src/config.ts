@@ -8,10 +8,19 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parses the environment with a zod object whose keys are the variable names; returns a frozen copy. */
-export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): Readonly<z.infer<S>> {
-  // Empty strings mean "unset" so that `FOO=` in a compose file falls back to the default.
-  const source = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+/**
+ * Parses the environment with a zod object whose keys are the variable names; returns a frozen copy.
+ * An empty value means "unset" (so `FOO=` in a compose file falls back to the default), except for the
+ * variables in `keepEmpty`, where empty is meaningful (e.g. `DNSBL_IP_ZONES=` disables the check).
+ */
+export function loadConfig<S extends z.ZodObject>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+  keepEmpty: readonly string[] = [],
+): Readonly<z.infer<S>> {
+  const source = Object.fromEntries(
+    Object.entries(env).filter(([k, v]) => v !== undefined && (v !== '' || keepEmpty.includes(k))),
+  );
   const parsed = schema.safeParse(source);
   if (!parsed.success) {
     throw new ConfigError(
@@ -50,3 +59,15 @@ export const baseConfigShape = {
 
 export const baseConfigSchema = z.object(baseConfigShape);
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
+
+/** A comma-separated list; empty gives an empty list. */
+export const list = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );

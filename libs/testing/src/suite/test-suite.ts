@@ -4,10 +4,11 @@ import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { Client } from 'pg';
 import { freePort, launch, type RunningProcess, stopProcess, waitUntilReady } from './processes';
 
-export type ServiceName = 'credits';
+export type ServiceName = 'credits' | 'verifier';
 
 const ENTRIES: Record<ServiceName | 'gateway', string> = {
   credits: 'dist/apps/credits/src/main.js',
+  verifier: 'dist/apps/verifier/src/main.js',
   gateway: 'dist/apps/gateway/src/main.js',
 };
 
@@ -71,7 +72,7 @@ export class TestSuite {
     const suite = new TestSuite(options);
     try {
       suite.bus = await MessageBus.connect({ url: suite.natsUrl, namespace: suite.namespace, name: `test-${suite.id}` });
-      for (const service of options.services ?? ['credits']) await suite.startService(service);
+      for (const service of options.services ?? ['credits', 'verifier']) await suite.startService(service);
       for (let i = 0; i < (options.gateways ?? 1); i++) await suite.startGateway();
       return suite;
     } catch (err) {
@@ -88,6 +89,14 @@ export class TestSuite {
       DATABASE_URL: this.databaseUrl,
       NATS_URL: this.natsUrl,
       NATS_NAMESPACE: this.namespace,
+      // Verification never leaves loopback in tests: a suite that does not point these at a mail world gets
+      // a DNS server that does not exist and no blocklists, gravatar or RDAP.
+      DNS_SERVERS: '127.0.0.1:9',
+      DNS_TIMEOUT_MS: '500',
+      DNSBL_IP_ZONES: '',
+      DNSBL_DOMAIN_ZONES: '',
+      GRAVATAR_BASE_URL: '',
+      RDAP_BASE_URL: '',
       ...(this.options.redis ? { REDIS_URL: this.redisUrl } : {}),
       ...this.options.env,
       ...extra,

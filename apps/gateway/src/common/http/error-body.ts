@@ -15,7 +15,7 @@ export function renderError(
         body: { success: false, code: spec.numericCode, message: spec.label, error: { code, message } },
       };
     case 'legacy': {
-      const { retry_after: retryAfter, ...rest } = details ?? {};
+      const { retry_after: retryAfter, cause: _cause, ...rest } = details ?? {};
       const error: Record<string, unknown> = { code, message };
       if (Object.keys(rest).length > 0) error.details = rest;
       if (typeof retryAfter === 'number') error.retry_after = retryAfter;

@@ -1,0 +1,61 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type BilledVerificationResult, DomainError, Subjects, type VerifyBulkReply } from '@emailverify/contracts';
+import { MessageBus } from '@emailverify/messaging';
+import { assertValidAddress, checkDisposable, type DisposableCheck } from '@emailverify/verification';
+import type { AuthContext } from '../common/http/request-context';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
+import type { DisposableDto, VerifyBulkDto, VerifySingleDto } from './dto/verify.dto';
+
+/** Verification requests of the API: checked at the edge, verified by the verifier service over NATS. */
+@Injectable()
+export class VerifyService {
+  constructor(
+    private readonly bus: MessageBus,
+    @Inject(GATEWAY_CONFIG) private readonly config: Readonly<GatewayConfig>,
+  ) {}
+
+  async single(auth: AuthContext, dto: VerifySingleDto, requestId: string): Promise<BilledVerificationResult> {
+    // Bad syntax is answered here, before any hop or charge.
+    const address = assertValidAddress(dto.email);
+    return this.bus
+      .request(
+        Subjects.verifySingle,
+        { accountId: auth.accountId, email: address.email, checkSmtp: dto.check_smtp ?? false, forceRefresh: dto.force_refresh ?? false },
+        { requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
+      )
+      .catch(asTimeout);
+  }
+
+  async bulk(auth: AuthContext, dto: VerifyBulkDto, requestId: string): Promise<VerifyBulkReply> {
+    const max = this.config.BULK_MAX_EMAILS;
+    if (dto.emails.length === 0 || dto.emails.length > max) {
+      throw new DomainError('INVALID_REQUEST', `emails must hold between 1 and ${max} addresses (got ${dto.emails.length})`, {
+        field: 'emails',
+        max,
+      });
+    }
+    return this.bus
+      .request(
+        Subjects.verifyBulk,
+        { accountId: auth.accountId, emails: dto.emails, checkSmtp: dto.check_smtp ?? false },
+        { requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
+      )
+      .catch(asTimeout);
+  }
+
+  /** The free disposable check: an in-memory lookup in the gateway itself, no hop and no credits. */
+  disposable(dto: DisposableDto): DisposableCheck & { checkedAt: string } {
+    if (dto.check_smtp !== undefined) {
+      throw new DomainError('INVALID_REQUEST', 'check_smtp is not supported on /verify/disposable', { field: 'check_smtp' });
+    }
+    return { ...checkDisposable(dto.email), checkedAt: new Date().toISOString() };
+  }
+}
+
+/** A verifier that answers too late is a verification timeout (504), not a missing service (503). */
+function asTimeout(err: unknown): never {
+  if (err instanceof DomainError && err.code === 'SERVICE_UNAVAILABLE' && err.details?.cause === 'timeout') {
+    throw new DomainError('TIMEOUT', 'The verification did not finish within the deadline; try again');
+  }
+  throw err;
+}

@@ -1,0 +1,78 @@
+import { type DynamicModule, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { MessageBus } from '@emailverify/messaging';
+import type { DataSource } from '@emailverify/persistence';
+import { LOGGER, Metrics, ObservabilityModule, SERVICE_DATA_SOURCE, serviceProviders } from '@emailverify/service-kit';
+import { VerificationEngine } from '@emailverify/verification';
+import type { Logger } from 'pino';
+import { engineOptions, type VerifierConfig } from './config';
+import { verifierMigrations } from './migrations';
+import { ResultsRepository } from './verification/results.repository';
+import { VerificationService } from './verification/verification.service';
+import { VerifierHandler } from './verifier.handler';
+
+export const VERIFIER_CONFIG = Symbol('VERIFIER_CONFIG');
+
+/** Purges expired cache rows hourly; expired rows are never served, this only keeps the table small. */
+class CachePurger implements OnModuleInit, OnApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly results: ResultsRepository,
+    private readonly logger: Logger,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => {
+      this.results.purgeExpired().catch((err: unknown) => this.logger.warn({ err }, 'cache purge failed'));
+    }, 3_600_000);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+}
+
+@Module({})
+export class VerifierAppModule {
+  static forRoot(config: Readonly<VerifierConfig>): DynamicModule {
+    return {
+      module: VerifierAppModule,
+      imports: [
+        ObservabilityModule.forRoot({
+          providers: [
+            ...serviceProviders({ service: 'verifier', config, database: { schema: 'verifier', migrations: verifierMigrations } }),
+            { provide: VERIFIER_CONFIG, useValue: config },
+          ],
+        }),
+      ],
+      providers: [
+        { provide: VerificationEngine, useFactory: () => new VerificationEngine(engineOptions(config)) },
+        { provide: ResultsRepository, inject: [SERVICE_DATA_SOURCE], useFactory: (db: DataSource) => new ResultsRepository(db) },
+        {
+          provide: VerificationService,
+          inject: [VerificationEngine, ResultsRepository, MessageBus, Metrics],
+          useFactory: (engine: VerificationEngine, results: ResultsRepository, bus: MessageBus, metrics: Metrics) =>
+            new VerificationService(
+              engine,
+              results,
+              bus,
+              {
+                cacheTtlHours: config.RESULT_CACHE_TTL_HOURS,
+                bulkMax: config.BULK_MAX_EMAILS,
+                bulkConcurrency: config.VERIFY_BULK_CONCURRENCY,
+              },
+              metrics.counter('verification_outcomes_total', 'Verified addresses by status and reason', ['status', 'reason']),
+            ),
+        },
+        {
+          provide: CachePurger,
+          inject: [ResultsRepository, LOGGER],
+          useFactory: (results: ResultsRepository, logger: Logger) => new CachePurger(results, logger),
+        },
+        VerifierHandler,
+      ],
+    };
+  }
+}
+

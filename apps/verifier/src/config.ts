@@ -1,0 +1,53 @@
+import { hostname } from 'node:os';
+import { baseConfigShape, int, list, loadConfig } from '@emailverify/service-kit';
+import type { VerificationOptions } from '@emailverify/verification';
+import { z } from 'zod';
+
+const host = hostname();
+
+export const verifierConfigSchema = z.object({
+  ...baseConfigShape,
+  HTTP_PORT: int(3102, 0, 65535),
+  DNS_SERVERS: list(''),
+  DNS_TIMEOUT_MS: int(3000, 100, 60_000),
+  SMTP_PORT: int(25, 1, 65535),
+  SMTP_HELO_NAME: z.string().min(1).default(host),
+  SMTP_MAIL_FROM: z.string().min(3).default(`verify@${host}`),
+  SMTP_CONNECT_TIMEOUT_MS: int(5000, 100, 120_000),
+  SMTP_COMMAND_TIMEOUT_MS: int(10_000, 100, 300_000),
+  SMTP_MAX_CONCURRENCY_PER_MX: int(5, 1, 1000),
+  SMTP_SEMAPHORE_TIMEOUT_MS: int(3000, 0, 600_000),
+  DNSBL_IP_ZONES: list('zen.spamhaus.org'),
+  DNSBL_DOMAIN_ZONES: list('dbl.spamhaus.org'),
+  GRAVATAR_BASE_URL: z.union([z.literal(''), z.string().url()]).default('https://gravatar.com/avatar'),
+  RDAP_BASE_URL: z.union([z.literal(''), z.string().url()]).default('https://rdap.org'),
+  RESULT_CACHE_TTL_HOURS: int(24, 0, 24 * 365),
+  BULK_MAX_EMAILS: int(100, 1, 10_000),
+  /** Addresses of one bulk request verified at the same time. */
+  VERIFY_BULK_CONCURRENCY: int(10, 1, 1000),
+});
+export type VerifierConfig = z.infer<typeof verifierConfigSchema>;
+
+/** Variables where an empty value means "disabled" rather than "default". */
+const KEEP_EMPTY = ['DNSBL_IP_ZONES', 'DNSBL_DOMAIN_ZONES', 'GRAVATAR_BASE_URL', 'RDAP_BASE_URL', 'DNS_SERVERS'];
+
+export const loadVerifierConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<VerifierConfig> =>
+  loadConfig(verifierConfigSchema, env, KEEP_EMPTY);
+
+export function engineOptions(config: Readonly<VerifierConfig>): VerificationOptions {
+  return {
+    dnsServers: config.DNS_SERVERS,
+    dnsTimeoutMs: config.DNS_TIMEOUT_MS,
+    smtpPort: config.SMTP_PORT,
+    smtpHeloName: config.SMTP_HELO_NAME,
+    smtpMailFrom: config.SMTP_MAIL_FROM,
+    smtpConnectTimeoutMs: config.SMTP_CONNECT_TIMEOUT_MS,
+    smtpCommandTimeoutMs: config.SMTP_COMMAND_TIMEOUT_MS,
+    smtpMaxConcurrencyPerMx: config.SMTP_MAX_CONCURRENCY_PER_MX,
+    smtpSemaphoreTimeoutMs: config.SMTP_SEMAPHORE_TIMEOUT_MS,
+    dnsblIpZones: config.DNSBL_IP_ZONES,
+    dnsblDomainZones: config.DNSBL_DOMAIN_ZONES,
+    gravatarBaseUrl: config.GRAVATAR_BASE_URL,
+    rdapBaseUrl: config.RDAP_BASE_URL,
+  };
+}

@@ -1,0 +1,48 @@
+import type { VerificationResult } from '@emailverify/contracts';
+import type { DataSource } from '@emailverify/persistence';
+
+/**
+ * The verification result cache (schema `verifier`). Results are not customer data: an address verifies the
+ * same for every account, so the cache is shared and keyed by the normalised address and SMTP mode.
+ */
+export class ResultsRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /**
+   * Fresh cached results for these addresses. An SMTP-verified result also answers an MX-only request (and is
+   * preferred, being the stronger verdict); an MX-only result never answers an SMTP request.
+   */
+  async findFresh(emails: readonly string[], checkSmtp: boolean): Promise<Map<string, VerificationResult>> {
+    if (emails.length === 0) return new Map();
+    const rows: Array<{ email: string; result: VerificationResult }> = await this.db.query(
+      `SELECT DISTINCT ON (email) email, result
+         FROM verifier.results
+        WHERE email = ANY($1::text[]) AND expires_at > now() AND (smtp_checked OR NOT $2::boolean)
+        ORDER BY email, smtp_checked DESC`,
+      [emails, checkSmtp],
+    );
+    return new Map(rows.map((r) => [r.email, r.result]));
+  }
+
+  async save(results: ReadonlyArray<{ result: VerificationResult; smtpChecked: boolean }>, ttlHours: number): Promise<void> {
+    if (results.length === 0 || ttlHours <= 0) return;
+    await this.db.query(
+      `INSERT INTO verifier.results (email, smtp_checked, status, result, verified_at, expires_at)
+       SELECT r.email, r.smtp_checked, r.status, r.result, now(), now() + make_interval(hours => $2::int)
+         FROM jsonb_to_recordset($1::jsonb) AS r(email text, smtp_checked boolean, status text, result jsonb)
+       ON CONFLICT (email, smtp_checked)
+       DO UPDATE SET status = EXCLUDED.status, result = EXCLUDED.result, verified_at = EXCLUDED.verified_at, expires_at = EXCLUDED.expires_at`,
+      [
+        JSON.stringify(
+          results.map(({ result, smtpChecked }) => ({ email: result.email, smtp_checked: smtpChecked, status: result.status, result })),
+        ),
+        ttlHours,
+      ],
+    );
+  }
+
+  async purgeExpired(): Promise<number> {
+    const raw: unknown = await this.db.query(`DELETE FROM verifier.results WHERE expires_at <= now()`);
+    return Array.isArray(raw) && typeof raw[1] === 'number' ? raw[1] : 0;
+  }
+}

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type BilledVerificationResult,
+  DomainError,
+  Subjects,
+  type VerificationResult,
+  type VerifyBulkReply,
+  type VerifyBulkRequest,
+  type VerifySingleRequest,
+} from '@emailverify/contracts';
+import type { MessageBus } from '@emailverify/messaging';
+import { parseAddress, type VerificationEngine } from '@emailverify/verification';
+import type { Counter } from 'prom-client';
+import { cacheable, creditsFor } from './billing';
+import type { ResultsRepository } from './results.repository';
+
+export interface VerificationServiceOptions {
+  cacheTtlHours: number;
+  bulkMax: number;
+  bulkConcurrency: number;
+}
+
+type Credits = Pick<MessageBus, 'request'>;
+
+/**
+ * Single and bulk verification with the result cache and billing: credits are reserved before any work (so a
+ * short balance means nothing is verified) and settled after, charging only what DESIGN section 4 charges.
+ */
+export class VerificationService {
+  constructor(
+    private readonly engine: VerificationEngine,
+    private readonly results: ResultsRepository,
+    private readonly credits: Credits,
+    private readonly options: VerificationServiceOptions,
+    private readonly outcomes?: Counter<'status' | 'reason'>,
+  ) {}
+
+  async verifySingle(req: VerifySingleRequest, requestId: string): Promise<BilledVerificationResult> {
+    const parsed = parseAddress(req.email);
+    if (!parsed.ok) throw new DomainError('INVALID_EMAIL', parsed.message, { reason: parsed.reason });
+    if (!req.forceRefresh) {
+      const cached = (await this.results.findFresh([parsed.email], req.checkSmtp)).get(parsed.email);
+      if (cached) return { ...cached, creditsUsed: 0, cached: true };
+    }
+    const [billed] = await this.verifyFresh(req.accountId, [parsed.email], req.checkSmtp, `single:${requestId}:${randomUUID()}`);
+    return billed!;
+  }
+
+  async verifyBulk(req: VerifyBulkRequest, requestId: string): Promise<VerifyBulkReply> {
+    const started = performance.now();
+    if (req.emails.length === 0 || req.emails.length > this.options.bulkMax) {
+      throw new DomainError('INVALID_REQUEST', `emails must hold between 1 and ${this.options.bulkMax} addresses`, {
+        field: 'emails',
+        max: this.options.bulkMax,
+      });
+    }
+    // Each distinct address is verified (and charged) once, however often the batch repeats it.
+    const parsed = req.emails.map((email) => parseAddress(email));
+    const wellFormed = [...new Set(parsed.flatMap((p) => (p.ok ? [p.email] : [])))];
+    const cached = await this.results.findFresh(wellFormed, req.checkSmtp);
+    const toVerify = wellFormed.filter((email) => !cached.has(email));
+    const fresh = await this.verifyFresh(req.accountId, toVerify, req.checkSmtp, `bulk:${requestId}:${randomUUID()}`);
+    const freshByEmail = new Map(fresh.map((r) => [r.email, r]));
+
+    const charged = new Set<string>();
+    const syntaxFailures = await Promise.all(
+      req.emails.map((input, i) => (parsed[i]!.ok ? undefined : this.engine.verify(input, { checkSmtp: false }))),
+    );
+    const results: BilledVerificationResult[] = req.emails.map((_input, i) => {
+      const p = parsed[i]!;
+      if (!p.ok) return { ...syntaxFailures[i]!, creditsUsed: 0, cached: false };
+      const hit = cached.get(p.email);
+      if (hit) return { ...hit, creditsUsed: 0, cached: true };
+      const result = freshByEmail.get(p.email)!;
+      const first = !charged.has(p.email);
+      charged.add(p.email);
+      return { ...result, creditsUsed: first ? result.creditsUsed : 0 };
+    });
+    return {
+      results,
+      creditsUsed: results.reduce((sum, r) => sum + r.creditsUsed, 0),
+      processTimeMs: Math.round(performance.now() - started),
+    };
+  }
+
+  /** Reserves one credit per address, verifies, stores what may be cached, and settles what was used. */
+  private async verifyFresh(
+    accountId: string,
+    emails: readonly string[],
+    checkSmtp: boolean,
+    idempotencyKey: string,
+  ): Promise<BilledVerificationResult[]> {
+    if (emails.length === 0) return [];
+    await this.credits.request(Subjects.creditsReserve, { accountId, idempotencyKey, amount: emails.length });
+    let verified: VerificationResult[] = [];
+    try {
+      verified = await this.engine.verifyMany(emails, { checkSmtp }, { concurrency: this.options.bulkConcurrency });
+    } finally {
+      const used = verified.reduce((sum, r) => sum + creditsFor(r), 0);
+      await this.credits.request(Subjects.creditsSettle, { accountId, idempotencyKey, used });
+    }
+    for (const r of verified) this.outcomes?.inc({ status: r.status, reason: r.reason });
+    await this.results.save(
+      verified.filter(cacheable).map((result) => ({ result, smtpChecked: checkSmtp })),
+      this.options.cacheTtlHours,
+    );
+    return verified.map((r) => ({ ...r, creditsUsed: creditsFor(r), cached: false }));
+  }
+}
