@@ -20,7 +20,8 @@ export default tseslint.config(
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
             { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
             { sourceTag: 'lib:contracts', onlyDependOnLibsWithTags: ['lib:contracts'] },
-            { sourceTag: 'lib:verification', onlyDependOnLibsWithTags: ['lib:contracts'] },
+            // The testing library is allowed by tag here; no-restricted-imports keeps it out of non-test files.
+            { sourceTag: 'lib:verification', onlyDependOnLibsWithTags: ['lib:contracts', 'lib:testing'] },
           ],
         },
       ],

@@ -1,5 +1,4 @@
 // The boundary rule has no test-file exception for lib:verification; STYLE allows `testing` from tests.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { MailWorld } from '@emailverify/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VerificationEngine } from './engine';
