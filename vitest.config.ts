@@ -5,7 +5,10 @@ import tsconfig from './tsconfig.base.json';
 
 // Path aliases come from tsconfig.base.json so tests, the type-checker and the swc build agree.
 const alias = Object.fromEntries(
-  Object.entries(tsconfig.compilerOptions.paths).map(([name, [target]]) => [name, path.resolve(__dirname, target)]),
+  Object.entries(tsconfig.compilerOptions.paths).map(([name, [target]]) => [
+    name,
+    path.resolve(__dirname, target),
+  ]),
 );
 
 export default defineConfig({
@@ -19,13 +22,22 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'tools/**/*.spec.ts'], exclude: ['**/*.int-spec.ts'] },
+        test: {
+          name: 'unit',
+          include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'tools/**/*.spec.ts'],
+          exclude: ['**/*.int-spec.ts'],
+        },
       },
       {
         extends: true,
         test: {
           name: 'integration',
-          include: ['apps/**/*.int-spec.ts', 'libs/**/*.int-spec.ts', 'tools/**/*.int-spec.ts', 'test/**/*.e2e-spec.ts'],
+          include: [
+            'apps/**/*.int-spec.ts',
+            'libs/**/*.int-spec.ts',
+            'tools/**/*.int-spec.ts',
+            'test/**/*.e2e-spec.ts',
+          ],
           // Integration and end-to-end suites start real services; two cores run them best one file at a time.
           fileParallelism: false,
         },

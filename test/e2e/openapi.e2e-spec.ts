@@ -22,8 +22,12 @@ describe('OpenAPI document and docs page', () => {
 
   it('documents the three API-key carriers as alternatives', () => {
     const schemes = doc.components.securitySchemes;
-    expect(schemes.SvcApiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'SVC-API-KEY' }));
-    expect(schemes.ServiceApiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'SERVICE-API-KEY' }));
+    expect(schemes.SvcApiKey).toEqual(
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'SVC-API-KEY' }),
+    );
+    expect(schemes.ServiceApiKey).toEqual(
+      expect.objectContaining({ type: 'apiKey', in: 'header', name: 'SERVICE-API-KEY' }),
+    );
     expect(schemes.BearerApiKey).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
     expect(doc.security).toEqual([{ SvcApiKey: [] }, { ServiceApiKey: [] }, { BearerApiKey: [] }]);
   });
@@ -31,7 +35,9 @@ describe('OpenAPI document and docs page', () => {
   it('documents every route the gateway serves', async () => {
     // Every documented path answers something other than "no such endpoint", and the known API routes are all there.
     const documented = Object.keys(doc.paths);
-    expect(documented).toEqual(expect.arrayContaining(['/v1/credits', '/health/live', '/health/ready', '/metrics']));
+    expect(documented).toEqual(
+      expect.arrayContaining(['/v1/credits', '/health/live', '/health/ready', '/metrics']),
+    );
     const account = await suite.createAccount();
     for (const p of documented) {
       for (const method of Object.keys(doc.paths[p])) {
@@ -44,8 +50,15 @@ describe('OpenAPI document and docs page', () => {
 
   it('documents both response styles of /v1/credits', () => {
     const examples = doc.paths['/v1/credits'].get.responses['200'].content['application/json'].examples;
-    expect(examples.current.value).toMatchObject({ success: true, code: '0', data: { credits_balance: expect.any(Number) } });
-    expect(examples.legacy.value).toMatchObject({ available: expect.any(Number), rate_limit: expect.any(Object) });
+    expect(examples.current.value).toMatchObject({
+      success: true,
+      code: '0',
+      data: { credits_balance: expect.any(Number) },
+    });
+    expect(examples.legacy.value).toMatchObject({
+      available: expect.any(Number),
+      rate_limit: expect.any(Object),
+    });
   });
 
   it('serves the interactive documentation at /docs without a key', async () => {

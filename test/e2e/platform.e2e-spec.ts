@@ -56,17 +56,23 @@ describe('platform: accounts, keys, credits, auth and response styles', () => {
   });
 
   it('refuses an unknown SVC-Response-Style value', async () => {
-    const res = await suite.call('/v1/credits', { key: account.apiKey, headers: { 'SVC-Response-Style': 'fancy' } });
+    const res = await suite.call('/v1/credits', {
+      key: account.apiKey,
+      headers: { 'SVC-Response-Style': 'fancy' },
+    });
     expect(res.status).toBe(400);
     expect(res.json.error.code).toBe('INVALID_REQUEST');
     expect(res.json.error.message).toContain('SVC-Response-Style');
   });
 
-  it.each(['SVC-API-KEY', 'SERVICE-API-KEY', 'Authorization'] as const)('accepts the key in %s alone', async (carrier) => {
-    const res = await suite.call('/v1/credits', { key: account.apiKey, carrier });
-    expect(res.status).toBe(200);
-    expect(res.json.data.account_id).toBe(account.accountId);
-  });
+  it.each(['SVC-API-KEY', 'SERVICE-API-KEY', 'Authorization'] as const)(
+    'accepts the key in %s alone',
+    async (carrier) => {
+      const res = await suite.call('/v1/credits', { key: account.apiKey, carrier });
+      expect(res.status).toBe(200);
+      expect(res.json.data.account_id).toBe(account.accountId);
+    },
+  );
 
   it('lets the first carrier present decide: a wrong SVC-API-KEY with a good Bearer is 401', async () => {
     const res = await suite.call('/v1/credits', {
@@ -102,7 +108,9 @@ describe('platform: accounts, keys, credits, auth and response styles', () => {
 
   it('sends the rate-limit headers on every authenticated reply, errors included', async () => {
     const ok = await suite.call('/v1/credits', { key: account.apiKey });
-    const notFound = await suite.call('/v1/verify/file/00000000-0000-0000-0000-000000000000/nothing', { key: account.apiKey });
+    const notFound = await suite.call('/v1/verify/file/00000000-0000-0000-0000-000000000000/nothing', {
+      key: account.apiKey,
+    });
     for (const res of [ok]) {
       expect(Number(res.headers.get('x-ratelimit-limit'))).toBe(600);
       expect(Number(res.headers.get('x-ratelimit-remaining'))).toBeGreaterThanOrEqual(0);
@@ -113,7 +121,10 @@ describe('platform: accounts, keys, credits, auth and response styles', () => {
   });
 
   it('echoes X-Request-Id, or makes one', async () => {
-    const given = await suite.call('/v1/credits', { key: account.apiKey, headers: { 'X-Request-Id': 'abc-123' } });
+    const given = await suite.call('/v1/credits', {
+      key: account.apiKey,
+      headers: { 'X-Request-Id': 'abc-123' },
+    });
     expect(given.headers.get('x-request-id')).toBe('abc-123');
     const made = await suite.call('/v1/credits', { key: account.apiKey });
     expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
@@ -125,11 +136,17 @@ describe('platform: accounts, keys, credits, auth and response styles', () => {
     try {
       const current = await suite.call('/v1/credits', { key: fresh.apiKey });
       expect(current.status).toBe(503);
-      expect(current.json).toMatchObject({ success: false, code: '1000', error: { code: 'SERVICE_UNAVAILABLE' } });
+      expect(current.json).toMatchObject({
+        success: false,
+        code: '1000',
+        error: { code: 'SERVICE_UNAVAILABLE' },
+      });
       expect(current.json.error.message).toMatch(/credits service/);
       const legacy = await suite.call('/v1/credits', { key: account.apiKey, style: 'legacy' });
       expect(legacy.status).toBe(503);
-      expect(legacy.json).toEqual({ error: { code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/credits service/) } });
+      expect(legacy.json).toEqual({
+        error: { code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/credits service/) },
+      });
       const ready = await fetch(`${suite.gatewayUrl()}/health/ready`);
       expect(ready.status).toBe(503);
     } finally {

@@ -2,7 +2,11 @@ import { type HttpReply, TestSuite } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /** Sends `count` requests, `concurrency` at a time, and returns the replies in order. */
-async function burst(count: number, concurrency: number, send: (i: number) => Promise<HttpReply>): Promise<HttpReply[]> {
+async function burst(
+  count: number,
+  concurrency: number,
+  send: (i: number) => Promise<HttpReply>,
+): Promise<HttpReply[]> {
   const replies: HttpReply[] = new Array(count);
   let next = 0;
   await Promise.all(
@@ -28,7 +32,9 @@ describe('rate limits per API key and class (two gateways sharing Redis)', () =>
     const { apiKey } = await suite.createAccount();
     const replies = await burst(600, 8, () => suite.call('/v1/credits', { key: apiKey }));
     expect(replies.map((r) => r.status)).toEqual(new Array(600).fill(200));
-    const remaining = replies.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b);
+    const remaining = replies
+      .map((r) => Number(r.headers.get('x-ratelimit-remaining')))
+      .sort((a, b) => a - b);
     expect(remaining).toEqual(Array.from({ length: 600 }, (_, i) => i));
     for (const r of replies) expect(r.headers.get('x-ratelimit-limit')).toBe('600');
 
@@ -42,11 +48,15 @@ describe('rate limits per API key and class (two gateways sharing Redis)', () =>
     });
     expect(Number(current.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(current.headers.get('x-ratelimit-remaining')).toBe('0');
-    expect(Number(current.headers.get('x-ratelimit-reset'))).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000));
+    expect(Number(current.headers.get('x-ratelimit-reset'))).toBeGreaterThanOrEqual(
+      Math.floor(Date.now() / 1000),
+    );
 
     const legacy = await suite.call('/v1/credits', { key: apiKey, style: 'legacy' });
     expect(legacy.status).toBe(429);
-    expect(legacy.json).toEqual({ error: { code: 'RATE_LIMIT_EXCEEDED', message: expect.any(String), retry_after: expect.any(Number) } });
+    expect(legacy.json).toEqual({
+      error: { code: 'RATE_LIMIT_EXCEEDED', message: expect.any(String), retry_after: expect.any(Number) },
+    });
     expect(legacy.json.error.retry_after).toBe(Number(legacy.headers.get('retry-after')));
   });
 
@@ -74,7 +84,8 @@ describe('failed authentication is limited per client address', () => {
 
   it('refuses an address that keeps failing, whatever key it tries next', async () => {
     const { apiKey } = await suite.createAccount();
-    for (let i = 0; i < 5; i++) expect((await suite.call('/v1/credits', { key: `ev_guess_${i}` })).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await suite.call('/v1/credits', { key: `ev_guess_${i}` })).status).toBe(401);
     const sixth = await suite.call('/v1/credits', { key: 'ev_guess_6' });
     expect(sixth.status).toBe(429);
     expect(sixth.json.error.code).toBe('RATE_LIMIT_EXCEEDED');

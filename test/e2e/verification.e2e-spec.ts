@@ -10,14 +10,42 @@ describe('verification endpoints against the mail world', () => {
 
   beforeAll(async () => {
     world = await MailWorld.start();
-    const mailbox = (host: string, mailboxes = ['jane', 'info', 'bob']) => ({ priority: 10, host, smtp: { mailboxes } });
+    const mailbox = (host: string, mailboxes = ['jane', 'info', 'bob']) => ({
+      priority: 10,
+      host,
+      smtp: { mailboxes },
+    });
     world
       .domain('ok.test', { mx: [mailbox('mx.ok.test')], createdAt: new Date('2000-01-01T00:00:00Z') })
       .domain('quiet.test', { mx: [mailbox('mx.quiet.test')] })
-      .domain('full.test', { mx: [{ priority: 10, host: 'mx.full.test', smtp: { rcptReply: { code: 552, text: '5.2.2 Mailbox full' } } }] })
+      .domain('full.test', {
+        mx: [
+          {
+            priority: 10,
+            host: 'mx.full.test',
+            smtp: { rcptReply: { code: 552, text: '5.2.2 Mailbox full' } },
+          },
+        ],
+      })
       .domain('catchall.test', { mx: [{ priority: 10, host: 'mx.catchall.test', smtp: { catchAll: true } }] })
-      .domain('grey.test', { mx: [{ priority: 10, host: 'mx.grey.test', smtp: { rcptReply: { code: 450, text: '4.7.1 Greylisted, try later' } } }] })
-      .domain('blocked.test', { mx: [{ priority: 10, host: 'mx.blocked.test', smtp: { banner: { code: 554, text: '5.7.1 No SMTP service here' } } }] })
+      .domain('grey.test', {
+        mx: [
+          {
+            priority: 10,
+            host: 'mx.grey.test',
+            smtp: { rcptReply: { code: 450, text: '4.7.1 Greylisted, try later' } },
+          },
+        ],
+      })
+      .domain('blocked.test', {
+        mx: [
+          {
+            priority: 10,
+            host: 'mx.blocked.test',
+            smtp: { banner: { code: 554, text: '5.7.1 No SMTP service here' } },
+          },
+        ],
+      })
       .domain('down.test', {
         mx: [
           { priority: 10, host: 'mx1.down.test', smtp: 'refused' },
@@ -39,7 +67,9 @@ describe('verification endpoints against the mail world', () => {
       .domain('gmial.com', { mx: [mailbox('mx.gmial.com')] })
       .domain('xn--bcher-kva.test', { mx: [mailbox('mx.xn--bcher-kva.test')] })
       .domain('mailinator.com', { mx: [mailbox('mx.mailinator.com')] })
-      .domain('busy.test', { mx: [{ priority: 10, host: 'mx.busy.test', smtp: { mailboxes: ['a', 'b'], holdMs: 1500 } }] })
+      .domain('busy.test', {
+        mx: [{ priority: 10, host: 'mx.busy.test', smtp: { mailboxes: ['a', 'b'], holdMs: 1500 } }],
+      })
       .domain('bulk.test', { mx: [mailbox('mx.bulk.test')] });
     world.registerGravatar('jane@ok.test');
     await world.ready();
@@ -65,9 +95,14 @@ describe('verification endpoints against the mail world', () => {
     await world?.stop();
   });
 
-  const single = (email: string, extra: Record<string, unknown> = {}, style?: 'legacy' | 'current', key = account.apiKey) =>
-    suite.call('/v1/verify/single', { key, style, body: { email, ...extra } });
-  const balance = async (key = account.apiKey) => (await suite.call('/v1/credits', { key })).json.data.credits_balance as number;
+  const single = (
+    email: string,
+    extra: Record<string, unknown> = {},
+    style?: 'legacy' | 'current',
+    key = account.apiKey,
+  ) => suite.call('/v1/verify/single', { key, style, body: { email, ...extra } });
+  const balance = async (key = account.apiKey) =>
+    (await suite.call('/v1/credits', { key })).json.data.credits_balance as number;
 
   describe('mailbox verdicts', () => {
     it('confirms an existing mailbox over SMTP: valid, accepted, 0.99', async () => {
@@ -85,13 +120,21 @@ describe('verification endpoints against the mail world', () => {
         mx_records: ['mx.ok.test'],
         credits_used: 1,
       });
-      expect(world.smtpTranscript('mx.ok.test').some((line) => /^RCPT TO:<jane@ok\.test>/i.test(line))).toBe(true);
+      expect(world.smtpTranscript('mx.ok.test').some((line) => /^RCPT TO:<jane@ok\.test>/i.test(line))).toBe(
+        true,
+      );
     });
 
     it('makes no SMTP connection at all without check_smtp: valid, mx_found, 0.90', async () => {
       world.resetCounters();
       const res = await single('bob@quiet.test');
-      expect(res.json.data).toMatchObject({ status: 'valid', reason: 'mx_found', score: 0.9, smtp_check: false, is_catchall: false });
+      expect(res.json.data).toMatchObject({
+        status: 'valid',
+        reason: 'mx_found',
+        score: 0.9,
+        smtp_check: false,
+        is_catchall: false,
+      });
       expect(world.smtpConnections()).toBe(0);
     });
 
@@ -111,7 +154,12 @@ describe('verification endpoints against the mail world', () => {
 
     it('reports a catch-all domain', async () => {
       const res = await single('whoever@catchall.test', { check_smtp: true });
-      expect(res.json.data).toMatchObject({ status: 'catchall', reason: 'catch_all', is_catchall: true, score: 0.7 });
+      expect(res.json.data).toMatchObject({
+        status: 'catchall',
+        reason: 'catch_all',
+        is_catchall: true,
+        score: 0.7,
+      });
     });
 
     it('verifies a domain without MX against its A record', async () => {
@@ -132,17 +180,29 @@ describe('verification endpoints against the mail world', () => {
 
   describe('flags, lists and reputation', () => {
     it('marks a role address', async () => {
-      expect((await single('info@ok.test')).json.data).toMatchObject({ status: 'role', score: 0.6, is_role: true });
+      expect((await single('info@ok.test')).json.data).toMatchObject({
+        status: 'role',
+        score: 0.6,
+        is_role: true,
+      });
     });
 
     it('marks a disposable domain', async () => {
-      expect((await single('temp@mailinator.com')).json.data).toMatchObject({ status: 'disposable', score: 0.3, is_disposable: true });
+      expect((await single('temp@mailinator.com')).json.data).toMatchObject({
+        status: 'disposable',
+        score: 0.3,
+        is_disposable: true,
+      });
     });
 
     it('marks a domain on a domain blocklist as risky', async () => {
       const data = (await single('jane@listed.test')).json.data;
       expect(data).toMatchObject({ status: 'risky', reason: 'domain_listed', score: 0.3 });
-      expect(data.domain_reputation).toMatchObject({ is_listed: true, blacklists: ['dbl.test'], checked: true });
+      expect(data.domain_reputation).toMatchObject({
+        is_listed: true,
+        blacklists: ['dbl.test'],
+        checked: true,
+      });
     });
 
     it('flags a free provider, suggests a fix for a typo, and answers IDN domains in punycode', async () => {
@@ -156,7 +216,10 @@ describe('verification endpoints against the mail world', () => {
     it('reports gravatar and domain age, and nothing else changes when those services are down', async () => {
       // Twin domains, each verified for the first time: one while the stand-ins answer, one while they are down.
       for (const name of ['twin-up.test', 'twin-down.test']) {
-        world.domain(name, { mx: [{ priority: 10, host: `mx.${name}`, smtp: { mailboxes: ['alice'] } }], createdAt: new Date('2001-01-01T00:00:00Z') });
+        world.domain(name, {
+          mx: [{ priority: 10, host: `mx.${name}`, smtp: { mailboxes: ['alice'] } }],
+          createdAt: new Date('2001-01-01T00:00:00Z'),
+        });
         world.registerGravatar(`alice@${name}`);
       }
       await world.ready();
@@ -173,7 +236,18 @@ describe('verification endpoints against the mail world', () => {
       }
       expect(down).toMatchObject({ has_gravatar: false, gravatar_url: '', domain_age: 0 });
       const rest = (d: Record<string, unknown>) => {
-        const { has_gravatar, gravatar_url, domain_age, response_time, email, domain, mx_records, domain_reputation, smtp_response, ...others } = d;
+        const {
+          has_gravatar,
+          gravatar_url,
+          domain_age,
+          response_time,
+          email,
+          domain,
+          mx_records,
+          domain_reputation,
+          smtp_response,
+          ...others
+        } = d;
         return { ...others, reputation: { ...(domain_reputation as object), mx_ip: undefined } };
       };
       expect(rest(down)).toEqual(rest(up));
@@ -182,7 +256,10 @@ describe('verification endpoints against the mail world', () => {
 
     it('answers unknown and free of charge when no SMTP slot frees in time', async () => {
       const before = await balance();
-      const [a, b] = await Promise.all([single('a@busy.test', { check_smtp: true }), single('b@busy.test', { check_smtp: true })]);
+      const [a, b] = await Promise.all([
+        single('a@busy.test', { check_smtp: true }),
+        single('b@busy.test', { check_smtp: true }),
+      ]);
       const outcomes = [a.json.data, b.json.data];
       const fallback = outcomes.find((d) => d.reason === 'mx_only_verification_semaphore_timeout');
       expect(fallback).toMatchObject({ status: 'unknown', credits_used: 0 });
@@ -223,7 +300,9 @@ describe('verification endpoints against the mail world', () => {
       expect(current.json).toMatchObject({ success: false, code: '4000', error: { code: 'INVALID_EMAIL' } });
       const legacy = await single('a@@b.test', {}, 'legacy');
       expect(legacy.status).toBe(400);
-      expect(legacy.json).toEqual({ error: { code: 'INVALID_EMAIL', message: expect.any(String), details: expect.any(Object) } });
+      expect(legacy.json).toEqual({
+        error: { code: 'INVALID_EMAIL', message: expect.any(String), details: expect.any(Object) },
+      });
       const tooLong = await single(`${'a'.repeat(65)}@ok.test`);
       expect(tooLong.json.error.code).toBe('INVALID_EMAIL');
       expect(await balance()).toBe(b0);
@@ -232,10 +311,24 @@ describe('verification endpoints against the mail world', () => {
     it('refuses with 402 (current) / 403 (legacy) when credits are short, verifies nothing and keeps the balance', async () => {
       const poor = await suite.createAccount({ credits: 0 });
       world.resetCounters();
-      const current = await single('jane@failover.test', { check_smtp: true, force_refresh: true }, undefined, poor.apiKey);
+      const current = await single(
+        'jane@failover.test',
+        { check_smtp: true, force_refresh: true },
+        undefined,
+        poor.apiKey,
+      );
       expect(current.status).toBe(402);
-      expect(current.json).toMatchObject({ success: false, code: '4020', error: { code: 'INSUFFICIENT_CREDITS' } });
-      const legacy = await single('jane@failover.test', { check_smtp: true, force_refresh: true }, 'legacy', poor.apiKey);
+      expect(current.json).toMatchObject({
+        success: false,
+        code: '4020',
+        error: { code: 'INSUFFICIENT_CREDITS' },
+      });
+      const legacy = await single(
+        'jane@failover.test',
+        { check_smtp: true, force_refresh: true },
+        'legacy',
+        poor.apiKey,
+      );
       expect(legacy.status).toBe(403);
       expect(legacy.json.error.code).toBe('INSUFFICIENT_CREDITS');
       expect(world.smtpConnections()).toBe(0);
@@ -265,7 +358,11 @@ describe('verification endpoints against the mail world', () => {
         credits_used: expect.any(Number),
       });
       const disposable = (await single('temp@mailinator.com', {}, 'legacy')).json;
-      expect(disposable).toMatchObject({ status: 'invalid', reason: 'disposable_domain', result: { disposable: true } });
+      expect(disposable).toMatchObject({
+        status: 'invalid',
+        reason: 'disposable_domain',
+        result: { disposable: true },
+      });
       const risky = (await single('jane@listed.test', {}, 'legacy')).json;
       expect(risky).toMatchObject({ status: 'unknown', reason: 'domain_listed' });
     });
@@ -274,9 +371,27 @@ describe('verification endpoints against the mail world', () => {
       const data = (await single('jane@ok.test')).json.data;
       expect(Object.keys(data).sort()).toEqual(
         [
-          'email', 'status', 'score', 'is_deliverable', 'is_disposable', 'is_catchall', 'is_role', 'is_free', 'has_gravatar',
-          'gravatar_url', 'domain', 'domain_age', 'mx_records', 'domain_reputation', 'smtp_check', 'reason', 'smtp_response',
-          'error_message', 'domain_suggestion', 'response_time', 'credits_used',
+          'email',
+          'status',
+          'score',
+          'is_deliverable',
+          'is_disposable',
+          'is_catchall',
+          'is_role',
+          'is_free',
+          'has_gravatar',
+          'gravatar_url',
+          'domain',
+          'domain_age',
+          'mx_records',
+          'domain_reputation',
+          'smtp_check',
+          'reason',
+          'smtp_response',
+          'error_message',
+          'domain_suggestion',
+          'response_time',
+          'credits_used',
         ].sort(),
       );
       expect(Number.isInteger(data.response_time)).toBe(true);
@@ -287,7 +402,9 @@ describe('verification endpoints against the mail world', () => {
     beforeEach(() => world.resetCounters());
 
     it('verifies 100 addresses with correct totals and item credits summing to credits_used', async () => {
-      const emails = Array.from({ length: 100 }, (_, i) => (i % 10 === 0 ? `ghost${i}@nx.test` : `user${i}@bulk.test`));
+      const emails = Array.from({ length: 100 }, (_, i) =>
+        i % 10 === 0 ? `ghost${i}@nx.test` : `user${i}@bulk.test`,
+      );
       const b0 = await balance();
       const res = await suite.call('/v1/verify/bulk', { key: account.apiKey, body: { emails } });
       expect(res.status).toBe(200);
@@ -301,7 +418,13 @@ describe('verification endpoints against the mail world', () => {
       expect(sum).toBe(data.credits_used);
       expect(data.credits_used).toBe(100);
       expect(await balance()).toBe(b0 - 100);
-      expect(Object.keys(data.results[0]).sort()).toEqual(['credits_used', 'email', 'is_deliverable', 'score', 'status']);
+      expect(Object.keys(data.results[0]).sort()).toEqual([
+        'credits_used',
+        'email',
+        'is_deliverable',
+        'score',
+        'status',
+      ]);
       expect(Number.isInteger(data.process_time)).toBe(true);
       expect(world.smtpConnections()).toBe(0);
     });
@@ -313,11 +436,34 @@ describe('verification endpoints against the mail world', () => {
         body: { emails: ['broken@@x', 'dup1@bulk.test', 'dup1@bulk.test'] },
       });
       expect(res.status).toBe(200);
-      expect(res.json.results[0]).toMatchObject({ email: 'broken@@x', status: 'invalid', reason: 'invalid_syntax', credits_used: 0 });
+      expect(res.json.results[0]).toMatchObject({
+        email: 'broken@@x',
+        status: 'invalid',
+        reason: 'invalid_syntax',
+        credits_used: 0,
+      });
       expect(res.json.results.map((r: { credits_used: number }) => r.credits_used)).toEqual([0, 1, 0]);
-      expect(res.json).toMatchObject({ total_emails: 3, invalid_emails: 1, valid_emails: 2, credits_used: 1 });
+      expect(res.json).toMatchObject({
+        total_emails: 3,
+        invalid_emails: 1,
+        valid_emails: 2,
+        credits_used: 1,
+      });
       expect(Object.keys(res.json.results[1]).sort()).toEqual(
-        ['email', 'status', 'score', 'is_deliverable', 'is_disposable', 'is_catchall', 'is_role', 'is_free', 'domain', 'check_smtp', 'reason', 'credits_used'].sort(),
+        [
+          'email',
+          'status',
+          'score',
+          'is_deliverable',
+          'is_disposable',
+          'is_catchall',
+          'is_role',
+          'is_free',
+          'domain',
+          'check_smtp',
+          'reason',
+          'credits_used',
+        ].sort(),
       );
     });
 
@@ -344,23 +490,53 @@ describe('verification endpoints against the mail world', () => {
   describe('disposable check', () => {
     it('answers GET and POST, lower-cased and in punycode, free of charge', async () => {
       const b0 = await balance();
-      const get = await suite.call(`/v1/verify/disposable?email=${encodeURIComponent('Temp@MAILINATOR.com')}`, { key: account.apiKey });
+      const get = await suite.call(
+        `/v1/verify/disposable?email=${encodeURIComponent('Temp@MAILINATOR.com')}`,
+        { key: account.apiKey },
+      );
       expect(get.status).toBe(200);
-      expect(get.json.data).toEqual({ email: 'temp@mailinator.com', domain: 'mailinator.com', is_disposable: true, checked_at: expect.stringMatching(ISO_UTC) });
-      const post = await suite.call('/v1/verify/disposable', { key: account.apiKey, body: { email: 'Jane@Bücher.test' } });
-      expect(post.json.data).toMatchObject({ email: 'jane@xn--bcher-kva.test', domain: 'xn--bcher-kva.test', is_disposable: false });
-      const legacy = await suite.call('/v1/verify/disposable', { key: account.apiKey, style: 'legacy', body: { email: 'a@mailinator.com' } });
+      expect(get.json.data).toEqual({
+        email: 'temp@mailinator.com',
+        domain: 'mailinator.com',
+        is_disposable: true,
+        checked_at: expect.stringMatching(ISO_UTC),
+      });
+      const post = await suite.call('/v1/verify/disposable', {
+        key: account.apiKey,
+        body: { email: 'Jane@Bücher.test' },
+      });
+      expect(post.json.data).toMatchObject({
+        email: 'jane@xn--bcher-kva.test',
+        domain: 'xn--bcher-kva.test',
+        is_disposable: false,
+      });
+      const legacy = await suite.call('/v1/verify/disposable', {
+        key: account.apiKey,
+        style: 'legacy',
+        body: { email: 'a@mailinator.com' },
+      });
       expect(legacy.json).toMatchObject({ email: 'a@mailinator.com', is_disposable: true });
       expect(await balance()).toBe(b0);
     });
 
     it('refuses check_smtp and bad syntax', async () => {
-      const smtp = await suite.call('/v1/verify/disposable', { key: account.apiKey, body: { email: 'a@ok.test', check_smtp: true } });
+      const smtp = await suite.call('/v1/verify/disposable', {
+        key: account.apiKey,
+        body: { email: 'a@ok.test', check_smtp: true },
+      });
       expect(smtp.status).toBe(400);
-      expect(smtp.json.error).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('check_smtp') });
-      const smtpQuery = await suite.call('/v1/verify/disposable?email=a@ok.test&check_smtp=true', { key: account.apiKey });
+      expect(smtp.json.error).toMatchObject({
+        code: 'INVALID_REQUEST',
+        message: expect.stringContaining('check_smtp'),
+      });
+      const smtpQuery = await suite.call('/v1/verify/disposable?email=a@ok.test&check_smtp=true', {
+        key: account.apiKey,
+      });
       expect(smtpQuery.status).toBe(400);
-      const bad = await suite.call('/v1/verify/disposable?email=nope', { key: account.apiKey, style: 'legacy' });
+      const bad = await suite.call('/v1/verify/disposable?email=nope', {
+        key: account.apiKey,
+        style: 'legacy',
+      });
       expect(bad.status).toBe(400);
       expect(bad.json.error.code).toBe('INVALID_EMAIL');
     });
@@ -385,37 +561,70 @@ describe('verification endpoints against the mail world', () => {
     it('answers a 2 MiB body with 413 code 4130 in both styles, charging nothing', async () => {
       const b0 = await balance();
       const big = JSON.stringify({ email: 'jane@ok.test', padding: 'x'.repeat(2 * 1024 * 1024) });
-      const current = await suite.call('/v1/verify/single', { key: account.apiKey, rawBody: big, headers: { 'Content-Type': 'application/json' } });
+      const current = await suite.call('/v1/verify/single', {
+        key: account.apiKey,
+        rawBody: big,
+        headers: { 'Content-Type': 'application/json' },
+      });
       expect(current.status).toBe(413);
-      expect(current.json).toMatchObject({ success: false, code: '4130', error: { code: 'PAYLOAD_TOO_LARGE' } });
-      const legacy = await suite.call('/v1/verify/bulk', { key: account.apiKey, style: 'legacy', rawBody: big, headers: { 'Content-Type': 'application/json' } });
+      expect(current.json).toMatchObject({
+        success: false,
+        code: '4130',
+        error: { code: 'PAYLOAD_TOO_LARGE' },
+      });
+      const legacy = await suite.call('/v1/verify/bulk', {
+        key: account.apiKey,
+        style: 'legacy',
+        rawBody: big,
+        headers: { 'Content-Type': 'application/json' },
+      });
       expect(legacy.status).toBe(413);
       expect(legacy.json).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: expect.any(String) } });
       expect(await balance()).toBe(b0);
     });
 
     it('refuses unknown fields, wrong types, missing fields and non-JSON bodies, naming the field', async () => {
-      const unknown = await suite.call('/v1/verify/single', { key: account.apiKey, body: { email: 'jane@ok.test', colour: 'red' } });
+      const unknown = await suite.call('/v1/verify/single', {
+        key: account.apiKey,
+        body: { email: 'jane@ok.test', colour: 'red' },
+      });
       expect(unknown.status).toBe(400);
       expect(unknown.json.error.message).toContain('colour');
-      const wrongType = await suite.call('/v1/verify/single', { key: account.apiKey, body: { email: 'jane@ok.test', check_smtp: 'yes' } });
+      const wrongType = await suite.call('/v1/verify/single', {
+        key: account.apiKey,
+        body: { email: 'jane@ok.test', check_smtp: 'yes' },
+      });
       expect(wrongType.status).toBe(400);
       expect(wrongType.json.error.message).toContain('check_smtp');
       const missing = await suite.call('/v1/verify/single', { key: account.apiKey, body: {} });
       expect(missing.status).toBe(400);
       expect(missing.json.error.message).toContain('email');
-      const array = await suite.call('/v1/verify/single', { key: account.apiKey, rawBody: '[1,2]', headers: { 'Content-Type': 'application/json' } });
+      const array = await suite.call('/v1/verify/single', {
+        key: account.apiKey,
+        rawBody: '[1,2]',
+        headers: { 'Content-Type': 'application/json' },
+      });
       expect(array.status).toBe(400);
-      const form = await suite.call('/v1/verify/single', { key: account.apiKey, rawBody: 'email=a@b.c', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+      const form = await suite.call('/v1/verify/single', {
+        key: account.apiKey,
+        rawBody: 'email=a@b.c',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
       expect(form.status).toBe(400);
       expect(form.json.error.message).toContain('JSON');
-      const bulkItems = await suite.call('/v1/verify/bulk', { key: account.apiKey, body: { emails: ['a@ok.test', 7] } });
+      const bulkItems = await suite.call('/v1/verify/bulk', {
+        key: account.apiKey,
+        body: { emails: ['a@ok.test', 7] },
+      });
       expect(bulkItems.status).toBe(400);
       expect(bulkItems.json.error.message).toContain('emails');
     });
 
     it('never reads the body of an unauthenticated request', async () => {
-      const res = await suite.call('/v1/verify/single', { rawBody: '{broken', headers: { 'Content-Type': 'application/json' } });
+      const res = await suite.call('/v1/verify/single', {
+        rawBody: '{broken',
+        headers: { 'Content-Type': 'application/json' },
+      });
       expect(res.status).toBe(401);
     });
   });

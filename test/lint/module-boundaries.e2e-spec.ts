@@ -34,22 +34,34 @@ describe('lint: module boundaries (npm run check)', () => {
   });
 
   it('fails when an app imports another app', async () => {
-    const file = probe('apps/gateway/src/zz-boundary-probe.ts', "import { loadCreditsConfig } from '../../credits/src/config';\nexport const probe = loadCreditsConfig;\n");
+    const file = probe(
+      'apps/gateway/src/zz-boundary-probe.ts',
+      "import { loadCreditsConfig } from '../../credits/src/config';\nexport const probe = loadCreditsConfig;\n",
+    );
     expect(await ruleIds(file)).toContain('@nx/enforce-module-boundaries');
   });
 
   it('fails when a library imports an app', async () => {
-    const file = probe('libs/messaging/src/zz-boundary-probe.ts', "import { loadGatewayConfig } from '../../../apps/gateway/src/config';\nexport const probe = loadGatewayConfig;\n");
+    const file = probe(
+      'libs/messaging/src/zz-boundary-probe.ts',
+      "import { loadGatewayConfig } from '../../../apps/gateway/src/config';\nexport const probe = loadGatewayConfig;\n",
+    );
     expect(await ruleIds(file)).toContain('@nx/enforce-module-boundaries');
   });
 
   it('fails when production code imports the testing library', async () => {
-    const file = probe('apps/gateway/src/zz-boundary-probe.ts', "import { MailWorld } from '@emailverify/testing';\nexport const probe = MailWorld;\n");
+    const file = probe(
+      'apps/gateway/src/zz-boundary-probe.ts',
+      "import { MailWorld } from '@emailverify/testing';\nexport const probe = MailWorld;\n",
+    );
     expect(await ruleIds(file)).toContain('no-restricted-imports');
   });
 
   it('passes an app importing libraries through their public index', async () => {
-    const file = probe('apps/gateway/src/zz-boundary-probe.ts', "import { Subjects } from '@emailverify/contracts';\nexport const probe = Subjects.creditsPing;\n");
+    const file = probe(
+      'apps/gateway/src/zz-boundary-probe.ts',
+      "import { Subjects } from '@emailverify/contracts';\nexport const probe = Subjects.creditsPing;\n",
+    );
     expect(await ruleIds(file)).toEqual([]);
   });
 });

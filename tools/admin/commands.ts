@@ -24,14 +24,16 @@ function required(options: Options, name: string): string {
 function credits(options: Options): number {
   const raw = required(options, 'credits');
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new DomainError('INVALID_REQUEST', `--credits must be a whole number >= 0 (got "${raw}")`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new DomainError('INVALID_REQUEST', `--credits must be a whole number >= 0 (got "${raw}")`);
   return n;
 }
 
 function style(options: Options, isRequired = false): ResponseStyle | undefined {
   const value = isRequired ? required(options, 'style') : options.style;
   if (value === undefined) return undefined;
-  if (!isResponseStyle(value)) throw new DomainError('INVALID_REQUEST', `--style must be "current" or "legacy" (got "${value}")`);
+  if (!isResponseStyle(value))
+    throw new DomainError('INVALID_REQUEST', `--style must be "current" or "legacy" (got "${value}")`);
   return value;
 }
 
@@ -66,9 +68,15 @@ export async function runAdminCommand(bus: MessageBus, argv: string[]): Promise<
         ...(style(o) ? { style: style(o) } : {}),
       });
     case 'add-credits':
-      return bus.request(Subjects.creditsBalanceAdd, { accountId: required(o, 'account'), credits: credits(o) });
+      return bus.request(Subjects.creditsBalanceAdd, {
+        accountId: required(o, 'account'),
+        credits: credits(o),
+      });
     case 'set-style':
-      return bus.request(Subjects.creditsKeySetStyle, { apiKeyId: required(o, 'key'), style: style(o, true)! });
+      return bus.request(Subjects.creditsKeySetStyle, {
+        apiKeyId: required(o, 'key'),
+        style: style(o, true)!,
+      });
     case 'revoke-key':
       return bus.request(Subjects.creditsKeyRevoke, { apiKeyId: required(o, 'key') });
     case 'list-keys':

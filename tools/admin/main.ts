@@ -7,7 +7,12 @@ async function main(): Promise<number> {
   const config = loadConfig(baseConfigSchema);
   let bus: MessageBus | undefined;
   try {
-    bus = await MessageBus.connect({ url: config.NATS_URL, namespace: config.NATS_NAMESPACE, name: 'admin-cli', requestTimeoutMs: 10_000 });
+    bus = await MessageBus.connect({
+      url: config.NATS_URL,
+      namespace: config.NATS_NAMESPACE,
+      name: 'admin-cli',
+      requestTimeoutMs: 10_000,
+    });
     const result = await runAdminCommand(bus, process.argv.slice(2));
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;

@@ -6,5 +6,9 @@ import { build, ensureDependencies, root } from './lib.mjs';
 
 ensureDependencies();
 if (!existsSync(path.join(root, 'dist/tools/admin/main.js'))) build();
-const result = spawnSync(process.execPath, [path.join(root, 'dist/tools/admin/main.js'), ...process.argv.slice(2)], { stdio: 'inherit' });
+const result = spawnSync(
+  process.execPath,
+  [path.join(root, 'dist/tools/admin/main.js'), ...process.argv.slice(2)],
+  { stdio: 'inherit' },
+);
 process.exit(result.status ?? 1);

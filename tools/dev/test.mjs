@@ -13,11 +13,15 @@ build();
 const report = path.join(dataDir, 'vitest-report.json');
 rmSync(report, { force: true });
 const vitest = path.join(root, 'node_modules', '.bin', 'vitest');
-const result = spawnSync(vitest, ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)], {
-  cwd: root,
-  stdio: 'inherit',
-  env: { ...process.env, ...infra },
-});
+const result = spawnSync(
+  vitest,
+  ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, ...infra },
+  },
+);
 stopStarted();
 
 let summary = 'no test report was written';

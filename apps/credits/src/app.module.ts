@@ -16,11 +16,19 @@ export class CreditsAppModule {
       module: CreditsAppModule,
       imports: [
         ObservabilityModule.forRoot({
-          providers: serviceProviders({ service: 'credits', config, database: { schema: 'credits', migrations: creditsMigrations } }),
+          providers: serviceProviders({
+            service: 'credits',
+            config,
+            database: { schema: 'credits', migrations: creditsMigrations },
+          }),
         }),
       ],
       providers: [
-        { provide: CreditsRepository, inject: [DATA_SOURCE], useFactory: (db: DataSource) => new CreditsRepository(db) },
+        {
+          provide: CreditsRepository,
+          inject: [DATA_SOURCE],
+          useFactory: (db: DataSource) => new CreditsRepository(db),
+        },
         {
           provide: CreditsService,
           inject: [CreditsRepository, MessageBus],

@@ -32,7 +32,10 @@ export class CreditsHandler implements OnApplicationBootstrap {
         [Subjects.creditsAccountCreate]: { parse: P.accountCreate, handle: (r) => c.createAccount(r) },
         [Subjects.creditsBalanceAdd]: { parse: P.balanceAdd, handle: (r) => c.addCredits(r) },
         [Subjects.creditsKeyCreate]: { parse: P.keyCreate, handle: (r) => c.createKey(r) },
-        [Subjects.creditsKeySetStyle]: { parse: P.keySetStyle, handle: (r) => c.setStyle(r.apiKeyId, r.style) },
+        [Subjects.creditsKeySetStyle]: {
+          parse: P.keySetStyle,
+          handle: (r) => c.setStyle(r.apiKeyId, r.style),
+        },
         [Subjects.creditsKeyRevoke]: { parse: P.keyRevoke, handle: (r) => c.revokeKey(r.apiKeyId) },
         [Subjects.creditsKeyList]: { parse: P.keyList, handle: (r) => c.listKeys(r.accountId) },
         [Subjects.creditsPing]: { parse: P.ping, handle: () => this.ping() },

@@ -14,12 +14,24 @@ export const CreditsPayloads = {
   reserve: parseWith(z.strictObject({ accountId: id, idempotencyKey: key, amount: credits })),
   settle: parseWith(z.strictObject({ accountId: id, idempotencyKey: key, used: credits })),
   accountCreate: parseWith(
-    z.strictObject({ name: z.string().min(1).max(200), credits, style: style.optional(), plan: z.string().min(1).max(50).optional() }),
+    z.strictObject({
+      name: z.string().min(1).max(200),
+      credits,
+      style: style.optional(),
+      plan: z.string().min(1).max(50).optional(),
+    }),
   ),
   balanceAdd: parseWith(z.strictObject({ accountId: id, credits: credits.min(1) })),
-  keyCreate: parseWith(z.strictObject({ accountId: id, name: z.string().min(1).max(200).optional(), style: style.optional() })),
+  keyCreate: parseWith(
+    z.strictObject({ accountId: id, name: z.string().min(1).max(200).optional(), style: style.optional() }),
+  ),
   keySetStyle: parseWith(z.strictObject({ apiKeyId: key, style })),
   keyRevoke: parseWith(z.strictObject({ apiKeyId: key })),
   keyList: parseWith(z.strictObject({ accountId: id })),
-  ping: parseWith(z.object({}).passthrough().transform(() => ({}) as Record<string, never>)),
+  ping: parseWith(
+    z
+      .object({})
+      .passthrough()
+      .transform(() => ({}) as Record<string, never>),
+  ),
 };

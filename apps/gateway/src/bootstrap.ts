@@ -32,12 +32,19 @@ export async function createGatewayApp(config: Readonly<GatewayConfig>): Promise
     }),
   );
   const metrics = app.get(Metrics);
-  const httpRequests = metrics.histogram('http_request_seconds', 'HTTP requests by route and status', ['method', 'route', 'status']);
+  const httpRequests = metrics.histogram('http_request_seconds', 'HTTP requests by route and status', [
+    'method',
+    'route',
+    'status',
+  ]);
   app.use((req: GatewayRequest, res: Response, next: () => void) => {
     const started = performance.now();
     res.on('finish', () => {
       const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
-      httpRequests.observe({ method: req.method, route, status: String(res.statusCode) }, (performance.now() - started) / 1000);
+      httpRequests.observe(
+        { method: req.method, route, status: String(res.statusCode) },
+        (performance.now() - started) / 1000,
+      );
     });
     next();
   });

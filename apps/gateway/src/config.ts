@@ -6,7 +6,10 @@ export const gatewayConfigSchema = z.object({
   PORT: int(3000, 0, 65535),
   HOST: z.string().default('0.0.0.0'),
   PUBLIC_BASE_URL: z.string().url().default('http://localhost:3000'),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// URL').optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .optional(),
   /** Express "trust proxy": which hops may set X-Forwarded-For (client IP for the failed-auth limit). */
   TRUST_PROXY: z.string().default('loopback, linklocal, uniquelocal'),
   RATE_LIMIT_SINGLE: int(6000, 1),

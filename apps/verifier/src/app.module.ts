@@ -1,7 +1,13 @@
 import { type DynamicModule, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { MessageBus } from '@emailverify/messaging';
 import type { DataSource } from '@emailverify/persistence';
-import { LOGGER, Metrics, ObservabilityModule, SERVICE_DATA_SOURCE, serviceProviders } from '@emailverify/service-kit';
+import {
+  LOGGER,
+  Metrics,
+  ObservabilityModule,
+  SERVICE_DATA_SOURCE,
+  serviceProviders,
+} from '@emailverify/service-kit';
 import { VerificationEngine } from '@emailverify/verification';
 import type { Logger } from 'pino';
 import { engineOptions, type VerifierConfig } from './config';
@@ -41,18 +47,31 @@ export class VerifierAppModule {
       imports: [
         ObservabilityModule.forRoot({
           providers: [
-            ...serviceProviders({ service: 'verifier', config, database: { schema: 'verifier', migrations: verifierMigrations } }),
+            ...serviceProviders({
+              service: 'verifier',
+              config,
+              database: { schema: 'verifier', migrations: verifierMigrations },
+            }),
             { provide: VERIFIER_CONFIG, useValue: config },
           ],
         }),
       ],
       providers: [
         { provide: VerificationEngine, useFactory: () => new VerificationEngine(engineOptions(config)) },
-        { provide: ResultsRepository, inject: [SERVICE_DATA_SOURCE], useFactory: (db: DataSource) => new ResultsRepository(db) },
+        {
+          provide: ResultsRepository,
+          inject: [SERVICE_DATA_SOURCE],
+          useFactory: (db: DataSource) => new ResultsRepository(db),
+        },
         {
           provide: VerificationService,
           inject: [VerificationEngine, ResultsRepository, MessageBus, Metrics],
-          useFactory: (engine: VerificationEngine, results: ResultsRepository, bus: MessageBus, metrics: Metrics) =>
+          useFactory: (
+            engine: VerificationEngine,
+            results: ResultsRepository,
+            bus: MessageBus,
+            metrics: Metrics,
+          ) =>
             new VerificationService(
               engine,
               results,
@@ -62,7 +81,10 @@ export class VerifierAppModule {
                 bulkMax: config.BULK_MAX_EMAILS,
                 bulkConcurrency: config.VERIFY_BULK_CONCURRENCY,
               },
-              metrics.counter('verification_outcomes_total', 'Verified addresses by status and reason', ['status', 'reason']),
+              metrics.counter('verification_outcomes_total', 'Verified addresses by status and reason', [
+                'status',
+                'reason',
+              ]),
             ),
         },
         {
@@ -75,4 +97,3 @@ export class VerifierAppModule {
     };
   }
 }
-

@@ -29,7 +29,13 @@ export const verifierConfigSchema = z.object({
 export type VerifierConfig = z.infer<typeof verifierConfigSchema>;
 
 /** Variables where an empty value means "disabled" rather than "default". */
-const KEEP_EMPTY = ['DNSBL_IP_ZONES', 'DNSBL_DOMAIN_ZONES', 'GRAVATAR_BASE_URL', 'RDAP_BASE_URL', 'DNS_SERVERS'];
+const KEEP_EMPTY = [
+  'DNSBL_IP_ZONES',
+  'DNSBL_DOMAIN_ZONES',
+  'GRAVATAR_BASE_URL',
+  'RDAP_BASE_URL',
+  'DNS_SERVERS',
+];
 
 export const loadVerifierConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<VerifierConfig> =>
   loadConfig(verifierConfigSchema, env, KEEP_EMPTY);

@@ -6,8 +6,20 @@ const accountId = z.string().uuid();
 /** Payload validation on receipt. Address syntax is the service's own check (INVALID_EMAIL), not the schema's. */
 export const VerifierPayloads = {
   single: parseWith(
-    z.strictObject({ accountId, email: z.string().max(4096), checkSmtp: z.boolean(), forceRefresh: z.boolean() }),
+    z.strictObject({
+      accountId,
+      email: z.string().max(4096),
+      checkSmtp: z.boolean(),
+      forceRefresh: z.boolean(),
+    }),
   ),
-  bulk: parseWith(z.strictObject({ accountId, emails: z.array(z.string().max(4096)).max(10_000), checkSmtp: z.boolean() })),
-  ping: parseWith(z.object({}).passthrough().transform(() => ({}) as Record<string, never>)),
+  bulk: parseWith(
+    z.strictObject({ accountId, emails: z.array(z.string().max(4096)).max(10_000), checkSmtp: z.boolean() }),
+  ),
+  ping: parseWith(
+    z
+      .object({})
+      .passthrough()
+      .transform(() => ({}) as Record<string, never>),
+  ),
 };

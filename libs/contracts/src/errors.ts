@@ -14,18 +14,43 @@ export const ERROR_CATALOGUE = {
   },
   NOT_FOUND: { numericCode: '4040', httpStatus: 404, legacyHttpStatus: 404, label: 'Not found' },
   JOB_NOT_FOUND: { numericCode: '4040', httpStatus: 404, legacyHttpStatus: 404, label: 'Job not found' },
-  WEBHOOK_NOT_FOUND: { numericCode: '4040', httpStatus: 404, legacyHttpStatus: 404, label: 'Webhook not found' },
-  ACCOUNT_NOT_FOUND: { numericCode: '4040', httpStatus: 404, legacyHttpStatus: 404, label: 'Account not found' },
-  API_KEY_NOT_FOUND: { numericCode: '4040', httpStatus: 404, legacyHttpStatus: 404, label: 'API key not found' },
+  WEBHOOK_NOT_FOUND: {
+    numericCode: '4040',
+    httpStatus: 404,
+    legacyHttpStatus: 404,
+    label: 'Webhook not found',
+  },
+  ACCOUNT_NOT_FOUND: {
+    numericCode: '4040',
+    httpStatus: 404,
+    legacyHttpStatus: 404,
+    label: 'Account not found',
+  },
+  API_KEY_NOT_FOUND: {
+    numericCode: '4040',
+    httpStatus: 404,
+    legacyHttpStatus: 404,
+    label: 'API key not found',
+  },
   CONFLICT: { numericCode: '4000', httpStatus: 409, legacyHttpStatus: 409, label: 'Conflict' },
-  PAYLOAD_TOO_LARGE: { numericCode: '4130', httpStatus: 413, legacyHttpStatus: 413, label: 'Payload too large' },
+  PAYLOAD_TOO_LARGE: {
+    numericCode: '4130',
+    httpStatus: 413,
+    legacyHttpStatus: 413,
+    label: 'Payload too large',
+  },
   RATE_LIMIT_EXCEEDED: {
     numericCode: '4290',
     httpStatus: 429,
     legacyHttpStatus: 429,
     label: 'Rate limit exceeded',
   },
-  INTERNAL_ERROR: { numericCode: '1000', httpStatus: 500, legacyHttpStatus: 500, label: 'Internal server error' },
+  INTERNAL_ERROR: {
+    numericCode: '1000',
+    httpStatus: 500,
+    legacyHttpStatus: 500,
+    label: 'Internal server error',
+  },
   SERVICE_UNAVAILABLE: {
     numericCode: '1000',
     httpStatus: 503,
@@ -70,6 +95,8 @@ export class DomainError extends Error {
   }
 
   toBody(): ErrorBody {
-    return this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
+    return this.details
+      ? { code: this.code, message: this.message, details: this.details }
+      : { code: this.code, message: this.message };
   }
 }

@@ -13,7 +13,12 @@ export const JOB_STATES = [
 ] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
-export const TERMINAL_JOB_STATES: readonly JobState[] = ['completed', 'completed_with_warning', 'failed', 'cancelled'];
+export const TERMINAL_JOB_STATES: readonly JobState[] = [
+  'completed',
+  'completed_with_warning',
+  'failed',
+  'cancelled',
+];
 export const FINISHED_JOB_STATES: readonly JobState[] = ['completed', 'completed_with_warning'];
 
 export function isTerminalJobState(state: JobState): boolean {

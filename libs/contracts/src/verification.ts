@@ -1,5 +1,13 @@
 /** Statuses of a verified address (API_SPEC 2.9). */
-export const VERIFICATION_STATUSES = ['valid', 'invalid', 'unknown', 'risky', 'disposable', 'catchall', 'role'] as const;
+export const VERIFICATION_STATUSES = [
+  'valid',
+  'invalid',
+  'unknown',
+  'risky',
+  'disposable',
+  'catchall',
+  'role',
+] as const;
 export type VerificationStatus = (typeof VERIFICATION_STATUSES)[number];
 
 /** Statuses of the older response style: single and bulk items narrow to these. */

@@ -25,7 +25,10 @@ export interface MessageContext {
   subject: string;
 }
 
-export type RpcHandler<S extends RpcSubject> = (request: RpcRequest<S>, ctx: MessageContext) => Promise<RpcReply<S>>;
+export type RpcHandler<S extends RpcSubject> = (
+  request: RpcRequest<S>,
+  ctx: MessageContext,
+) => Promise<RpcReply<S>>;
 
 export interface ServeOptions<S extends RpcSubject> {
   /** Queue group (the service's name): replicas share requests. */
@@ -87,7 +90,10 @@ export class MessageBus {
     hdrs.set(HeaderNames.requestId, options.requestId ?? randomUUID());
     let msg: Msg;
     try {
-      msg = await this.connection.request(this.ns.subject(subject), encodeJson(payload), { timeout, headers: hdrs });
+      msg = await this.connection.request(this.ns.subject(subject), encodeJson(payload), {
+        timeout,
+        headers: hdrs,
+      });
     } catch (err) {
       throw requestFailure(subject, timeout, err);
     }
@@ -112,7 +118,10 @@ export class MessageBus {
 
   private async answer<S extends RpcSubject>(subject: S, msg: Msg, options: ServeOptions<S>): Promise<void> {
     const started = performance.now();
-    const ctx: MessageContext = { subject, requestId: msg.headers?.get(HeaderNames.requestId) || randomUUID() };
+    const ctx: MessageContext = {
+      subject,
+      requestId: msg.headers?.get(HeaderNames.requestId) || randomUUID(),
+    };
     let envelope: RpcEnvelope<RpcReply<S>>;
     try {
       let raw: unknown;
@@ -129,7 +138,10 @@ export class MessageBus {
       } else {
         const errorId = randomUUID();
         options.onError?.(err, { ...ctx, errorId });
-        envelope = { ok: false, error: { code: 'INTERNAL_ERROR', message: `Internal error (id ${errorId})` } };
+        envelope = {
+          ok: false,
+          error: { code: 'INTERNAL_ERROR', message: `Internal error (id ${errorId})` },
+        };
       }
     }
     if (msg.reply) msg.respond(encodeJson(envelope));

@@ -97,8 +97,16 @@ export class JetStreamKit {
   }
 
   /** Publishes durably; `msgId` makes a repeated publish within the duplicate window a no-op. */
-  async publish(subject: string, payload: unknown, msgId?: string): Promise<{ duplicate: boolean; seq: number }> {
-    const ack = await this.js.publish(this.bus.ns.subject(subject), encodeJson(payload), msgId ? { msgID: msgId } : undefined);
+  async publish(
+    subject: string,
+    payload: unknown,
+    msgId?: string,
+  ): Promise<{ duplicate: boolean; seq: number }> {
+    const ack = await this.js.publish(
+      this.bus.ns.subject(subject),
+      encodeJson(payload),
+      msgId ? { msgID: msgId } : undefined,
+    );
     return { duplicate: ack.duplicate, seq: ack.seq };
   }
 
@@ -138,7 +146,10 @@ export class JetStreamKit {
     onError: (err: unknown, msg: JsMsg) => void,
   ): Promise<ConsumerHandle> {
     await this.ensureConsumer(spec);
-    const consumer = await this.js.consumers.get(this.streamName(spec.stream), this.bus.ns.resource(spec.durable));
+    const consumer = await this.js.consumers.get(
+      this.streamName(spec.stream),
+      this.bus.ns.resource(spec.durable),
+    );
     const messages = await consumer.consume({ max_messages: spec.concurrency });
     const inHand = new Set<Promise<void>>();
     let stopping = false;
@@ -205,7 +216,9 @@ export class JetStreamKit {
 
 function isNotFound(err: unknown): boolean {
   const e = err as { code?: string | number; api_error?: { err_code?: number }; message?: string };
-  return e?.api_error?.err_code === 10059 || e?.api_error?.err_code === 10014 || /not found/i.test(e?.message ?? '');
+  return (
+    e?.api_error?.err_code === 10059 ||
+    e?.api_error?.err_code === 10014 ||
+    /not found/i.test(e?.message ?? '')
+  );
 }
-
-

@@ -34,7 +34,10 @@ describe('messaging: request/reply with deadlines (real NATS)', () => {
       },
     });
     await server.connection.flush();
-    expect(await client.request(Subjects.creditsPing, {}, { requestId: 'req-42' })).toEqual({ service: 'credits', ok: true });
+    expect(await client.request(Subjects.creditsPing, {}, { requestId: 'req-42' })).toEqual({
+      service: 'credits',
+      ok: true,
+    });
     expect(seenId).toBe('req-42');
   });
 
@@ -46,11 +49,15 @@ describe('messaging: request/reply with deadlines (real NATS)', () => {
   });
 
   it('turns a missing service into SERVICE_UNAVAILABLE at once, and a silent one into it at the deadline', async () => {
-    await expect(client.request(Subjects.verifierPing, {})).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    await expect(client.request(Subjects.verifierPing, {})).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+    });
     // A subscriber that never answers.
     client.connection.subscribe(client.ns.subject(Subjects.creditsBalanceGet), { callback: () => undefined });
     await client.connection.flush();
-    await expect(client.request(Subjects.creditsBalanceGet, { accountId: 'a', apiKeyId: 'b' })).rejects.toMatchObject({
+    await expect(
+      client.request(Subjects.creditsBalanceGet, { accountId: 'a', apiKeyId: 'b' }),
+    ).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
       message: expect.stringContaining('did not answer within 500 ms'),
     });
@@ -71,7 +78,9 @@ describe('messaging: request/reply with deadlines (real NATS)', () => {
     const short = client.request(Subjects.creditsReserve, { accountId: 'a', idempotencyKey: 'k', amount: 9 });
     await expect(short).rejects.toBeInstanceOf(DomainError);
     await expect(short).rejects.toMatchObject({ code: 'INSUFFICIENT_CREDITS', details: { required: 9 } });
-    await expect(client.request(Subjects.creditsReserve, { accountId: 'a', idempotencyKey: 'k', amount: 1 })).rejects.toMatchObject({
+    await expect(
+      client.request(Subjects.creditsReserve, { accountId: 'a', idempotencyKey: 'k', amount: 1 }),
+    ).rejects.toMatchObject({
       code: 'INTERNAL_ERROR',
       message: expect.stringMatching(/error id|id [0-9a-f-]{36}/),
     });
@@ -87,8 +96,14 @@ describe('messaging: request/reply with deadlines (real NATS)', () => {
       handler: async () => ({ keys: [] }),
     });
     await server.connection.flush();
-    await expect(client.request(Subjects.creditsKeyList, {} as never)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
-    const raw = await client.connection.request(client.ns.subject(Subjects.creditsKeyList), new TextEncoder().encode('{nope'), { timeout: 500 });
+    await expect(client.request(Subjects.creditsKeyList, {} as never)).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+    });
+    const raw = await client.connection.request(
+      client.ns.subject(Subjects.creditsKeyList),
+      new TextEncoder().encode('{nope'),
+      { timeout: 500 },
+    );
     expect(raw.json()).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
   });
 });
@@ -145,7 +160,12 @@ describe('messaging: JetStream streams, consumers and object store (real NATS)',
             failedOnce = true;
             throw new Error('transient');
           }
-          if ([...seen.values()].filter((d) => d.length > 0).length === 5 && failedOnce && seen.get(3)!.length >= 2) resolve();
+          if (
+            [...seen.values()].filter((d) => d.length > 0).length === 5 &&
+            failedOnce &&
+            seen.get(3)!.length >= 2
+          )
+            resolve();
           return 'ack';
         },
         () => undefined,
@@ -156,7 +176,9 @@ describe('messaging: JetStream streams, consumers and object store (real NATS)',
     // Message 3 was failed once and delivered again.
     expect(seen.get(3)!.length).toBeGreaterThanOrEqual(2);
     // The message the dead worker held came back with a higher delivery count.
-    expect([...seen.values()].some((counts) => Math.max(...counts) >= 2 && counts !== seen.get(3))).toBe(true);
+    expect([...seen.values()].some((counts) => Math.max(...counts) >= 2 && counts !== seen.get(3))).toBe(
+      true,
+    );
   });
 
   it('stores and reads back a multi-megabyte object as a stream', async () => {
@@ -164,7 +186,8 @@ describe('messaging: JetStream streams, consumers and object store (real NATS)',
     const data = randomBytes(3 * 1024 * 1024);
     const source = new ReadableStream<Uint8Array>({
       start(controller) {
-        for (let off = 0; off < data.length; off += 256 * 1024) controller.enqueue(data.subarray(off, off + 256 * 1024));
+        for (let off = 0; off < data.length; off += 256 * 1024)
+          controller.enqueue(data.subarray(off, off + 256 * 1024));
         controller.close();
       },
     });

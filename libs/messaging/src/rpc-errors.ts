@@ -12,15 +12,29 @@ export function serviceOf(subject: string): string {
  */
 export function requestFailure(subject: string, timeoutMs: number, err: unknown): DomainError {
   const service = serviceOf(subject);
-  if ((err instanceof errors.RequestError && err.isNoResponders()) || err instanceof errors.NoRespondersError) {
-    return new DomainError('SERVICE_UNAVAILABLE', `The ${service} service is not available; try again shortly`, {
-      cause: 'no_responders',
-    });
+  if (
+    (err instanceof errors.RequestError && err.isNoResponders()) ||
+    err instanceof errors.NoRespondersError
+  ) {
+    return new DomainError(
+      'SERVICE_UNAVAILABLE',
+      `The ${service} service is not available; try again shortly`,
+      {
+        cause: 'no_responders',
+      },
+    );
   }
-  if (err instanceof errors.TimeoutError || (err instanceof errors.RequestError && err.cause instanceof errors.TimeoutError)) {
-    return new DomainError('SERVICE_UNAVAILABLE', `The ${service} service did not answer within ${timeoutMs} ms`, {
-      cause: 'timeout',
-    });
+  if (
+    err instanceof errors.TimeoutError ||
+    (err instanceof errors.RequestError && err.cause instanceof errors.TimeoutError)
+  ) {
+    return new DomainError(
+      'SERVICE_UNAVAILABLE',
+      `The ${service} service did not answer within ${timeoutMs} ms`,
+      {
+        cause: 'timeout',
+      },
+    );
   }
   if (err instanceof errors.ClosedConnectionError || err instanceof errors.DrainingConnectionError) {
     return new DomainError('SERVICE_UNAVAILABLE', 'The message bus connection is closing');

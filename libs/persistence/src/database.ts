@@ -55,12 +55,18 @@ export async function openSchemaDataSource(options: SchemaDataSourceOptions): Pr
   await dataSource.initialize();
   await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
   // Migrations of concurrent replicas are serialised by an advisory lock named after the schema.
-  await withAdvisoryLock(dataSource, `migrations:${options.schema}`, () => dataSource.runMigrations({ transaction: 'each' }));
+  await withAdvisoryLock(dataSource, `migrations:${options.schema}`, () =>
+    dataSource.runMigrations({ transaction: 'each' }),
+  );
   return dataSource;
 }
 
 /** Runs `work` while holding a session-level advisory lock on one pooled connection. */
-export async function withAdvisoryLock<T>(dataSource: DataSource, key: string, work: () => Promise<T>): Promise<T> {
+export async function withAdvisoryLock<T>(
+  dataSource: DataSource,
+  key: string,
+  work: () => Promise<T>,
+): Promise<T> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {

@@ -3,7 +3,11 @@ import { z } from 'zod';
 import { ConfigError, baseConfigShape, int, list, loadConfig } from './config';
 
 describe('loadConfig', () => {
-  const schema = z.object({ ...baseConfigShape, PORT: int(3000, 0, 65535), ZONES: list('a.example,b.example') });
+  const schema = z.object({
+    ...baseConfigShape,
+    PORT: int(3000, 0, 65535),
+    ZONES: list('a.example,b.example'),
+  });
 
   it('applies defaults and freezes the result', () => {
     const config = loadConfig(schema, {});

@@ -49,7 +49,10 @@ export const baseConfigShape = {
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .default('postgres://postgres@127.0.0.1:5432/emailverify'),
-  NATS_URL: z.string().regex(/^(nats|tls):\/\//, 'must be a nats:// URL').default('nats://127.0.0.1:4222'),
+  NATS_URL: z
+    .string()
+    .regex(/^(nats|tls):\/\//, 'must be a nats:// URL')
+    .default('nats://127.0.0.1:4222'),
   NATS_NAMESPACE: z
     .string()
     .regex(/^[A-Za-z0-9_-]+$/, "letters, digits, '-' or '_' only")

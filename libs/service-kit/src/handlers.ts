@@ -22,17 +22,36 @@ export type Route<S extends RpcSubject> = {
 export type Routes = { [S in RpcSubject]?: Route<S> };
 
 /** Subscribes every route in the service's queue group, logging one line and one metric per message. */
-export function serveRoutes(bus: MessageBus, queue: string, routes: Routes, logger: Logger, metrics: Metrics): void {
+export function serveRoutes(
+  bus: MessageBus,
+  queue: string,
+  routes: Routes,
+  logger: Logger,
+  metrics: Metrics,
+): void {
   for (const subject of Object.keys(routes) as RpcSubject[]) {
     const route = routes[subject] as Route<typeof subject>;
     bus.serve(subject, {
       queue,
       parse: route.parse,
       handler: route.handle,
-      onError: (err, ctx) => logger.error({ err, requestId: ctx.requestId, errorId: ctx.errorId, subject }, 'handler failed'),
+      onError: (err, ctx) =>
+        logger.error({ err, requestId: ctx.requestId, errorId: ctx.errorId, subject }, 'handler failed'),
       onDone: (ctx, outcome) => {
-        metrics.messages.observe({ subject, outcome: outcome.ok ? 'ok' : (outcome.code ?? 'error') }, outcome.ms / 1000);
-        logger.info({ requestId: ctx.requestId, subject, ok: outcome.ok, code: outcome.code, ms: Math.round(outcome.ms) }, 'message');
+        metrics.messages.observe(
+          { subject, outcome: outcome.ok ? 'ok' : (outcome.code ?? 'error') },
+          outcome.ms / 1000,
+        );
+        logger.info(
+          {
+            requestId: ctx.requestId,
+            subject,
+            ok: outcome.ok,
+            code: outcome.code,
+            ms: Math.round(outcome.ms),
+          },
+          'message',
+        );
       },
     });
   }

@@ -16,11 +16,16 @@ export async function runHealthChecks(checks: HealthCheck[], timeoutMs = 2_000):
       try {
         await Promise.race([
           c.check(),
-          new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs).unref()),
+          new Promise((_, reject) =>
+            setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs).unref(),
+          ),
         ]);
         return [c.name, { status: 'ok' as const }] as const;
       } catch (err) {
-        return [c.name, { status: 'failed' as const, error: err instanceof Error ? err.message : String(err) }] as const;
+        return [
+          c.name,
+          { status: 'failed' as const, error: err instanceof Error ? err.message : String(err) },
+        ] as const;
       }
     }),
   );

@@ -6,7 +6,10 @@ export function createLogger(service: string, level: string): Logger {
     level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
-    redact: { paths: ['req.headers["svc-api-key"]', 'req.headers["service-api-key"]', 'req.headers.authorization'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers["svc-api-key"]', 'req.headers["service-api-key"]', 'req.headers.authorization'],
+      censor: '[redacted]',
+    },
   });
 }
 

@@ -29,7 +29,18 @@ export class Metrics {
     return new Counter({ name, help, labelNames, registers: [this.registry] });
   }
 
-  histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets?: number[]): Histogram<L> {
-    return new Histogram({ name, help, labelNames, ...(buckets ? { buckets } : {}), registers: [this.registry] });
+  histogram<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    buckets?: number[],
+  ): Histogram<L> {
+    return new Histogram({
+      name,
+      help,
+      labelNames,
+      ...(buckets ? { buckets } : {}),
+      registers: [this.registry],
+    });
   }
 }

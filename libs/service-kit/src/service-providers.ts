@@ -46,7 +46,12 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
     providers.push({
       provide: SERVICE_DATA_SOURCE,
       useFactory: () =>
-        openSchemaDataSource({ url: config.DATABASE_URL, schema: db.schema, migrations: db.migrations, applicationName: service }),
+        openSchemaDataSource({
+          url: config.DATABASE_URL,
+          schema: db.schema,
+          migrations: db.migrations,
+          applicationName: service,
+        }),
     });
   } else {
     providers.push({ provide: SERVICE_DATA_SOURCE, useValue: null });
@@ -63,7 +68,9 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
             await bus.connection.flush();
           },
         },
-        ...(dataSource ? [{ name: 'postgres', check: async () => void (await dataSource.query('SELECT 1')) }] : []),
+        ...(dataSource
+          ? [{ name: 'postgres', check: async () => void (await dataSource.query('SELECT 1')) }]
+          : []),
         ...(options.extraChecks?.(bus) ?? []),
       ],
     },

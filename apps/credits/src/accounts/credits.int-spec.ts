@@ -10,7 +10,9 @@ describe('credits service: reservations, settlement and the ledger (real Postgre
   });
   afterAll(async () => suite?.stop());
 
-  async function ledgerSum(accountId: string): Promise<{ total: number; reserved: number; refunded: number; granted: number }> {
+  async function ledgerSum(
+    accountId: string,
+  ): Promise<{ total: number; reserved: number; refunded: number; granted: number }> {
     const [row] = await suite.sql<{ total: string; reserved: string; refunded: string; granted: string }>(
       `SELECT COALESCE(SUM(amount), 0) AS total,
               COALESCE(SUM(amount) FILTER (WHERE kind = 'reserve'), 0) AS reserved,
@@ -19,7 +21,12 @@ describe('credits service: reservations, settlement and the ledger (real Postgre
          FROM credits.ledger WHERE account_id = $1`,
       [accountId],
     );
-    return { total: Number(row!.total), reserved: Number(row!.reserved), refunded: Number(row!.refunded), granted: Number(row!.granted) };
+    return {
+      total: Number(row!.total),
+      reserved: Number(row!.reserved),
+      refunded: Number(row!.refunded),
+      granted: Number(row!.granted),
+    };
   }
 
   async function balance(accountId: string, apiKeyId: string): Promise<number> {
@@ -48,7 +55,9 @@ describe('credits service: reservations, settlement and the ledger (real Postgre
   it('applies a reservation repeated with the same idempotency key once', async () => {
     const { accountId, apiKeyId } = await suite.createAccount({ credits: 50 });
     const replies = await Promise.all(
-      Array.from({ length: 5 }, () => suite.bus.request(Subjects.creditsReserve, { accountId, idempotencyKey: 'same', amount: 20 })),
+      Array.from({ length: 5 }, () =>
+        suite.bus.request(Subjects.creditsReserve, { accountId, idempotencyKey: 'same', amount: 20 }),
+      ),
     );
     expect(new Set(replies.map((r) => r.reservationId)).size).toBe(1);
     expect(replies.filter((r) => !r.replayed)).toHaveLength(1);
@@ -59,9 +68,17 @@ describe('credits service: reservations, settlement and the ledger (real Postgre
   it('settles once: charges what was used, refunds the rest, and keeps the ledger equal to the balance', async () => {
     const { accountId, apiKeyId } = await suite.createAccount({ credits: 40 });
     await suite.bus.request(Subjects.creditsReserve, { accountId, idempotencyKey: 'job', amount: 30 });
-    const first = await suite.bus.request(Subjects.creditsSettle, { accountId, idempotencyKey: 'job', used: 12 });
+    const first = await suite.bus.request(Subjects.creditsSettle, {
+      accountId,
+      idempotencyKey: 'job',
+      used: 12,
+    });
     expect(first).toMatchObject({ used: 12, refunded: 18, balance: 28, replayed: false });
-    const again = await suite.bus.request(Subjects.creditsSettle, { accountId, idempotencyKey: 'job', used: 30 });
+    const again = await suite.bus.request(Subjects.creditsSettle, {
+      accountId,
+      idempotencyKey: 'job',
+      used: 30,
+    });
     expect(again).toMatchObject({ used: 12, refunded: 18, balance: 28, replayed: true });
     const view = await suite.bus.request(Subjects.creditsBalanceGet, { accountId, apiKeyId });
     expect(view).toMatchObject({ balance: 28, consumed: 12, added: 40 });
@@ -73,10 +90,14 @@ describe('credits service: reservations, settlement and the ledger (real Postgre
   it('refuses to settle more than was reserved, and a reservation that does not exist', async () => {
     const { accountId } = await suite.createAccount({ credits: 10 });
     await suite.bus.request(Subjects.creditsReserve, { accountId, idempotencyKey: 'small', amount: 2 });
-    await expect(suite.bus.request(Subjects.creditsSettle, { accountId, idempotencyKey: 'small', used: 3 })).rejects.toMatchObject({
+    await expect(
+      suite.bus.request(Subjects.creditsSettle, { accountId, idempotencyKey: 'small', used: 3 }),
+    ).rejects.toMatchObject({
       code: 'INVALID_REQUEST',
     });
-    await expect(suite.bus.request(Subjects.creditsSettle, { accountId, idempotencyKey: 'nope', used: 0 })).rejects.toMatchObject({
+    await expect(
+      suite.bus.request(Subjects.creditsSettle, { accountId, idempotencyKey: 'nope', used: 0 }),
+    ).rejects.toMatchObject({
       code: 'NOT_FOUND',
     });
   });
@@ -84,7 +105,11 @@ describe('credits service: reservations, settlement and the ledger (real Postgre
   it("never lets one account settle or read another account's reservation", async () => {
     const a = await suite.createAccount({ credits: 10 });
     const b = await suite.createAccount({ credits: 10 });
-    await suite.bus.request(Subjects.creditsReserve, { accountId: a.accountId, idempotencyKey: 'mine', amount: 5 });
+    await suite.bus.request(Subjects.creditsReserve, {
+      accountId: a.accountId,
+      idempotencyKey: 'mine',
+      amount: 5,
+    });
     await expect(
       suite.bus.request(Subjects.creditsSettle, { accountId: b.accountId, idempotencyKey: 'mine', used: 0 }),
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
@@ -97,7 +122,12 @@ describe('credits service: reservations, settlement and the ledger (real Postgre
       suite.bus.request(Subjects.creditsReserve, { accountId, idempotencyKey: 'x', amount: -5 }),
     ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     await expect(
-      suite.bus.request(Subjects.creditsReserve, { accountId, idempotencyKey: 'x', amount: 1, extra: true } as never),
+      suite.bus.request(Subjects.creditsReserve, {
+        accountId,
+        idempotencyKey: 'x',
+        amount: 1,
+        extra: true,
+      } as never),
     ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     expect(await balance(accountId, apiKeyId)).toBe(10);
   });
@@ -105,7 +135,10 @@ describe('credits service: reservations, settlement and the ledger (real Postgre
   it('stores only a hash of each key, with a display prefix', async () => {
     const { apiKey, apiKeyId } = await suite.createAccount();
     expect(Buffer.from(apiKey.slice(3), 'base64url').length).toBeGreaterThanOrEqual(32);
-    const [row] = await suite.sql<{ key_hash: string; prefix: string }>(`SELECT key_hash, prefix FROM credits.api_keys WHERE id = $1`, [apiKeyId]);
+    const [row] = await suite.sql<{ key_hash: string; prefix: string }>(
+      `SELECT key_hash, prefix FROM credits.api_keys WHERE id = $1`,
+      [apiKeyId],
+    );
     expect(row!.key_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(row!.key_hash).not.toContain(apiKey);
     expect(apiKey.startsWith(row!.prefix)).toBe(true);

@@ -54,7 +54,10 @@ export class CreditsRepository {
   }
 
   async findAccount(accountId: string): Promise<AccountRow | undefined> {
-    const rows: AccountRow[] = await this.db.query(`SELECT ${ACCOUNT_COLUMNS} FROM credits.accounts WHERE id = $1`, [accountId]);
+    const rows: AccountRow[] = await this.db.query(
+      `SELECT ${ACCOUNT_COLUMNS} FROM credits.accounts WHERE id = $1`,
+      [accountId],
+    );
     return rows[0];
   }
 
@@ -76,7 +79,10 @@ export class CreditsRepository {
   }
 
   async listKeys(accountId: string): Promise<KeyRow[]> {
-    return this.db.query(`SELECT ${KEY_COLUMNS} FROM credits.api_keys WHERE account_id = $1 ORDER BY created_at, id`, [accountId]);
+    return this.db.query(
+      `SELECT ${KEY_COLUMNS} FROM credits.api_keys WHERE account_id = $1 ORDER BY created_at, id`,
+      [accountId],
+    );
   }
 
   async setKeyStyle(keyId: string, style: ResponseStyle): Promise<KeyRow | undefined> {
@@ -103,10 +109,21 @@ export class CreditsTx {
   constructor(private readonly m: EntityManager) {}
 
   async insertAccount(a: { id: string; name: string; plan: string }): Promise<void> {
-    await this.m.query(`INSERT INTO credits.accounts (id, name, plan) VALUES ($1, $2, $3)`, [a.id, a.name, a.plan]);
+    await this.m.query(`INSERT INTO credits.accounts (id, name, plan) VALUES ($1, $2, $3)`, [
+      a.id,
+      a.name,
+      a.plan,
+    ]);
   }
 
-  async insertKey(k: { id: string; accountId: string; name: string; prefix: string; hash: string; style: ResponseStyle }): Promise<void> {
+  async insertKey(k: {
+    id: string;
+    accountId: string;
+    name: string;
+    prefix: string;
+    hash: string;
+    style: ResponseStyle;
+  }): Promise<void> {
     await this.m.query(
       `INSERT INTO credits.api_keys (id, account_id, name, prefix, key_hash, style) VALUES ($1, $2, $3, $4, $5, $6)`,
       [k.id, k.accountId, k.name, k.prefix, k.hash, k.style],
@@ -122,7 +139,11 @@ export class CreditsTx {
     return rows[0];
   }
 
-  async findReservation(accountId: string, idempotencyKey: string, lock: boolean): Promise<ReservationRow | undefined> {
+  async findReservation(
+    accountId: string,
+    idempotencyKey: string,
+    lock: boolean,
+  ): Promise<ReservationRow | undefined> {
     const rows: ReservationRow[] = await this.m.query(
       `SELECT ${RESERVATION_COLUMNS} FROM credits.reservations WHERE account_id = $1 AND idempotency_key = $2${lock ? ' FOR UPDATE' : ''}`,
       [accountId, idempotencyKey],
@@ -130,7 +151,12 @@ export class CreditsTx {
     return rows[0];
   }
 
-  async insertReservation(r: { id: string; accountId: string; idempotencyKey: string; amount: number }): Promise<void> {
+  async insertReservation(r: {
+    id: string;
+    accountId: string;
+    idempotencyKey: string;
+    amount: number;
+  }): Promise<void> {
     await this.m.query(
       `INSERT INTO credits.reservations (id, account_id, idempotency_key, amount) VALUES ($1, $2, $3, $4)`,
       [r.id, r.accountId, r.idempotencyKey, r.amount],

@@ -38,12 +38,21 @@ export class CreditsService {
     if (!row) return { found: false };
     return {
       found: true,
-      key: { accountId: row.account_id, apiKeyId: row.id, apiKeyName: row.name, style: row.style, plan: row.plan },
+      key: {
+        accountId: row.account_id,
+        apiKeyId: row.id,
+        apiKeyName: row.name,
+        style: row.style,
+        plan: row.plan,
+      },
     };
   }
 
   async balance(req: BalanceGetRequest): Promise<BalanceReply> {
-    const [account, key] = await Promise.all([this.repo.findAccount(req.accountId), this.repo.findKey(req.accountId, req.apiKeyId)]);
+    const [account, key] = await Promise.all([
+      this.repo.findAccount(req.accountId),
+      this.repo.findKey(req.accountId, req.apiKeyId),
+    ]);
     if (!account) throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
     return {
       accountId: account.id,
@@ -67,7 +76,12 @@ export class CreditsService {
       if (!account) throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
       const existing = await tx.findReservation(req.accountId, req.idempotencyKey, false);
       if (existing) {
-        return { reservationId: existing.id, amount: existing.amount, balance: account.balance, replayed: true };
+        return {
+          reservationId: existing.id,
+          amount: existing.amount,
+          balance: account.balance,
+          replayed: true,
+        };
       }
       if (account.balance < req.amount) {
         throw new DomainError(
@@ -77,8 +91,18 @@ export class CreditsService {
         );
       }
       const reservationId = randomUUID();
-      await tx.insertReservation({ id: reservationId, accountId: req.accountId, idempotencyKey: req.idempotencyKey, amount: req.amount });
-      const after = await tx.applyChange({ accountId: req.accountId, kind: 'reserve', amount: -req.amount, reservationId });
+      await tx.insertReservation({
+        id: reservationId,
+        accountId: req.accountId,
+        idempotencyKey: req.idempotencyKey,
+        amount: req.amount,
+      });
+      const after = await tx.applyChange({
+        accountId: req.accountId,
+        kind: 'reserve',
+        amount: -req.amount,
+        reservationId,
+      });
       return { reservationId, amount: req.amount, balance: after.balance, replayed: false };
     });
   }
@@ -89,7 +113,8 @@ export class CreditsService {
       const account = await tx.lockAccount(req.accountId);
       if (!account) throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
       const reservation = await tx.findReservation(req.accountId, req.idempotencyKey, true);
-      if (!reservation) throw new DomainError('NOT_FOUND', `No reservation "${req.idempotencyKey}" for this account`);
+      if (!reservation)
+        throw new DomainError('NOT_FOUND', `No reservation "${req.idempotencyKey}" for this account`);
       if (reservation.status === 'settled') {
         return {
           reservationId: reservation.id,
@@ -100,7 +125,10 @@ export class CreditsService {
         };
       }
       if (req.used > reservation.amount) {
-        throw new DomainError('INVALID_REQUEST', `used (${req.used}) exceeds the reservation (${reservation.amount})`);
+        throw new DomainError(
+          'INVALID_REQUEST',
+          `used (${req.used}) exceeds the reservation (${reservation.amount})`,
+        );
       }
       const refunded = reservation.amount - req.used;
       const after = await tx.applyChange({
@@ -111,7 +139,13 @@ export class CreditsService {
         reservationId: reservation.id,
       });
       await tx.markSettled(req.accountId, reservation.id, req.used, refunded);
-      return { reservationId: reservation.id, used: req.used, refunded, balance: after.balance, replayed: false };
+      return {
+        reservationId: reservation.id,
+        used: req.used,
+        refunded,
+        balance: after.balance,
+        replayed: false,
+      };
     });
   }
 
@@ -121,7 +155,14 @@ export class CreditsService {
     const key = generateApiKey();
     await this.repo.transaction(async (tx) => {
       await tx.insertAccount({ id: accountId, name: req.name, plan: req.plan ?? 'payg' });
-      await tx.insertKey({ id: keyId, accountId, name: 'default', prefix: key.prefix, hash: key.hash, style: req.style ?? 'current' });
+      await tx.insertKey({
+        id: keyId,
+        accountId,
+        name: 'default',
+        prefix: key.prefix,
+        hash: key.hash,
+        style: req.style ?? 'current',
+      });
       if (req.credits > 0) await tx.applyChange({ accountId, kind: 'grant', amount: req.credits });
     });
     return { account_id: accountId, api_key_id: keyId, api_key: key.key };
@@ -129,7 +170,8 @@ export class CreditsService {
 
   async addCredits(req: BalanceAddRequest): Promise<BalanceAddReply> {
     return this.repo.transaction(async (tx) => {
-      if (!(await tx.lockAccount(req.accountId))) throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
+      if (!(await tx.lockAccount(req.accountId)))
+        throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
       const after = await tx.applyChange({ accountId: req.accountId, kind: 'grant', amount: req.credits });
       return { account_id: after.id, credits_balance: after.balance, credits_added: after.added };
     });
@@ -141,8 +183,16 @@ export class CreditsService {
     const name = req.name ?? 'key';
     const style: ResponseStyle = req.style ?? 'current';
     await this.repo.transaction(async (tx) => {
-      if (!(await tx.lockAccount(req.accountId))) throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
-      await tx.insertKey({ id: keyId, accountId: req.accountId, name, prefix: key.prefix, hash: key.hash, style });
+      if (!(await tx.lockAccount(req.accountId)))
+        throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
+      await tx.insertKey({
+        id: keyId,
+        accountId: req.accountId,
+        name,
+        prefix: key.prefix,
+        hash: key.hash,
+        style,
+      });
     });
     return { account_id: req.accountId, api_key_id: keyId, api_key_name: name, api_key: key.key, style };
   }
@@ -160,12 +210,16 @@ export class CreditsService {
     const key = await this.operatorKey(keyRef);
     const revoked = await this.repo.revokeKey(key.id);
     if (!revoked) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
-    this.bus.publish(Broadcasts.keyRevoked, { apiKeyId: revoked.id, keyHash: revoked.key_hash } satisfies KeyRevokedBroadcast);
+    this.bus.publish(Broadcasts.keyRevoked, {
+      apiKeyId: revoked.id,
+      keyHash: revoked.key_hash,
+    } satisfies KeyRevokedBroadcast);
     return summary(revoked);
   }
 
   async listKeys(accountId: string): Promise<KeyListReply> {
-    if (!(await this.repo.findAccount(accountId))) throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
+    if (!(await this.repo.findAccount(accountId)))
+      throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
     return { keys: (await this.repo.listKeys(accountId)).map(summary) };
   }
 

@@ -19,7 +19,11 @@ export class CreditsController {
   @ApiErrors('INVALID_API_KEY', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   async get(@Req() req: GatewayRequest): Promise<Presented<CreditsView>> {
     const auth = req.auth!;
-    const balance = await this.bus.request(Subjects.creditsBalanceGet, { accountId: auth.accountId, apiKeyId: auth.apiKeyId }, { requestId: req.requestId });
+    const balance = await this.bus.request(
+      Subjects.creditsBalanceGet,
+      { accountId: auth.accountId, apiKeyId: auth.apiKeyId },
+      { requestId: req.requestId },
+    );
     return present(CreditsPresenter, { balance, rateLimit: req.rateLimit! });
   }
 }

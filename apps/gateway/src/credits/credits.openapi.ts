@@ -1,7 +1,15 @@
 export const creditsSchemas = {
   current: {
     type: 'object',
-    required: ['account_id', 'api_key_id', 'api_key_name', 'credits_balance', 'credits_consumed', 'credits_added', 'last_updated'],
+    required: [
+      'account_id',
+      'api_key_id',
+      'api_key_name',
+      'credits_balance',
+      'credits_consumed',
+      'credits_added',
+      'last_updated',
+    ],
     properties: {
       account_id: { type: 'string' },
       api_key_id: { type: 'string' },

@@ -21,9 +21,18 @@ export function buildOpenApiDocument(app: INestApplication, publicBaseUrl: strin
     )
     .setVersion('1.0')
     .addServer(publicBaseUrl)
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'SVC-API-KEY', description: 'Recommended carrier' }, 'SvcApiKey')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'SERVICE-API-KEY', description: 'Older carrier' }, 'ServiceApiKey')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' }, 'BearerApiKey')
+    .addApiKey(
+      { type: 'apiKey', in: 'header', name: 'SVC-API-KEY', description: 'Recommended carrier' },
+      'SvcApiKey',
+    )
+    .addApiKey(
+      { type: 'apiKey', in: 'header', name: 'SERVICE-API-KEY', description: 'Older carrier' },
+      'ServiceApiKey',
+    )
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
+      'BearerApiKey',
+    )
     .addSecurityRequirements('SvcApiKey')
     .addSecurityRequirements('ServiceApiKey')
     .addSecurityRequirements('BearerApiKey')

@@ -13,7 +13,11 @@ describe('OpenAPI coverage', () => {
   let app: INestApplication;
 
   beforeAll(async () => {
-    const config = loadGatewayConfig({ ...process.env, NATS_NAMESPACE: `t_routes_${process.pid}`, LOG_LEVEL: 'silent' });
+    const config = loadGatewayConfig({
+      ...process.env,
+      NATS_NAMESPACE: `t_routes_${process.pid}`,
+      LOG_LEVEL: 'silent',
+    });
     app = await createGatewayApp(config);
     await app.init();
   });

@@ -37,7 +37,10 @@ export function ApiStyledOk(options: {
       'application/json': {
         schema: { oneOf: [envelopeSchema(options.current), options.legacy] },
         examples: {
-          current: { summary: 'current style', value: { success: true, code: '0', message: 'Success', data: options.currentExample } },
+          current: {
+            summary: 'current style',
+            value: { success: true, code: '0', message: 'Success', data: options.currentExample },
+          },
           legacy: { summary: 'legacy style', value: options.legacyExample },
         },
       },

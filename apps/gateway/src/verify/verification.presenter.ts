@@ -1,4 +1,9 @@
-import type { BilledVerificationResult, LegacyStatus, VerificationStatus, VerifyBulkReply } from '@emailverify/contracts';
+import type {
+  BilledVerificationResult,
+  LegacyStatus,
+  VerificationStatus,
+  VerifyBulkReply,
+} from '@emailverify/contracts';
 import type { DisposableCheck } from '@emailverify/verification';
 import type { Presenter } from '../common/http/presenter';
 
@@ -120,7 +125,15 @@ export const BulkPresenter: Presenter<VerifyBulkReply> = {
 };
 
 type DisposableView = DisposableCheck & { checkedAt: string };
-const disposableBody = (d: DisposableView) => ({ email: d.email, domain: d.domain, is_disposable: d.isDisposable, checked_at: d.checkedAt });
+const disposableBody = (d: DisposableView) => ({
+  email: d.email,
+  domain: d.domain,
+  is_disposable: d.isDisposable,
+  checked_at: d.checkedAt,
+});
 
 /** No older variant of this reply exists: both styles carry the same fields (legacy without the envelope). */
-export const DisposablePresenter: Presenter<DisposableView> = { current: disposableBody, legacy: disposableBody };
+export const DisposablePresenter: Presenter<DisposableView> = {
+  current: disposableBody,
+  legacy: disposableBody,
+};

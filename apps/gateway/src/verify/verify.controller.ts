@@ -18,10 +18,25 @@ export class VerifyController {
   @Post('single')
   @HttpCode(200)
   @RateLimitClass('single')
-  @ApiOperation({ summary: 'Verify one address', description: 'Costs 1 credit unless cached or unknown; force_refresh always costs 1.' })
+  @ApiOperation({
+    summary: 'Verify one address',
+    description: 'Costs 1 credit unless cached or unknown; force_refresh always costs 1.',
+  })
   @ApiStyledOk({ description: 'Verification result', ...singleDocs })
-  @ApiErrors('INVALID_REQUEST', 'INVALID_EMAIL', 'INVALID_API_KEY', 'INSUFFICIENT_CREDITS', 'PAYLOAD_TOO_LARGE', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE', 'TIMEOUT')
-  async single(@Req() req: GatewayRequest, @Body() dto: VerifySingleDto): Promise<Presented<BilledVerificationResult>> {
+  @ApiErrors(
+    'INVALID_REQUEST',
+    'INVALID_EMAIL',
+    'INVALID_API_KEY',
+    'INSUFFICIENT_CREDITS',
+    'PAYLOAD_TOO_LARGE',
+    'RATE_LIMIT_EXCEEDED',
+    'SERVICE_UNAVAILABLE',
+    'TIMEOUT',
+  )
+  async single(
+    @Req() req: GatewayRequest,
+    @Body() dto: VerifySingleDto,
+  ): Promise<Presented<BilledVerificationResult>> {
     return present(SinglePresenter, await this.verify.single(req.auth!, dto, req.requestId));
   }
 
@@ -30,7 +45,15 @@ export class VerifyController {
   @RateLimitClass('bulk')
   @ApiOperation({ summary: 'Verify a batch of addresses synchronously (up to BULK_MAX_EMAILS, default 100)' })
   @ApiStyledOk({ description: 'Batch result', ...bulkDocs })
-  @ApiErrors('INVALID_REQUEST', 'INVALID_API_KEY', 'INSUFFICIENT_CREDITS', 'PAYLOAD_TOO_LARGE', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE', 'TIMEOUT')
+  @ApiErrors(
+    'INVALID_REQUEST',
+    'INVALID_API_KEY',
+    'INSUFFICIENT_CREDITS',
+    'PAYLOAD_TOO_LARGE',
+    'RATE_LIMIT_EXCEEDED',
+    'SERVICE_UNAVAILABLE',
+    'TIMEOUT',
+  )
   async bulk(@Req() req: GatewayRequest, @Body() dto: VerifyBulkDto): Promise<Presented<VerifyBulkReply>> {
     return present(BulkPresenter, await this.verify.bulk(req.auth!, dto, req.requestId));
   }

@@ -42,7 +42,17 @@ const singleLegacy = {
     result: {
       type: 'object',
       properties: Object.fromEntries(
-        ['deliverable', 'valid_format', 'valid_domain', 'valid_mx', 'disposable', 'role', 'catchall', 'free', 'smtp_valid'].map((k) => [k, bool]),
+        [
+          'deliverable',
+          'valid_format',
+          'valid_domain',
+          'valid_mx',
+          'disposable',
+          'role',
+          'catchall',
+          'free',
+          'smtp_valid',
+        ].map((k) => [k, bool]),
       ),
     },
     score: { type: 'number' },
@@ -99,7 +109,13 @@ export const singleDocs = {
   },
 };
 
-const bulkTotals = { total_emails: int, valid_emails: int, invalid_emails: int, credits_used: int, process_time: int };
+const bulkTotals = {
+  total_emails: int,
+  valid_emails: int,
+  invalid_emails: int,
+  credits_used: int,
+  process_time: int,
+};
 
 export const bulkDocs = {
   current: {
@@ -109,7 +125,13 @@ export const bulkDocs = {
         type: 'array',
         items: {
           type: 'object',
-          properties: { email: str, status: { type: 'string', enum: statuses }, score: { type: 'number' }, is_deliverable: bool, credits_used: int },
+          properties: {
+            email: str,
+            status: { type: 'string', enum: statuses },
+            score: { type: 'number' },
+            is_deliverable: bool,
+            credits_used: int,
+          },
         },
       },
       ...bulkTotals,
@@ -144,7 +166,13 @@ export const bulkDocs = {
   currentExample: {
     results: [
       { email: 'jane.doe@example.com', status: 'valid', score: 0.9, is_deliverable: true, credits_used: 1 },
-      { email: 'nobody@invalid.example', status: 'invalid', score: 0.1, is_deliverable: false, credits_used: 1 },
+      {
+        email: 'nobody@invalid.example',
+        status: 'invalid',
+        score: 0.1,
+        is_deliverable: false,
+        credits_used: 1,
+      },
     ],
     total_emails: 2,
     valid_emails: 1,
@@ -179,8 +207,23 @@ export const bulkDocs = {
 
 const disposable = {
   type: 'object',
-  properties: { email: str, domain: str, is_disposable: bool, checked_at: { type: 'string', format: 'date-time' } },
+  properties: {
+    email: str,
+    domain: str,
+    is_disposable: bool,
+    checked_at: { type: 'string', format: 'date-time' },
+  },
 };
-const disposableExample = { email: 'someone@mailinator.com', domain: 'mailinator.com', is_disposable: true, checked_at: '2026-11-22T10:00:00Z' };
+const disposableExample = {
+  email: 'someone@mailinator.com',
+  domain: 'mailinator.com',
+  is_disposable: true,
+  checked_at: '2026-11-22T10:00:00Z',
+};
 
-export const disposableDocs = { current: disposable, legacy: disposable, currentExample: disposableExample, legacyExample: disposableExample };
+export const disposableDocs = {
+  current: disposable,
+  legacy: disposable,
+  currentExample: disposableExample,
+  legacyExample: disposableExample,
+};

@@ -1,5 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type BilledVerificationResult, DomainError, Subjects, type VerifyBulkReply } from '@emailverify/contracts';
+import {
+  type BilledVerificationResult,
+  DomainError,
+  Subjects,
+  type VerifyBulkReply,
+} from '@emailverify/contracts';
 import { MessageBus } from '@emailverify/messaging';
 import { assertValidAddress, checkDisposable, type DisposableCheck } from '@emailverify/verification';
 import type { AuthContext } from '../common/http/request-context';
@@ -14,13 +19,22 @@ export class VerifyService {
     @Inject(GATEWAY_CONFIG) private readonly config: Readonly<GatewayConfig>,
   ) {}
 
-  async single(auth: AuthContext, dto: VerifySingleDto, requestId: string): Promise<BilledVerificationResult> {
+  async single(
+    auth: AuthContext,
+    dto: VerifySingleDto,
+    requestId: string,
+  ): Promise<BilledVerificationResult> {
     // Bad syntax is answered here, before any hop or charge.
     const address = assertValidAddress(dto.email);
     return this.bus
       .request(
         Subjects.verifySingle,
-        { accountId: auth.accountId, email: address.email, checkSmtp: dto.check_smtp ?? false, forceRefresh: dto.force_refresh ?? false },
+        {
+          accountId: auth.accountId,
+          email: address.email,
+          checkSmtp: dto.check_smtp ?? false,
+          forceRefresh: dto.force_refresh ?? false,
+        },
         { requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
       )
       .catch(asTimeout);
@@ -29,10 +43,14 @@ export class VerifyService {
   async bulk(auth: AuthContext, dto: VerifyBulkDto, requestId: string): Promise<VerifyBulkReply> {
     const max = this.config.BULK_MAX_EMAILS;
     if (dto.emails.length === 0 || dto.emails.length > max) {
-      throw new DomainError('INVALID_REQUEST', `emails must hold between 1 and ${max} addresses (got ${dto.emails.length})`, {
-        field: 'emails',
-        max,
-      });
+      throw new DomainError(
+        'INVALID_REQUEST',
+        `emails must hold between 1 and ${max} addresses (got ${dto.emails.length})`,
+        {
+          field: 'emails',
+          max,
+        },
+      );
     }
     return this.bus
       .request(
@@ -46,7 +64,9 @@ export class VerifyService {
   /** The free disposable check: an in-memory lookup in the gateway itself, no hop and no credits. */
   disposable(dto: DisposableDto): DisposableCheck & { checkedAt: string } {
     if (dto.check_smtp !== undefined) {
-      throw new DomainError('INVALID_REQUEST', 'check_smtp is not supported on /verify/disposable', { field: 'check_smtp' });
+      throw new DomainError('INVALID_REQUEST', 'check_smtp is not supported on /verify/disposable', {
+        field: 'check_smtp',
+      });
     }
     return { ...checkDisposable(dto.email), checkedAt: new Date().toISOString() };
   }

@@ -12,5 +12,7 @@ export function creditsFor(result: VerificationResult): number {
 
 /** Whether a result may be served from the cache later; unknown results are always verified again. */
 export function cacheable(result: VerificationResult): boolean {
-  return result.status !== 'unknown' && result.reason !== 'invalid_syntax' && result.reason !== 'missing_email';
+  return (
+    result.status !== 'unknown' && result.reason !== 'invalid_syntax' && result.reason !== 'missing_email'
+  );
 }

@@ -24,7 +24,10 @@ export class ResultsRepository {
     return new Map(rows.map((r) => [r.email, r.result]));
   }
 
-  async save(results: ReadonlyArray<{ result: VerificationResult; smtpChecked: boolean }>, ttlHours: number): Promise<void> {
+  async save(
+    results: ReadonlyArray<{ result: VerificationResult; smtpChecked: boolean }>,
+    ttlHours: number,
+  ): Promise<void> {
     if (results.length === 0 || ttlHours <= 0) return;
     await this.db.query(
       `INSERT INTO verifier.results (email, smtp_checked, status, result, verified_at, expires_at)
@@ -34,7 +37,12 @@ export class ResultsRepository {
        DO UPDATE SET status = EXCLUDED.status, result = EXCLUDED.result, verified_at = EXCLUDED.verified_at, expires_at = EXCLUDED.expires_at`,
       [
         JSON.stringify(
-          results.map(({ result, smtpChecked }) => ({ email: result.email, smtp_checked: smtpChecked, status: result.status, result })),
+          results.map(({ result, smtpChecked }) => ({
+            email: result.email,
+            smtp_checked: smtpChecked,
+            status: result.status,
+            result,
+          })),
         ),
         ttlHours,
       ],

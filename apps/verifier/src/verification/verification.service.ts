@@ -42,29 +42,45 @@ export class VerificationService {
       const cached = (await this.results.findFresh([parsed.email], req.checkSmtp)).get(parsed.email);
       if (cached) return { ...cached, creditsUsed: 0, cached: true };
     }
-    const [billed] = await this.verifyFresh(req.accountId, [parsed.email], req.checkSmtp, `single:${requestId}:${randomUUID()}`);
+    const [billed] = await this.verifyFresh(
+      req.accountId,
+      [parsed.email],
+      req.checkSmtp,
+      `single:${requestId}:${randomUUID()}`,
+    );
     return billed!;
   }
 
   async verifyBulk(req: VerifyBulkRequest, requestId: string): Promise<VerifyBulkReply> {
     const started = performance.now();
     if (req.emails.length === 0 || req.emails.length > this.options.bulkMax) {
-      throw new DomainError('INVALID_REQUEST', `emails must hold between 1 and ${this.options.bulkMax} addresses`, {
-        field: 'emails',
-        max: this.options.bulkMax,
-      });
+      throw new DomainError(
+        'INVALID_REQUEST',
+        `emails must hold between 1 and ${this.options.bulkMax} addresses`,
+        {
+          field: 'emails',
+          max: this.options.bulkMax,
+        },
+      );
     }
     // Each distinct address is verified (and charged) once, however often the batch repeats it.
     const parsed = req.emails.map((email) => parseAddress(email));
     const wellFormed = [...new Set(parsed.flatMap((p) => (p.ok ? [p.email] : [])))];
     const cached = await this.results.findFresh(wellFormed, req.checkSmtp);
     const toVerify = wellFormed.filter((email) => !cached.has(email));
-    const fresh = await this.verifyFresh(req.accountId, toVerify, req.checkSmtp, `bulk:${requestId}:${randomUUID()}`);
+    const fresh = await this.verifyFresh(
+      req.accountId,
+      toVerify,
+      req.checkSmtp,
+      `bulk:${requestId}:${randomUUID()}`,
+    );
     const freshByEmail = new Map(fresh.map((r) => [r.email, r]));
 
     const charged = new Set<string>();
     const syntaxFailures = await Promise.all(
-      req.emails.map((input, i) => (parsed[i]!.ok ? undefined : this.engine.verify(input, { checkSmtp: false }))),
+      req.emails.map((input, i) =>
+        parsed[i]!.ok ? undefined : this.engine.verify(input, { checkSmtp: false }),
+      ),
     );
     const results: BilledVerificationResult[] = req.emails.map((_input, i) => {
       const p = parsed[i]!;
@@ -94,7 +110,11 @@ export class VerificationService {
     await this.credits.request(Subjects.creditsReserve, { accountId, idempotencyKey, amount: emails.length });
     let verified: VerificationResult[] = [];
     try {
-      verified = await this.engine.verifyMany(emails, { checkSmtp }, { concurrency: this.options.bulkConcurrency });
+      verified = await this.engine.verifyMany(
+        emails,
+        { checkSmtp },
+        { concurrency: this.options.bulkConcurrency },
+      );
     } finally {
       const used = verified.reduce((sum, r) => sum + creditsFor(r), 0);
       await this.credits.request(Subjects.creditsSettle, { accountId, idempotencyKey, used });

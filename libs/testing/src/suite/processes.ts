@@ -28,7 +28,10 @@ export interface RunningProcess {
 /** Starts a built app (dist/) as a real process. */
 export function launch(name: string, entry: string, env: NodeJS.ProcessEnv): RunningProcess {
   const file = path.join(repoRoot, entry);
-  if (!existsSync(file)) throw new Error(`${entry} is missing: run "npm run build" (npm test does it) before the integration tests`);
+  if (!existsSync(file))
+    throw new Error(
+      `${entry} is missing: run "npm run build" (npm test does it) before the integration tests`,
+    );
   const child = spawn(process.execPath, [file], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   const keep = (chunk: Buffer) => {
@@ -47,7 +50,9 @@ export async function waitUntilReady(proc: RunningProcess, url: string, timeoutM
   let last = '';
   while (Date.now() < deadline) {
     if (proc.child.exitCode !== null) {
-      throw new Error(`${proc.name} exited with ${proc.child.exitCode} before it was ready:\n${proc.output.join('').slice(-4000)}`);
+      throw new Error(
+        `${proc.name} exited with ${proc.child.exitCode} before it was ready:\n${proc.output.join('').slice(-4000)}`,
+      );
     }
     try {
       const res = await fetch(url);

@@ -71,7 +71,11 @@ export class TestSuite {
   static async start(options: SuiteOptions = {}): Promise<TestSuite> {
     const suite = new TestSuite(options);
     try {
-      suite.bus = await MessageBus.connect({ url: suite.natsUrl, namespace: suite.namespace, name: `test-${suite.id}` });
+      suite.bus = await MessageBus.connect({
+        url: suite.natsUrl,
+        namespace: suite.namespace,
+        name: `test-${suite.id}`,
+      });
       for (const service of options.services ?? ['credits', 'verifier']) await suite.startService(service);
       for (let i = 0; i < (options.gateways ?? 1); i++) await suite.startGateway();
       return suite;
@@ -120,7 +124,16 @@ export class TestSuite {
   async startGateway(extraEnv: Record<string, string> = {}): Promise<number> {
     const index = this.gatewayPorts.length;
     const port = await freePort();
-    const proc = launch(`gateway${index}`, ENTRIES.gateway, this.env({ PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...extraEnv }));
+    const proc = launch(
+      `gateway${index}`,
+      ENTRIES.gateway,
+      this.env({
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        ...extraEnv,
+      }),
+    );
     this.processes.set(`gateway${index}`, proc);
     this.gatewayPorts.push(port);
     await waitUntilReady(proc, `http://127.0.0.1:${port}/health/live`);
@@ -131,7 +144,9 @@ export class TestSuite {
     return `http://127.0.0.1:${this.gatewayPorts[index]}`;
   }
 
-  async createAccount(options: { credits?: number; style?: ResponseStyle; name?: string } = {}): Promise<Account> {
+  async createAccount(
+    options: { credits?: number; style?: ResponseStyle; name?: string } = {},
+  ): Promise<Account> {
     const reply: AccountCreateReply = await this.bus.request(Subjects.creditsAccountCreate, {
       name: options.name ?? 'test account',
       credits: options.credits ?? 1000,

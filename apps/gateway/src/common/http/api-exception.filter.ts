@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Inject } from '@nestjs/common';
+import {
+  type ArgumentsHost,
+  Catch,
+  type ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Inject,
+} from '@nestjs/common';
 import { DomainError, type ErrorCode } from '@emailverify/contracts';
 import { LOGGER } from '@emailverify/service-kit';
 import type { Response } from 'express';
@@ -35,7 +42,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const multer = multerError(exception);
     if (multer) return multer;
     const errorId = randomUUID();
-    this.logger.error({ err: exception, errorId, requestId: req.requestId, url: req.originalUrl }, 'unhandled error');
+    this.logger.error(
+      { err: exception, errorId, requestId: req.requestId, url: req.originalUrl },
+      'unhandled error',
+    );
     return new DomainError('INTERNAL_ERROR', `An internal error occurred (error id ${errorId})`);
   }
 }
@@ -73,6 +83,10 @@ function httpMessage(exception: HttpException, req: GatewayRequest): string {
 function multerError(exception: unknown): DomainError | undefined {
   const e = exception as { name?: string; code?: string; message?: string; field?: string };
   if (e?.name !== 'MulterError') return undefined;
-  if (e.code === 'LIMIT_FILE_SIZE') return new DomainError('PAYLOAD_TOO_LARGE', 'The file exceeds the upload size limit');
-  return new DomainError('INVALID_REQUEST', `${e.message ?? 'Invalid upload'}${e.field ? ` (field ${e.field})` : ''}`);
+  if (e.code === 'LIMIT_FILE_SIZE')
+    return new DomainError('PAYLOAD_TOO_LARGE', 'The file exceeds the upload size limit');
+  return new DomainError(
+    'INVALID_REQUEST',
+    `${e.message ?? 'Invalid upload'}${e.field ? ` (field ${e.field})` : ''}`,
+  );
 }

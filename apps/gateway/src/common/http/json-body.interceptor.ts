@@ -1,4 +1,11 @@
-import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor, SetMetadata } from '@nestjs/common';
+import {
+  type CallHandler,
+  type ExecutionContext,
+  Inject,
+  Injectable,
+  type NestInterceptor,
+  SetMetadata,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { DomainError } from '@emailverify/contracts';
 import express from 'express';
@@ -30,18 +37,25 @@ export class JsonBodyInterceptor implements NestInterceptor {
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
     if (context.getType() !== 'http') return next.handle();
     const req = context.switchToHttp().getRequest<GatewayRequest>();
-    if (!BODY_METHODS.has(req.method) || this.reflector.get<boolean>(RAW_BODY, context.getHandler())) return next.handle();
-    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (!BODY_METHODS.has(req.method) || this.reflector.get<boolean>(RAW_BODY, context.getHandler()))
+      return next.handle();
+    const hasBody =
+      Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
     if (!hasBody) {
       req.body = {};
       return next.handle();
     }
     const type = req.headers['content-type'] ?? '';
     if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
-      throw new DomainError('INVALID_REQUEST', 'The request body must be JSON (Content-Type: application/json)');
+      throw new DomainError(
+        'INVALID_REQUEST',
+        'The request body must be JSON (Content-Type: application/json)',
+      );
     }
     await new Promise<void>((resolve, reject) => {
-      this.parse(req, context.switchToHttp().getResponse(), (err?: unknown) => (err ? reject(bodyError(err)) : resolve()));
+      this.parse(req, context.switchToHttp().getResponse(), (err?: unknown) =>
+        err ? reject(bodyError(err)) : resolve(),
+      );
     });
     if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
       throw new DomainError('INVALID_REQUEST', 'The request body must be a JSON object');
@@ -54,7 +68,10 @@ function bodyError(err: unknown): DomainError {
   const e = err as { type?: string; limit?: number; message?: string };
   switch (e.type) {
     case 'entity.too.large':
-      return new DomainError('PAYLOAD_TOO_LARGE', `The request body exceeds ${e.limit ?? 'the limit of'} bytes`);
+      return new DomainError(
+        'PAYLOAD_TOO_LARGE',
+        `The request body exceeds ${e.limit ?? 'the limit of'} bytes`,
+      );
     case 'entity.parse.failed':
       return new DomainError('INVALID_REQUEST', `Malformed JSON: ${e.message ?? 'could not parse the body'}`);
     case 'encoding.unsupported':

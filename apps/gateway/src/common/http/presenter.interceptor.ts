@@ -8,6 +8,10 @@ import { renderStyle } from './style';
 export class PresenterInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = context.switchToHttp().getRequest<GatewayRequest>();
-    return next.handle().pipe(map((result: unknown) => (result instanceof Presented ? result.render(renderStyle(req)) : result)));
+    return next
+      .handle()
+      .pipe(
+        map((result: unknown) => (result instanceof Presented ? result.render(renderStyle(req)) : result)),
+      );
   }
 }

@@ -7,7 +7,9 @@ export function requestedStyle(req: GatewayRequest): ResponseStyle | undefined {
   if (raw === undefined) return undefined;
   const value = (Array.isArray(raw) ? raw[0] : raw)?.trim().toLowerCase();
   if (isResponseStyle(value)) return value;
-  throw new DomainError('INVALID_REQUEST', `SVC-Response-Style must be "current" or "legacy"`, { field: 'SVC-Response-Style' });
+  throw new DomainError('INVALID_REQUEST', `SVC-Response-Style must be "current" or "legacy"`, {
+    field: 'SVC-Response-Style',
+  });
 }
 
 /** The style to render with, even when the request failed before authentication. */

@@ -23,7 +23,10 @@ function firstProblem(errors: ValidationError[], prefix = ''): [string, string] 
     const constraints = Object.values(error.constraints ?? {});
     if (constraints.length > 0) {
       const text = constraints[0] ?? 'is invalid';
-      return [path, text.startsWith(error.property) ? text.replace(error.property, path) : `${path}: ${text}`];
+      return [
+        path,
+        text.startsWith(error.property) ? text.replace(error.property, path) : `${path}: ${text}`,
+      ];
     }
     if (error.children?.length) return firstProblem(error.children, path);
   }

@@ -6,4 +6,5 @@ export type RateClass = (typeof RATE_CLASSES)[number];
 
 export const RATE_CLASS = 'emailverify:rate-class';
 /** Puts a route (or controller) in a rate-limit class; routes without one count as "other". */
-export const RateLimitClass = (cls: RateClass): MethodDecorator & ClassDecorator => SetMetadata(RATE_CLASS, cls);
+export const RateLimitClass = (cls: RateClass): MethodDecorator & ClassDecorator =>
+  SetMetadata(RATE_CLASS, cls);

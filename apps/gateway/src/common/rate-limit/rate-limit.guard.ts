@@ -19,14 +19,20 @@ export class RateLimitGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<GatewayRequest>();
     if (!req.auth) return true; // public route
     const res = context.switchToHttp().getResponse<Response>();
-    const cls = this.reflector.getAllAndOverride<RateClass>(RATE_CLASS, [context.getHandler(), context.getClass()]) ?? 'other';
+    const cls =
+      this.reflector.getAllAndOverride<RateClass>(RATE_CLASS, [context.getHandler(), context.getClass()]) ??
+      'other';
     const decision = await this.limits.consume(cls, req.auth.apiKeyId);
     req.rateLimit = decision;
     setRateLimitHeaders(res, decision);
     if (decision.allowed) return true;
     res.setHeader('Retry-After', String(decision.retryAfter));
-    throw new DomainError('RATE_LIMIT_EXCEEDED', `Rate limit of ${decision.limit} requests per minute exceeded`, {
-      retry_after: decision.retryAfter,
-    });
+    throw new DomainError(
+      'RATE_LIMIT_EXCEEDED',
+      `Rate limit of ${decision.limit} requests per minute exceeded`,
+      {
+        retry_after: decision.retryAfter,
+      },
+    );
   }
 }

@@ -3,7 +3,12 @@ import { LOGGER, Metrics } from '@emailverify/service-kit';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../../config';
 import type { RateLimitState } from '../http/request-context';
 import type { RateClass } from './rate-classes';
@@ -33,7 +38,11 @@ export class RateLimiterService implements OnApplicationShutdown {
     @Inject(LOGGER) private readonly logger: Logger,
     metrics: Metrics,
   ) {
-    this.failOpen = metrics.counter('rate_limit_store_failures_total', 'Requests let through because the rate-limit store failed', ['limiter']);
+    this.failOpen = metrics.counter(
+      'rate_limit_store_failures_total',
+      'Requests let through because the rate-limit store failed',
+      ['limiter'],
+    );
     if (config.REDIS_URL) {
       this.redis = new Redis(config.REDIS_URL, {
         enableOfflineQueue: false,
@@ -46,7 +55,13 @@ export class RateLimiterService implements OnApplicationShutdown {
     const make = (name: string, points: number): RateLimiterAbstract => {
       const keyPrefix = `${config.NATS_NAMESPACE}:rl:${name}`;
       return this.redis
-        ? new RateLimiterRedis({ storeClient: this.redis, keyPrefix, points, duration: WINDOW_SECONDS, rejectIfRedisNotReady: true })
+        ? new RateLimiterRedis({
+            storeClient: this.redis,
+            keyPrefix,
+            points,
+            duration: WINDOW_SECONDS,
+            rejectIfRedisNotReady: true,
+          })
         : new RateLimiterMemory({ keyPrefix, points, duration: WINDOW_SECONDS });
     };
     this.limiters = {
@@ -72,7 +87,8 @@ export class RateLimiterService implements OnApplicationShutdown {
   async authBlocked(ip: string): Promise<LimitDecision | undefined> {
     try {
       const res = await this.authFailures.get(ip);
-      if (res && res.consumedPoints > this.authFailures.points) return this.decision(this.authFailures, res, false);
+      if (res && res.consumedPoints > this.authFailures.points)
+        return this.decision(this.authFailures, res, false);
       return undefined;
     } catch (err) {
       this.storeFailed('auth-failures', err);
@@ -113,7 +129,10 @@ export class RateLimiterService implements OnApplicationShutdown {
 
   private storeFailed(limiter: string, err: unknown): void {
     this.failOpen.inc({ limiter });
-    this.logger.warn({ limiter, err: err instanceof Error ? err.message : String(err) }, 'rate-limit store failed; request allowed');
+    this.logger.warn(
+      { limiter, err: err instanceof Error ? err.message : String(err) },
+      'rate-limit store failed; request allowed',
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {

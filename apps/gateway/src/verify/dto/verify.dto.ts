@@ -6,12 +6,18 @@ export class VerifySingleDto {
   @IsString()
   email!: string;
 
-  @ApiPropertyOptional({ description: 'Run a live SMTP mailbox check; when false no SMTP connection is made', default: false })
+  @ApiPropertyOptional({
+    description: 'Run a live SMTP mailbox check; when false no SMTP connection is made',
+    default: false,
+  })
   @IsOptional()
   @IsBoolean()
   check_smtp?: boolean;
 
-  @ApiPropertyOptional({ description: 'Bypass the cache; costs a credit even when a cached result exists', default: false })
+  @ApiPropertyOptional({
+    description: 'Bypass the cache; costs a credit even when a cached result exists',
+    default: false,
+  })
   @IsOptional()
   @IsBoolean()
   force_refresh?: boolean;
@@ -39,7 +45,10 @@ export class DisposableDto {
   @IsString()
   email!: string;
 
-  @ApiPropertyOptional({ description: 'Not supported on this endpoint: sending it is an error', deprecated: true })
+  @ApiPropertyOptional({
+    description: 'Not supported on this endpoint: sending it is an error',
+    deprecated: true,
+  })
   @IsOptional()
   check_smtp?: unknown;
 }
