@@ -33,6 +33,12 @@ export const ERROR_CATALOGUE = {
     label: 'API key not found',
   },
   CONFLICT: { numericCode: '4000', httpStatus: 409, legacyHttpStatus: 409, label: 'Conflict' },
+  DOWNLOAD_LINK_INVALID: {
+    numericCode: '4030',
+    httpStatus: 403,
+    legacyHttpStatus: 403,
+    label: 'Download link invalid or expired',
+  },
   PAYLOAD_TOO_LARGE: {
     numericCode: '4130',
     httpStatus: 413,

@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './file-jobs';
 export * from './files';
 export * from './styles';
 export * from './subjects';

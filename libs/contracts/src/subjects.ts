@@ -1,6 +1,13 @@
 import type { ErrorBody } from './errors';
 import type { ResponseStyle } from './styles';
 import type { BilledVerificationResult } from './verification';
+import type {
+  FileJobCreateRequest,
+  FileJobLocateRequest,
+  FileJobRef,
+  FileJobResultsReply,
+  FileJobView,
+} from './file-jobs';
 
 /**
  * Every NATS subject of the suite, without the installation's namespace prefix (the messaging library adds
@@ -21,6 +28,14 @@ export const Subjects = {
   verifySingle: 'verify.single',
   verifyBulk: 'verify.bulk',
   verifierPing: 'verifier.health.ping',
+  filesJobCreate: 'files.job.create',
+  filesJobGet: 'files.job.get',
+  filesJobPause: 'files.job.pause',
+  filesJobResume: 'files.job.resume',
+  filesJobCancel: 'files.job.cancel',
+  filesJobResults: 'files.job.results',
+  filesJobLocate: 'files.job.locate',
+  filesPing: 'files.health.ping',
 } as const;
 export type Subject = (typeof Subjects)[keyof typeof Subjects];
 
@@ -34,6 +49,8 @@ export const QueueGroups = {
   credits: 'credits',
   verifier: 'verifier',
   fileJobs: 'file-jobs',
+  verifierChunks: 'verifier-chunks',
+  fileJobsChunkResults: 'file-jobs-chunk-results',
   webhooks: 'webhooks',
 } as const;
 
@@ -201,6 +218,14 @@ export interface RpcMap {
   [Subjects.verifySingle]: { request: VerifySingleRequest; reply: VerifySingleReply };
   [Subjects.verifyBulk]: { request: VerifyBulkRequest; reply: VerifyBulkReply };
   [Subjects.verifierPing]: { request: Record<string, never>; reply: PingReply };
+  [Subjects.filesJobCreate]: { request: FileJobCreateRequest; reply: FileJobView };
+  [Subjects.filesJobGet]: { request: FileJobRef; reply: FileJobView };
+  [Subjects.filesJobPause]: { request: FileJobRef; reply: FileJobView };
+  [Subjects.filesJobResume]: { request: FileJobRef; reply: FileJobView };
+  [Subjects.filesJobCancel]: { request: FileJobRef; reply: FileJobView };
+  [Subjects.filesJobResults]: { request: FileJobRef; reply: FileJobResultsReply };
+  [Subjects.filesJobLocate]: { request: FileJobLocateRequest; reply: FileJobResultsReply & { accountId: string; status: string } };
+  [Subjects.filesPing]: { request: Record<string, never>; reply: PingReply };
 }
 export type RpcSubject = keyof RpcMap;
 export type RpcRequest<S extends RpcSubject> = RpcMap[S]['request'];

@@ -5,3 +5,4 @@ export * from './metrics';
 export * from './nest';
 export * from './handlers';
 export * from './service-providers';
+export * from './download-links';

@@ -1,0 +1,156 @@
+import type { JobState } from './files';
+import type { VerificationStatus } from './verification';
+
+/** JetStream streams (base names; the messaging library adds the namespace). */
+export const Streams = {
+  verifyChunks: { name: 'VERIFY_CHUNKS', subjects: ['verify.chunk.>'] },
+  chunkResults: { name: 'CHUNK_RESULTS', subjects: ['files.chunk.done.>'] },
+  events: { name: 'EVENTS', subjects: ['events.file.completed', 'events.file.failed'] },
+} as const;
+
+export const chunkSubject = (jobId: string): string => `verify.chunk.${jobId}`;
+export const chunkDoneSubject = (jobId: string): string => `files.chunk.done.${jobId}`;
+/** Core NATS broadcast on every state or progress change of a job (long polls wake on it). */
+export const jobStatusSubject = (jobId: string): string => `jobs.status.${jobId}`;
+export const EventSubjects = { completed: 'events.file.completed', failed: 'events.file.failed' } as const;
+
+/** Per-status counts of a job's unique addresses. */
+export interface JobCounts {
+  valid: number;
+  invalid: number;
+  unknown: number;
+  risky: number;
+  disposable: number;
+  catchall: number;
+  role: number;
+}
+
+export interface FileJobView {
+  jobId: string;
+  accountId: string;
+  fileName: string;
+  fileSize: number;
+  status: JobState;
+  emailColumn: string;
+  totalRows: number;
+  uniqueEmails: number;
+  estimatedCount: number;
+  totalChunks: number;
+  completedChunks: number;
+  failedChunks: number;
+  processedEmails: number;
+  counts: JobCounts;
+  creditsUsed: number;
+  createdAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  error: { code: string; message: string } | null;
+}
+
+export interface FileJobCreateRequest {
+  accountId: string;
+  /** Object name of the uploaded file in the `files` bucket. */
+  uploadObject: string;
+  fileName: string;
+  fileSize: number;
+  emailColumn?: string;
+  checkSmtp: boolean;
+  preserveOriginal: boolean;
+}
+
+export interface FileJobRef {
+  accountId: string;
+  jobId: string;
+}
+
+/** Where a finished job's result file is, and which column holds the status (for filtered downloads). */
+export interface FileJobResultsReply {
+  jobId: string;
+  objectName: string;
+  fileName: string;
+  statusColumn: number;
+}
+
+export interface FileJobLocateRequest {
+  jobId: string;
+}
+
+/** One address of a chunk as the verifier returns it: what the result file and the counts need. */
+export interface ChunkItemResult {
+  email: string;
+  status: VerificationStatus;
+  reason: string;
+  score: number;
+  isDeliverable: boolean;
+  isDisposable: boolean;
+  isCatchall: boolean;
+  isRole: boolean;
+  isFree: boolean;
+  domain: string;
+  mxRecords: string[];
+  domainSuggestion: string;
+  smtpCheck: boolean;
+  creditsUsed: number;
+}
+
+export interface ChunkMessage {
+  jobId: string;
+  accountId: string;
+  chunk: number;
+  checkSmtp: boolean;
+  emails: string[];
+}
+
+export interface ChunkResultMessage {
+  jobId: string;
+  chunk: number;
+  /** True when the verifier gave up on the chunk: every item is unknown `verification_failed`, free. */
+  failed: boolean;
+  results: ChunkItemResult[];
+}
+
+export interface JobStatusBroadcast {
+  jobId: string;
+  status: JobState;
+  processedEmails: number;
+}
+
+/** Body of a webhook event (API_SPEC 6.2, DESIGN section 6), as published on the EVENTS stream. */
+export interface FileCompletedEvent {
+  event: 'file.completed';
+  timestamp: string;
+  accountId: string;
+  data: {
+    job_id: string;
+    file_name: string;
+    total_emails: number;
+    valid_emails: number;
+    invalid_emails: number;
+    role_emails: number;
+    catchall_emails: number;
+    unknown_emails: number;
+    disposable_emails: number;
+    credits_used: number;
+    process_time_seconds: number;
+    download_url: string;
+    direct_download_url: string;
+    direct_download_expires_at: string;
+  };
+}
+
+export interface FileFailedEvent {
+  event: 'file.failed';
+  timestamp: string;
+  accountId: string;
+  data: {
+    job_id: string;
+    file_name: string;
+    status: 'failed';
+    error: { code: string; message: string };
+    total_emails: number;
+    processed_emails: number;
+    credits_used: number;
+  };
+}
+
+export type FileEvent = FileCompletedEvent | FileFailedEvent;
