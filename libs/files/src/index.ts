@@ -1,0 +1,17 @@
+export { type ColumnChoice, SAMPLE_DATA_ROWS, chooseEmailColumn } from './columns';
+export { CsvWriter, type CsvWriterOptions, formatCsvRow } from './csv/writer';
+export { type ReadCsvOptions, readCsv } from './csv/read-csv';
+export { FileRejected, type FileRejectionReason } from './errors';
+export { type FileFormat, formatFromName } from './format';
+export { escapeFormula, unescapeFormula } from './formula';
+export { DEFAULT_READ_LIMITS, MAX_COLUMNS, type ReadLimits } from './limits';
+export { readRows } from './read-rows';
+export {
+  type ResultCells,
+  VERIFICATION_COLUMNS,
+  type VerificationColumn,
+  resultHeader,
+  resultRow,
+} from './result';
+export type { ByteSource } from './source';
+export { type OpenTableOptions, type Table, type TableRow, openTable } from './table';

@@ -1,0 +1,82 @@
+export const VERIFICATION_COLUMNS = [
+  'email',
+  'status',
+  'reason',
+  'score',
+  'is_deliverable',
+  'is_disposable',
+  'is_catchall',
+  'is_role',
+  'is_free',
+  'domain',
+  'mx_records',
+  'domain_suggestion',
+  'smtp_check',
+] as const;
+
+export type VerificationColumn = (typeof VERIFICATION_COLUMNS)[number];
+
+export interface ResultCells {
+  email: string;
+  status: string;
+  reason: string;
+  score: number;
+  isDeliverable: boolean;
+  isDisposable: boolean;
+  isCatchall: boolean;
+  isRole: boolean;
+  isFree: boolean;
+  domain: string;
+  mxRecords: string[];
+  domainSuggestion: string;
+  smtpCheck: boolean;
+}
+
+/**
+ * Header of the result file: the original headers first when preserveOriginal, then the verification columns.
+ * A verification column whose name clashes (trimmed, case-insensitive) with an original one is prefixed
+ * `verify_`, again if `verify_x` is taken too, so every name in the header is distinct from the originals.
+ */
+export function resultHeader(originalHeaders: string[], preserveOriginal: boolean): string[] {
+  if (!preserveOriginal) return [...VERIFICATION_COLUMNS];
+  const taken = new Set(originalHeaders.map((name) => name.trim().toLowerCase()));
+  const verification = VERIFICATION_COLUMNS.map((column) => {
+    let name: string = column;
+    while (taken.has(name.toLowerCase())) name = `verify_${name}`;
+    return name;
+  });
+  return [...originalHeaders, ...verification];
+}
+
+/**
+ * One result row: the original cells padded (or cut) to `width`, the width of the original header, when
+ * preserveOriginal; then the verification cells in VERIFICATION_COLUMNS order (mx_records joined with ";",
+ * booleans as true/false). Formula escaping is the writer's job.
+ */
+export function resultRow(
+  original: string[],
+  width: number,
+  result: ResultCells,
+  preserveOriginal: boolean,
+): string[] {
+  const cells: string[] = [];
+  if (preserveOriginal) {
+    for (let i = 0; i < width; i++) cells.push(original[i] ?? '');
+  }
+  cells.push(
+    result.email,
+    result.status,
+    result.reason,
+    String(result.score),
+    String(result.isDeliverable),
+    String(result.isDisposable),
+    String(result.isCatchall),
+    String(result.isRole),
+    String(result.isFree),
+    result.domain,
+    result.mxRecords.join(';'),
+    result.domainSuggestion,
+    String(result.smtpCheck),
+  );
+  return cells;
+}
