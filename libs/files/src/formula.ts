@@ -7,14 +7,10 @@ const TRIGGERS = new Set(['=', '+', '-', '@', '\t', '\r']);
  * - the result never begins with a trigger character;
  * - a cell that does not begin with a trigger is returned unchanged (including one beginning with a quote);
  * - idempotent: escapeFormula(escapeFormula(x)) === escapeFormula(x), because the quote is not a trigger, so
- *   result files can be read back and written again (filtered downloads) without piling up quotes;
- * - reversible: unescapeFormula(escapeFormula(x)) === x.
+ *   result files can be read back and written again (filtered downloads) without piling up quotes.
+ * Idempotence costs injectivity: "=1" and "'=1" both come out as "'=1", so the escape cannot be undone
+ * exactly; nothing needs to undo it (spreadsheets hide the quote, filtered downloads copy cells as stored).
  */
 export function escapeFormula(cell: string): string {
   return cell.length > 0 && TRIGGERS.has(cell[0]) ? `'${cell}` : cell;
-}
-
-/** The inverse of escapeFormula: drops the quote only where escapeFormula would have added it. */
-export function unescapeFormula(cell: string): string {
-  return cell.length > 1 && cell[0] === "'" && TRIGGERS.has(cell[1]) ? cell.slice(1) : cell;
 }

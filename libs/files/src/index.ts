@@ -3,7 +3,7 @@ export { CsvWriter, type CsvWriterOptions, formatCsvRow } from './csv/writer';
 export { type ReadCsvOptions, readCsv } from './csv/read-csv';
 export { FileRejected, type FileRejectionReason } from './errors';
 export { type FileFormat, formatFromName } from './format';
-export { escapeFormula, unescapeFormula } from './formula';
+export { escapeFormula } from './formula';
 export { DEFAULT_READ_LIMITS, MAX_COLUMNS, type ReadLimits } from './limits';
 export { readRows } from './read-rows';
 export {

@@ -68,7 +68,14 @@ class CsvChunker {
   }
 
   push(text: string, final: boolean): string[][] {
-    const input = this.partial + text;
+    const rows = this.parse(this.partial + text, false);
+    // The last record is parsed on its own once no more text can come: parsing "a\r\n" as final input would
+    // invent an empty record after the last line break.
+    if (final && this.partial) rows.push(...this.parse(this.partial, true));
+    return rows;
+  }
+
+  private parse(input: string, final: boolean): string[][] {
     if (!input) return [];
     const result = this.parser.parse(input, 0, !final);
     const rows = result.data as string[][];
@@ -80,7 +87,7 @@ class CsvChunker {
     }
     const cursor = final ? input.length : result.meta.cursor;
     this.line += this.countBreaks(input, cursor);
-    this.partial = final ? '' : input.slice(cursor);
+    this.partial = input.slice(cursor);
     if (this.partial.length > this.options.maxRecordChars) {
       throw new FileRejected(
         'broken_quotes',

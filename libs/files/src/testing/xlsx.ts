@@ -1,5 +1,6 @@
 // Test support: builds real .xlsx files (zip + OOXML parts) with fflate, a dev dependency. Tests only.
-import { Zip, ZipDeflate, strToU8, zipSync } from 'fflate';
+import { strToU8, zipSync } from 'fflate';
+import { crc32, deflateRawSync, constants as zlibConstants } from 'node:zlib';
 
 export type Part = [name: string, content: string | Uint8Array];
 
@@ -97,35 +98,88 @@ export function columnName(index: number): string {
 }
 
 /**
- * Streams a workbook whose first sheet is produced piece by piece by `sheetPieces`, deflated on the fly, so a
- * sheet of hundreds of MiB (a zip bomb) is never held in memory by the test either.
+ * A zip bomb workbook: the first sheet is `header`, then `piece` repeated `times`, then `footer`, deflated
+ * once per distinct piece (a full flush makes compressed pieces concatenable), so a 520 MiB sheet costs the
+ * test well under a second and a few MiB. The zip records are written by hand, with true sizes and CRC.
  */
-export async function* streamedXlsx(
-  sheetPieces: () => Iterable<string>,
-  level: 1 | 6 | 9 = 6,
+export async function* bombXlsx(
+  header: string,
+  piece: string,
+  times: number,
+  footer: string,
 ): AsyncGenerator<Uint8Array> {
-  const out: Uint8Array[] = [];
-  let failure: Error | null = null;
-  const zip = new Zip((error, data) => {
-    if (error) failure = error;
-    else out.push(data);
-  });
-  const drain = function* (): Generator<Uint8Array> {
-    if (failure) throw failure;
-    yield* out.splice(0, out.length);
+  const entries: { name: string; crc: number; packed: number; size: number; offset: number }[] = [];
+  let offset = 0;
+  const emit = function* (
+    name: string,
+    chunks: () => Iterable<[raw: Buffer, packed: Buffer]>,
+  ): Generator<Buffer> {
+    let crc = 0;
+    let size = 0;
+    let packed = 0;
+    const body: Buffer[] = [];
+    for (const [raw, deflated] of chunks()) {
+      crc = crc32(raw, crc);
+      size += raw.length;
+      packed += deflated.length;
+      body.push(deflated);
+    }
+    const nameBytes = Buffer.from(name);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(crc >>> 0, 14);
+    local.writeUInt32LE(packed, 18);
+    local.writeUInt32LE(size, 22);
+    local.writeUInt16LE(nameBytes.length, 26);
+    entries.push({ name, crc, packed, size, offset });
+    offset += local.length + nameBytes.length + packed;
+    yield local;
+    yield nameBytes;
+    // The repeated piece is the same Buffer each time: yielding it again costs nothing.
+    yield* body;
   };
+  const once = (text: string): (() => Iterable<[Buffer, Buffer]>) =>
+    function* () {
+      const raw = Buffer.from(text);
+      yield [raw, deflateRawSync(raw)];
+    };
   for (const [name, content] of workbookParts([{ name: 'Sheet1', path: 'worksheets/sheet1.xml' }], false)) {
-    const file = new ZipDeflate(name, { level });
-    zip.add(file);
-    file.push(typeof content === 'string' ? strToU8(content) : content, true);
+    yield* emit(name, once(typeof content === 'string' ? content : Buffer.from(content).toString()));
   }
-  const sheet = new ZipDeflate('xl/worksheets/sheet1.xml', { level });
-  zip.add(sheet);
-  for (const piece of sheetPieces()) {
-    sheet.push(strToU8(piece));
-    yield* drain();
+  const flush = { finishFlush: zlibConstants.Z_FULL_FLUSH };
+  yield* emit('xl/worksheets/sheet1.xml', function* () {
+    const start = Buffer.from(header);
+    yield [start, deflateRawSync(start, flush)];
+    const raw = Buffer.from(piece);
+    const packed = deflateRawSync(raw, flush);
+    for (let i = 0; i < times; i++) yield [raw, packed];
+    const end = Buffer.from(footer);
+    yield [end, deflateRawSync(end)];
+  });
+  const central: Buffer[] = [];
+  for (const entry of entries) {
+    const nameBytes = Buffer.from(entry.name);
+    const record = Buffer.alloc(46);
+    record.writeUInt32LE(0x02014b50, 0);
+    record.writeUInt16LE(20, 4);
+    record.writeUInt16LE(20, 6);
+    record.writeUInt16LE(8, 10);
+    record.writeUInt32LE(entry.crc >>> 0, 16);
+    record.writeUInt32LE(entry.packed, 20);
+    record.writeUInt32LE(entry.size, 24);
+    record.writeUInt16LE(nameBytes.length, 28);
+    record.writeUInt32LE(entry.offset, 42);
+    central.push(record, nameBytes);
   }
-  sheet.push(new Uint8Array(0), true);
-  zip.end();
-  yield* drain();
+  const directory = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  yield directory;
+  yield end;
 }

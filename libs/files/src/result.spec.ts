@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { type ResultCells, VERIFICATION_COLUMNS, resultHeader, resultRow } from './result';
+
+const result: ResultCells = {
+  email: 'ann@example.com',
+  status: 'valid',
+  reason: 'accepted_email',
+  score: 95,
+  isDeliverable: true,
+  isDisposable: false,
+  isCatchall: false,
+  isRole: false,
+  isFree: true,
+  domain: 'example.com',
+  mxRecords: ['mx1.example.com', 'mx2.example.com'],
+  domainSuggestion: '',
+  smtpCheck: true,
+};
+
+describe('resultHeader', () => {
+  it('is the verification columns alone without preserveOriginal', () => {
+    expect(resultHeader(['Name', 'Email'], false)).toEqual([...VERIFICATION_COLUMNS]);
+  });
+
+  it('puts the original headers first and prefixes clashing verification columns with verify_', () => {
+    const header = resultHeader(['Name', ' Email ', 'STATUS', 'verify_status'], true);
+    expect(header.slice(0, 4)).toEqual(['Name', ' Email ', 'STATUS', 'verify_status']);
+    expect(header.slice(4)).toEqual([
+      'verify_email',
+      'verify_verify_status',
+      'reason',
+      'score',
+      'is_deliverable',
+      'is_disposable',
+      'is_catchall',
+      'is_role',
+      'is_free',
+      'domain',
+      'mx_records',
+      'domain_suggestion',
+      'smtp_check',
+    ]);
+  });
+});
+
+describe('resultRow', () => {
+  it('pads the original cells to the header width, then adds the verification cells', () => {
+    expect(resultRow(['Ann'], 2, result, true)).toEqual([
+      'Ann',
+      '',
+      'ann@example.com',
+      'valid',
+      'accepted_email',
+      '95',
+      'true',
+      'false',
+      'false',
+      'false',
+      'true',
+      'example.com',
+      'mx1.example.com;mx2.example.com',
+      '',
+      'true',
+    ]);
+  });
+
+  it('cuts rows wider than the header, and leaves originals out without preserveOriginal', () => {
+    expect(resultRow(['a', 'b', 'c'], 2, result, true).slice(0, 3)).toEqual(['a', 'b', 'ann@example.com']);
+    expect(resultRow(['a', 'b'], 2, result, false)).toHaveLength(VERIFICATION_COLUMNS.length);
+  });
+});
