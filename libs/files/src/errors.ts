@@ -10,8 +10,7 @@ export type FileRejectionReason =
   | 'too_many_rows'
   | 'zip_bomb'
   | 'no_address'
-  | 'email_column_missing'
-  | 'empty_file';
+  | 'email_column_missing';
 
 /**
  * A customer's file that cannot be read. Code INVALID_REQUEST (400), or PAYLOAD_TOO_LARGE (413) when it holds

@@ -68,7 +68,8 @@ function rowBatches(source: ByteSource, format: FileFormat, limits: ReadLimits):
 
 function isBlank(row: string[]): boolean {
   for (const cell of row) {
-    if (cell.trim() !== '' && cell !== BOM) return false;
+    // trim() removes a stray BOM too.
+    if (cell.trim() !== '') return false;
   }
   return true;
 }

@@ -1,3 +1,4 @@
+import { ReadableStream } from 'node:stream/web';
 import { describe, expect, it } from 'vitest';
 import { FileRejected } from '../errors';
 import { readRows } from '../read-rows';
@@ -58,6 +59,18 @@ describe('readRows (CSV)', () => {
       ['email', 'name'],
       ['å@example.com', 'Åse'],
     ]);
+  });
+
+  it('reads a web ReadableStream, as the object store hands out', async () => {
+    const bytes = new TextEncoder().encode('email\na@example.com\n');
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes.subarray(0, 7));
+        controller.enqueue(bytes.subarray(7));
+        controller.close();
+      },
+    });
+    expect(await collect(readRows(stream, 'csv'))).toEqual([['email'], ['a@example.com']]);
   });
 
   describe('refuses', () => {

@@ -123,6 +123,30 @@ describe('readRows (XLSX)', () => {
     expect((await collect(table.rows)).map((row) => row.email)).toEqual(['a@example.com', 'b@example.com']);
   });
 
+  it('streams a 50,000-row workbook through openTable', async () => {
+    const total = 50_000;
+    const bytes = simpleXlsx([
+      ['id', 'Email', 'name'],
+      ...Array.from({ length: total }, (_, i) => [i + 1, `user${i + 1}@example.com`, `Name ${i % 100}`]),
+    ]);
+    let count = 0;
+    let last = { rowNumber: 0, email: '' };
+    const growth = await peakRssGrowth(async () => {
+      const table = await openTable(sourceOf(bytes), 'xlsx', {});
+      for await (const row of table.rows) {
+        count += 1;
+        last = row;
+      }
+    });
+    expect(count).toBe(total);
+    expect(last).toEqual({
+      rowNumber: total,
+      cells: [String(total), `user${total}@example.com`, 'Name 99'],
+      email: `user${total}@example.com`,
+    });
+    expect(growth).toBeLessThan(200 * 1024 * 1024);
+  });
+
   describe('refuses', () => {
     it('a zip bomb: a sheet inflating past maxUnzippedBytes, streamed in and never inflated', async () => {
       const row = '<row><c t="inlineStr"><is><t>bomb@example.com</t></is></c></row>';

@@ -22,14 +22,12 @@ export async function* parseXml(
   handler: XmlHandler,
   part: string,
 ): AsyncGenerator<void> {
-  const parser = new SaxesParser({ xmlns: false });
+  const parser = new SaxesParser<{ xmlns: false }>({ xmlns: false });
   parser.on('doctype', () => {
     // OOXML parts never carry a DTD; refusing one rules out entity tricks whatever the XML parser does.
     throw notXlsx(`its part ${part} declares a DTD`);
   });
-  parser.on('opentag', (tag) =>
-    handler.open({ name: localName(tag.name), attributes: plainAttributes(tag.attributes) }),
-  );
+  parser.on('opentag', (tag) => handler.open({ name: localName(tag.name), attributes: tag.attributes }));
   parser.on('closetag', (tag) => handler.close(localName(tag.name)));
   parser.on('text', (text) => handler.text(text));
   parser.on('cdata', (text) => handler.text(text));
@@ -85,12 +83,4 @@ export function attribute(element: XmlElement, name: string): string | undefined
 export function decodeOoxmlEscapes(text: string): string {
   if (!text.includes('_x')) return text;
   return text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-}
-
-function plainAttributes(attributes: Record<string, unknown>): Record<string, string> {
-  const plain: Record<string, string> = {};
-  for (const [key, value] of Object.entries(attributes)) {
-    if (typeof value === 'string') plain[key] = value;
-  }
-  return plain;
 }
