@@ -3,5 +3,6 @@
 export const SERVICES = [
   { name: 'credits', entry: 'dist/apps/credits/src/main.js', portOffset: 101 },
   { name: 'verifier', entry: 'dist/apps/verifier/src/main.js', portOffset: 102 },
+  { name: 'file-jobs', entry: 'dist/apps/file-jobs/src/main.js', portOffset: 103 },
 ];
 export const GATEWAY = { name: 'gateway', entry: 'dist/apps/gateway/src/main.js', port: 3000 };

@@ -1,6 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { ObservabilityModule, serviceProviders } from '@emailverify/service-kit';
+import { MulterModule } from '@nestjs/platform-express';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { AuthService } from './common/auth/auth.service';
 import { ApiExceptionFilter } from './common/http/api-exception.filter';
@@ -12,6 +14,9 @@ import { RateLimiterService } from './common/rate-limit/rate-limiter.service';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config';
 import { CreditsController } from './credits/credits.controller';
 import { serviceChecks } from './health/gateway-checks';
+import { FilesController } from './files/files.controller';
+import { FilesService } from './files/files.service';
+import { ObjectStoreStorage } from './files/upload.storage';
 import { VerifyController } from './verify/verify.controller';
 import { VerifyService } from './verify/verify.service';
 
@@ -25,6 +30,13 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [
+        MulterModule.registerAsync({
+          inject: [MessageBus],
+          useFactory: (bus: MessageBus) => ({
+            storage: new ObjectStoreStorage(new JetStreamKit(bus)),
+            limits: { fileSize: config.FILE_MAX_BYTES, files: 1, fields: 10, fieldSize: 4096, parts: 12 },
+          }),
+        }),
         ObservabilityModule.forRoot({
           providers: [
             ...serviceProviders({ service: 'gateway', config, extraChecks: serviceChecks }),
@@ -32,10 +44,16 @@ export class GatewayModule {
           ],
         }),
       ],
-      controllers: [CreditsController, VerifyController],
+      controllers: [CreditsController, VerifyController, FilesController],
       providers: [
         AuthService,
         VerifyService,
+        FilesService,
+        {
+          provide: JetStreamKit,
+          inject: [MessageBus],
+          useFactory: (bus: MessageBus) => new JetStreamKit(bus),
+        },
         RateLimiterService,
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },

@@ -1,4 +1,4 @@
-import { baseConfigShape, int, loadConfig } from '@emailverify/service-kit';
+import { baseConfigShape, ConfigError, int, loadConfig } from '@emailverify/service-kit';
 import { z } from 'zod';
 
 export const gatewayConfigSchema = z.object({
@@ -24,10 +24,23 @@ export const gatewayConfigSchema = z.object({
   BULK_MAX_EMAILS: int(100, 1, 10_000),
   /** Deadline of a single or bulk verification (SMTP probes can take tens of seconds); past it: 504 TIMEOUT. */
   VERIFY_TIMEOUT_MS: int(120_000, 1_000, 600_000),
+  FILE_MAX_BYTES: int(104_857_600, 1024),
+  /** Deadline for file-jobs to parse and stage an upload (a million-row file takes a while). */
+  FILE_CREATE_TIMEOUT_MS: int(300_000, 1_000, 3_600_000),
+  DOWNLOAD_SIGNING_SECRET: z.string().min(16, 'at least 16 characters').optional(),
+  DOWNLOAD_URL_TTL_SECONDS: int(3600, 60, 7 * 24 * 3600),
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 
-export const loadGatewayConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<GatewayConfig> =>
-  loadConfig(gatewayConfigSchema, env);
+export const loadGatewayConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<GatewayConfig> => {
+  const config = loadConfig(gatewayConfigSchema, env);
+  if (config.NODE_ENV === 'production' && !config.DOWNLOAD_SIGNING_SECRET) {
+    throw new ConfigError(['DOWNLOAD_SIGNING_SECRET: is required in production']);
+  }
+  return config;
+};
+
+/** Outside production a fixed development secret keeps links working across replicas and restarts. */
+export const DEV_DOWNLOAD_SECRET = 'development-only-download-signing-secret';
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { MessageBus } from '@emailverify/messaging';
+import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import type { DataSource } from '@emailverify/persistence';
 import {
   LOGGER,
@@ -12,6 +12,7 @@ import { VerificationEngine } from '@emailverify/verification';
 import type { Logger } from 'pino';
 import { engineOptions, type VerifierConfig } from './config';
 import { verifierMigrations } from './migrations';
+import { ChunkWorker } from './verification/chunk-worker';
 import { ResultsRepository } from './verification/results.repository';
 import { VerificationService } from './verification/verification.service';
 import { VerifierHandler } from './verifier.handler';
@@ -80,6 +81,7 @@ export class VerifierAppModule {
                 cacheTtlHours: config.RESULT_CACHE_TTL_HOURS,
                 bulkMax: config.BULK_MAX_EMAILS,
                 bulkConcurrency: config.VERIFY_BULK_CONCURRENCY,
+                chunkConcurrency: config.FILE_VERIFY_CONCURRENCY,
               },
               metrics.counter('verification_outcomes_total', 'Verified addresses by status and reason', [
                 'status',
@@ -91,6 +93,22 @@ export class VerifierAppModule {
           provide: CachePurger,
           inject: [ResultsRepository, LOGGER],
           useFactory: (results: ResultsRepository, logger: Logger) => new CachePurger(results, logger),
+        },
+        {
+          provide: JetStreamKit,
+          inject: [MessageBus],
+          useFactory: (bus: MessageBus) => new JetStreamKit(bus),
+        },
+        {
+          provide: ChunkWorker,
+          inject: [JetStreamKit, VerificationService, LOGGER],
+          useFactory: (kit: JetStreamKit, verification: VerificationService, logger: Logger) =>
+            new ChunkWorker(
+              kit,
+              verification,
+              { concurrency: config.FILE_CHUNK_CONCURRENCY, maxDeliveries: config.FILE_CHUNK_MAX_DELIVERIES },
+              logger,
+            ),
         },
         VerifierHandler,
       ],

@@ -25,6 +25,11 @@ export const verifierConfigSchema = z.object({
   BULK_MAX_EMAILS: int(100, 1, 10_000),
   /** Addresses of one bulk request verified at the same time. */
   VERIFY_BULK_CONCURRENCY: int(10, 1, 1000),
+  /** File-job chunks one verifier process works on at once, and addresses of a chunk verified at once. */
+  FILE_CHUNK_CONCURRENCY: int(2, 1, 100),
+  FILE_VERIFY_CONCURRENCY: int(25, 1, 1000),
+  /** Deliveries of a chunk before it is reported failed (its addresses: unknown, free). */
+  FILE_CHUNK_MAX_DELIVERIES: int(5, 1, 100),
 });
 export type VerifierConfig = z.infer<typeof verifierConfigSchema>;
 

@@ -98,6 +98,11 @@ export interface ChunkMessage {
   accountId: string;
   chunk: number;
   checkSmtp: boolean;
+  /**
+   * When the job was created. Cached results older than this are free; newer ones are this job's own work (for
+   * example a chunk redelivered after a worker died having cached its results) and are charged as fresh.
+   */
+  jobCreatedAt: string;
   emails: string[];
 }
 

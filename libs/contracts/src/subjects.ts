@@ -224,7 +224,10 @@ export interface RpcMap {
   [Subjects.filesJobResume]: { request: FileJobRef; reply: FileJobView };
   [Subjects.filesJobCancel]: { request: FileJobRef; reply: FileJobView };
   [Subjects.filesJobResults]: { request: FileJobRef; reply: FileJobResultsReply };
-  [Subjects.filesJobLocate]: { request: FileJobLocateRequest; reply: FileJobResultsReply & { accountId: string; status: string } };
+  [Subjects.filesJobLocate]: {
+    request: FileJobLocateRequest;
+    reply: FileJobResultsReply & { accountId: string; status: string };
+  };
   [Subjects.filesPing]: { request: Record<string, never>; reply: PingReply };
 }
 export type RpcSubject = keyof RpcMap;

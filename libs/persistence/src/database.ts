@@ -26,8 +26,10 @@ export async function ensureDatabase(url: string): Promise<void> {
       try {
         await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
       } catch (err) {
-        // Two services starting together may race to create it; losing that race is fine.
-        if ((err as { code?: string }).code !== '42P04') throw err;
+        // Services starting together race to create it; losing that race is fine. PostgreSQL reports the
+        // loser as 42P04 (exists) or, when both got past the check, 23505 on pg_database's unique index.
+        const code = (err as { code?: string }).code;
+        if (code !== '42P04' && code !== '23505') throw err;
       }
     }
   } finally {

@@ -8,7 +8,11 @@ describe('signed download links', () => {
 
   const parts = (url: string) => {
     const u = new URL(url);
-    return { path: u.pathname, expires: u.searchParams.get('expires')!, signature: u.searchParams.get('signature')! };
+    return {
+      path: u.pathname,
+      expires: u.searchParams.get('expires')!,
+      signature: u.searchParams.get('signature')!,
+    };
   };
 
   it('accepts an untouched link until it expires', () => {
@@ -24,7 +28,15 @@ describe('signed download links', () => {
     const { expires, signature } = parts(downloadLink('http://x', secret, job, 60, now).url);
     expect(verifyDownload(secret, job.replace('1b9d', '2b9d'), expires, signature, now)).toBe('invalid');
     expect(verifyDownload(secret, job, String(Number(expires) + 1000), signature, now)).toBe('invalid');
-    expect(verifyDownload(secret, job, expires, signature.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')), now)).toBe('invalid');
+    expect(
+      verifyDownload(
+        secret,
+        job,
+        expires,
+        signature.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')),
+        now,
+      ),
+    ).toBe('invalid');
     expect(verifyDownload('other', job, expires, signature, now)).toBe('invalid');
     expect(verifyDownload(secret, job, undefined, signature, now)).toBe('invalid');
     expect(verifyDownload(secret, job, expires, 'zz', now)).toBe('invalid');

@@ -31,7 +31,8 @@ export function verifyDownload(
   signature: string | undefined,
   nowMs = Date.now(),
 ): 'ok' | 'expired' | 'invalid' {
-  if (!expires || !signature || !/^\d{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature)) return 'invalid';
+  if (!expires || !signature || !/^\d{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature))
+    return 'invalid';
   const expected = Buffer.from(signDownload(secret, jobId, Number(expires)), 'hex');
   if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) return 'invalid';
   return Number(expires) * 1000 < nowMs ? 'expired' : 'ok';

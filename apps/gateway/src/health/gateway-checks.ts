@@ -6,6 +6,7 @@ import type { HealthCheck } from '@emailverify/service-kit';
 export const REQUIRED_SERVICES: Array<{ name: string; subject: RpcSubject & `${string}.health.ping` }> = [
   { name: 'credits', subject: Subjects.creditsPing },
   { name: 'verifier', subject: Subjects.verifierPing },
+  { name: 'file-jobs', subject: Subjects.filesPing },
 ];
 
 export function serviceChecks(bus: MessageBus): HealthCheck[] {

@@ -13,15 +13,24 @@ export class ResultsRepository {
    * preferred, being the stronger verdict); an MX-only result never answers an SMTP request.
    */
   async findFresh(emails: readonly string[], checkSmtp: boolean): Promise<Map<string, VerificationResult>> {
+    const found = await this.findFreshWithTime(emails, checkSmtp);
+    return new Map([...found].map(([email, hit]) => [email, hit.result]));
+  }
+
+  /** As findFresh, with the time each result was verified. */
+  async findFreshWithTime(
+    emails: readonly string[],
+    checkSmtp: boolean,
+  ): Promise<Map<string, { result: VerificationResult; verifiedAt: Date }>> {
     if (emails.length === 0) return new Map();
-    const rows: Array<{ email: string; result: VerificationResult }> = await this.db.query(
-      `SELECT DISTINCT ON (email) email, result
+    const rows: Array<{ email: string; result: VerificationResult; verified_at: Date }> = await this.db.query(
+      `SELECT DISTINCT ON (email) email, result, verified_at
          FROM verifier.results
         WHERE email = ANY($1::text[]) AND expires_at > now() AND (smtp_checked OR NOT $2::boolean)
         ORDER BY email, smtp_checked DESC`,
       [emails, checkSmtp],
     );
-    return new Map(rows.map((r) => [r.email, r.result]));
+    return new Map(rows.map((r) => [r.email, { result: r.result, verifiedAt: r.verified_at }]));
   }
 
   async save(

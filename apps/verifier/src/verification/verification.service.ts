@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   type BilledVerificationResult,
+  type ChunkItemResult,
+  type ChunkMessage,
   DomainError,
   Subjects,
   type VerificationResult,
@@ -12,12 +14,15 @@ import type { MessageBus } from '@emailverify/messaging';
 import { parseAddress, type VerificationEngine } from '@emailverify/verification';
 import type { Counter } from 'prom-client';
 import { cacheable, creditsFor } from './billing';
+import { toChunkItem } from './chunk-worker';
 import type { ResultsRepository } from './results.repository';
 
 export interface VerificationServiceOptions {
   cacheTtlHours: number;
   bulkMax: number;
   bulkConcurrency: number;
+  /** Addresses of one file-job chunk verified at once. */
+  chunkConcurrency: number;
 }
 
 type Credits = Pick<MessageBus, 'request'>;
@@ -97,6 +102,40 @@ export class VerificationService {
       creditsUsed: results.reduce((sum, r) => sum + r.creditsUsed, 0),
       processTimeMs: Math.round(performance.now() - started),
     };
+  }
+
+  /**
+   * A file-job chunk: the job reserved its credits when it was created, so nothing is reserved here; each
+   * result carries what it costs (cached results nothing) and file-jobs settles the total at the end.
+   */
+  async verifyChunk(chunk: ChunkMessage): Promise<ChunkItemResult[]> {
+    const cached = await this.results.findFreshWithTime(chunk.emails, chunk.checkSmtp);
+    const jobCreated = Date.parse(chunk.jobCreatedAt);
+    const toVerify = chunk.emails.filter((email) => !cached.has(email));
+    const verified = await this.engine.verifyMany(
+      toVerify,
+      { checkSmtp: chunk.checkSmtp },
+      { concurrency: this.options.chunkConcurrency },
+    );
+    for (const r of verified) this.outcomes?.inc({ status: r.status, reason: r.reason });
+    await this.results.save(
+      verified.filter(cacheable).map((result) => ({ result, smtpChecked: chunk.checkSmtp })),
+      this.options.cacheTtlHours,
+    );
+    const fresh = new Map(verified.map((r, i) => [toVerify[i]!, r]));
+    return chunk.emails.map((email) => {
+      const hit = cached.get(email);
+      // Verified before the job existed: a cache hit, free. Verified since: this job's own work (an earlier
+      // delivery of this chunk cached it before its worker died), charged like a fresh result.
+      if (hit)
+        return toChunkItem(
+          { ...hit.result, email },
+          hit.verifiedAt.getTime() < jobCreated ? 0 : creditsFor(hit.result),
+        );
+      const r = fresh.get(email)!;
+      // The key is the address as file-jobs stored it, so the result row finds its way back.
+      return toChunkItem({ ...r, email }, creditsFor(r));
+    });
   }
 
   /** Reserves one credit per address, verifies, stores what may be cached, and settles what was used. */

@@ -13,7 +13,7 @@ import {
   workbookParts,
   worksheetXml,
   zipParts,
-} from '../testing/xlsx';
+} from '@emailverify/testing';
 
 const rowsOf = (bytes: Uint8Array, limits = {}): Promise<string[][]> =>
   collect(readRows(sourceOf(bytes), 'xlsx', limits));

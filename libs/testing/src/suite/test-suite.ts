@@ -4,11 +4,12 @@ import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { Client } from 'pg';
 import { freePort, launch, type RunningProcess, stopProcess, waitUntilReady } from './processes';
 
-export type ServiceName = 'credits' | 'verifier';
+export type ServiceName = 'credits' | 'verifier' | 'file-jobs';
 
 const ENTRIES: Record<ServiceName | 'gateway', string> = {
   credits: 'dist/apps/credits/src/main.js',
   verifier: 'dist/apps/verifier/src/main.js',
+  'file-jobs': 'dist/apps/file-jobs/src/main.js',
   gateway: 'dist/apps/gateway/src/main.js',
 };
 
@@ -76,7 +77,8 @@ export class TestSuite {
         namespace: suite.namespace,
         name: `test-${suite.id}`,
       });
-      for (const service of options.services ?? ['credits', 'verifier']) await suite.startService(service);
+      for (const service of options.services ?? ['credits', 'verifier', 'file-jobs'])
+        await suite.startService(service);
       for (let i = 0; i < (options.gateways ?? 1); i++) await suite.startGateway();
       return suite;
     } catch (err) {
@@ -140,6 +142,11 @@ export class TestSuite {
     return index;
   }
 
+  /** Base URL of a service's own HTTP listener (/health/*, /metrics). */
+  serviceUrl(name: ServiceName): string {
+    return `http://127.0.0.1:${this.servicePorts.get(name)}`;
+  }
+
   gatewayUrl(index = 0): string {
     return `http://127.0.0.1:${this.gatewayPorts[index]}`;
   }
@@ -183,6 +190,58 @@ export class TestSuite {
       json = undefined;
     }
     return { status: res.status, headers: res.headers, text, json };
+  }
+
+  /** A multipart upload (POST /v1/verify/file by default), with form fields beside the file. */
+  async upload(options: {
+    key: string;
+    file?: { name: string; content: string | Uint8Array };
+    fields?: Record<string, string>;
+    style?: ResponseStyle;
+    path?: string;
+    gateway?: number;
+  }): Promise<HttpReply> {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(options.fields ?? {})) form.append(name, value);
+    if (options.file) form.append('file', new Blob([options.file.content]), options.file.name);
+    const headers: Record<string, string> = { 'SVC-API-KEY': options.key };
+    if (options.style) headers['SVC-Response-Style'] = options.style;
+    const res = await fetch(`${this.gatewayUrl(options.gateway ?? 0)}${options.path ?? '/v1/verify/file'}`, {
+      method: 'POST',
+      headers,
+      body: form,
+    });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  }
+
+  /** Names of the objects in this installation's `files` bucket (uploads and result files). */
+  async storedObjects(): Promise<string[]> {
+    const store = await new JetStreamKit(this.bus).objectStore('files');
+    const names: string[] = [];
+    for (const info of await store.list()) if (!info.deleted) names.push(info.name);
+    return names;
+  }
+
+  /** Every event published on this installation's EVENTS stream so far. */
+  async events(): Promise<unknown[]> {
+    const kit = new JetStreamKit(this.bus);
+    const jsm = await kit.jsm();
+    const stream = kit.streamName('EVENTS');
+    const info = await jsm.streams.info(stream).catch(() => undefined);
+    if (!info || info.state.messages === 0) return [];
+    const events: unknown[] = [];
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+      const msg = await jsm.streams.getMessage(stream, { seq }).catch(() => undefined);
+      if (msg) events.push(msg.json());
+    }
+    return events;
   }
 
   /** Runs a query against the suite's database (for assertions on stored state). */

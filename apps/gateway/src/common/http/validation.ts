@@ -1,4 +1,6 @@
 import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
 import { DomainError } from '@emailverify/contracts';
 
 /** class-validator on every DTO; unknown fields are refused and the first problem names its field. */
@@ -31,4 +33,19 @@ function firstProblem(errors: ValidationError[], prefix = ''): [string, string] 
     if (error.children?.length) return firstProblem(error.children, path);
   }
   return ['body', 'The request body is invalid'];
+}
+
+/** The same validation as the pipe, for values the handler reads itself (multipart fields after the upload). */
+export function validateDto<T extends object>(cls: new () => T, plain: unknown): T {
+  const instance = plainToInstance(cls, plain ?? {});
+  const errors = validateSync(instance, {
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    validationError: { target: false, value: false },
+  });
+  if (errors.length > 0) {
+    const [field, message] = firstProblem(errors);
+    throw new DomainError('INVALID_REQUEST', message, { field });
+  }
+  return instance;
 }

@@ -1,0 +1,33 @@
+import { baseConfigShape, ConfigError, int, loadConfig } from '@emailverify/service-kit';
+import { z } from 'zod';
+
+export const fileJobsConfigSchema = z.object({
+  ...baseConfigShape,
+  HTTP_PORT: int(3103, 0, 65535),
+  PUBLIC_BASE_URL: z.string().url().default('http://localhost:3000'),
+  DOWNLOAD_SIGNING_SECRET: z.string().min(16, 'at least 16 characters').optional(),
+  DOWNLOAD_URL_TTL_SECONDS: int(3600, 60, 7 * 24 * 3600),
+  FILE_MAX_EMAILS: int(1_000_000, 1),
+  /** Addresses per chunk published to the verifiers. */
+  FILE_CHUNK_SIZE: int(500, 1, 10_000),
+  /** Chunks of one job published and not yet answered; pause stops refilling this window. */
+  FILE_CHUNKS_IN_FLIGHT: int(16, 1, 10_000),
+  FILE_MAX_LINE_BYTES: int(1_048_576, 1024),
+  FILE_MAX_UNZIPPED_BYTES: int(512 * 1024 * 1024, 1024 * 1024),
+  /** A chunk published this long ago and never answered is published again (its first publish was lost). */
+  FILE_CHUNK_STALE_SECONDS: int(300, 5),
+  /** How often each replica looks for jobs needing work (after crashes, restarts, resumes). */
+  FILE_RECOVERY_INTERVAL_MS: int(5000, 100),
+});
+export type FileJobsConfig = z.infer<typeof fileJobsConfigSchema>;
+
+export const loadFileJobsConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<FileJobsConfig> => {
+  const config = loadConfig(fileJobsConfigSchema, env);
+  if (config.NODE_ENV === 'production' && !config.DOWNLOAD_SIGNING_SECRET) {
+    throw new ConfigError(['DOWNLOAD_SIGNING_SECRET: is required in production']);
+  }
+  return config;
+};
+
+/** Outside production a fixed development secret keeps links working across replicas and restarts. */
+export const DEV_DOWNLOAD_SECRET = 'development-only-download-signing-secret';

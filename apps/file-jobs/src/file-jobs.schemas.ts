@@ -1,0 +1,27 @@
+import { parseWith } from '@emailverify/service-kit';
+import { z } from 'zod';
+
+const accountId = z.string().uuid();
+const ref = z.strictObject({ accountId, jobId: z.string().min(1).max(100) });
+
+export const FileJobsPayloads = {
+  create: parseWith(
+    z.strictObject({
+      accountId,
+      uploadObject: z.string().min(1).max(300),
+      fileName: z.string().min(1).max(500),
+      fileSize: z.number().int().min(0),
+      emailColumn: z.string().min(1).max(500).optional(),
+      checkSmtp: z.boolean(),
+      preserveOriginal: z.boolean(),
+    }),
+  ),
+  ref: parseWith(ref),
+  locate: parseWith(z.strictObject({ jobId: z.string().min(1).max(100) })),
+  ping: parseWith(
+    z
+      .object({})
+      .passthrough()
+      .transform(() => ({}) as Record<string, never>),
+  ),
+};

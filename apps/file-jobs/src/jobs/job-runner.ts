@@ -1,0 +1,279 @@
+import {
+  type ChunkMessage,
+  type ChunkResultMessage,
+  chunkSubject,
+  EventSubjects,
+  type FileEvent,
+  jobStatusSubject,
+  type JobStatusBroadcast,
+  Streams,
+  Subjects,
+} from '@emailverify/contracts';
+import type { ConsumerHandle, JetStreamKit, MessageBus } from '@emailverify/messaging';
+import { type DataSource, withAdvisoryLock } from '@emailverify/persistence';
+import { downloadLink } from '@emailverify/service-kit';
+import type { Logger } from 'pino';
+import { DEV_DOWNLOAD_SECRET, type FileJobsConfig } from '../config';
+import type { JobRow, JobsRepository } from './jobs.repository';
+import type { ResultWriter } from './result-writer';
+
+const ACTIVE = ['running', 'processing'] as const;
+
+/**
+ * Drives jobs from pending to a terminal state. Everything it does is idempotent and re-derivable from the
+ * database, so any replica may do it and a restarted process simply carries on: chunk results are applied
+ * once (the chunk row says whether it was), windows are refilled from the queued chunks, and merging runs
+ * under an advisory lock per job.
+ */
+export class JobRunner {
+  private consumer?: ConsumerHandle;
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  private readonly busy = new Set<string>();
+
+  constructor(
+    private readonly repo: JobsRepository,
+    private readonly db: DataSource,
+    private readonly bus: MessageBus,
+    private readonly kit: JetStreamKit,
+    private readonly writer: ResultWriter,
+    private readonly config: Readonly<FileJobsConfig>,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.kit.ensureStream({
+      ...Streams.verifyChunks,
+      subjects: [...Streams.verifyChunks.subjects],
+      retention: 'workqueue',
+    });
+    await this.kit.ensureStream({
+      ...Streams.chunkResults,
+      subjects: [...Streams.chunkResults.subjects],
+      retention: 'workqueue',
+    });
+    await this.kit.ensureStream({
+      ...Streams.events,
+      subjects: [...Streams.events.subjects],
+      retention: 'limits',
+      maxAgeMs: 7 * 24 * 3600 * 1000,
+    });
+    this.consumer = await this.kit.consume<ChunkResultMessage>(
+      {
+        stream: Streams.chunkResults.name,
+        durable: 'file-jobs-chunk-results',
+        ackWaitMs: 60_000,
+        concurrency: 4,
+      },
+      async ({ payload }) => {
+        await this.onChunkResult(payload);
+        return 'ack';
+      },
+      (err) => this.logger.error({ err }, 'chunk result could not be applied; it will be redelivered'),
+    );
+    this.timer = setInterval(() => void this.recover(), this.config.FILE_RECOVERY_INTERVAL_MS);
+    this.timer.unref();
+    void this.recover();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.consumer?.stop();
+  }
+
+  /** Asks the runner to look at a job now (after creation, resume). */
+  kick(jobId: string): void {
+    void this.advance(jobId).catch((err: unknown) =>
+      this.logger.error({ err, jobId }, 'job could not advance'),
+    );
+  }
+
+  /** Periodic pass over active jobs: what a crashed or restarted process left half-done is picked up here. */
+  private async recover(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      for (const { id } of await this.repo.activeJobIds()) {
+        await this.repo.requeueStale(id, this.config.FILE_CHUNK_STALE_SECONDS);
+        await this.advance(id);
+      }
+    } catch (err) {
+      this.logger.warn({ err }, 'recovery pass failed');
+    }
+  }
+
+  private async advance(jobId: string): Promise<void> {
+    if (this.busy.has(jobId) || this.stopped) return;
+    this.busy.add(jobId);
+    try {
+      let job = await this.repo.findById(jobId);
+      if (!job) return;
+      if (job.status === 'pending') {
+        job = (await this.repo.transition(null, jobId, ['pending'], 'running', { startedAt: true })) ?? job;
+        this.broadcast(job);
+      }
+      if (
+        job.status === 'merging' ||
+        ((ACTIVE as readonly string[]).includes(job.status) && allChunksAnswered(job))
+      ) {
+        await this.finish(job);
+        return;
+      }
+      if ((ACTIVE as readonly string[]).includes(job.status)) await this.fillWindow(job);
+    } finally {
+      this.busy.delete(jobId);
+    }
+  }
+
+  private async fillWindow(job: JobRow): Promise<void> {
+    const chunks = await this.repo.claimChunks(job.id, this.config.FILE_CHUNKS_IN_FLIGHT);
+    for (const chunk of chunks) {
+      const message: ChunkMessage = {
+        jobId: job.id,
+        accountId: job.account_id,
+        chunk,
+        checkSmtp: job.check_smtp,
+        jobCreatedAt: job.created_at.toISOString(),
+        emails: await this.repo.chunkEmails(job.id, chunk),
+      };
+      await this.kit.publish(chunkSubject(job.id), message, `${job.id}:${chunk}`);
+    }
+  }
+
+  private async onChunkResult(message: ChunkResultMessage): Promise<void> {
+    const job = await this.repo.applyChunkResult(
+      message.jobId,
+      message.chunk,
+      message.results,
+      message.failed,
+    );
+    if (!job) return; // already applied, or the job is no longer running
+    this.broadcast(job);
+    if ((ACTIVE as readonly string[]).includes(job.status)) {
+      if (allChunksAnswered(job)) await this.finish(job);
+      else await this.fillWindow(job);
+    }
+  }
+
+  /** Merges the result file, settles credits, and completes the job; once, under a per-job lock. */
+  private async finish(job: JobRow): Promise<void> {
+    await withAdvisoryLock(this.db, `merge:${job.id}`, async () => {
+      const merging = await this.repo.transition(
+        null,
+        job.id,
+        ['running', 'processing', 'merging'],
+        'merging',
+      );
+      if (!merging) return; // finished by another replica meanwhile
+      this.broadcast(merging);
+      try {
+        const resultObject = await this.writer.write(merging);
+        const used = await this.repo.creditsUsed(job.id);
+        await this.settle(merging, used);
+        const status = merging.failed_chunks > 0 ? 'completed_with_warning' : 'completed';
+        const done = await this.repo.transition(null, job.id, ['merging'], status, {
+          completedAt: true,
+          resultObject,
+          creditsUsed: used,
+        });
+        if (done) {
+          this.broadcast(done);
+          await this.emit(done);
+        }
+      } catch (err) {
+        this.logger.error({ err, jobId: job.id }, 'merging failed; the job fails');
+        await this.fail(merging, { code: 'MERGE_FAILED', message: 'The result file could not be built' });
+      }
+    });
+  }
+
+  async fail(job: JobRow, error: { code: string; message: string }): Promise<void> {
+    const used = await this.repo.creditsUsed(job.id);
+    await this.settle(job, used);
+    const failed = await this.repo.transition(
+      null,
+      job.id,
+      ['preparing', 'pending', 'running', 'processing', 'merging', 'paused'],
+      'failed',
+      { completedAt: true, creditsUsed: used, error },
+    );
+    if (failed) {
+      this.broadcast(failed);
+      await this.emit(failed);
+    }
+  }
+
+  /** Charges what was verified and refunds the rest of the reservation; idempotent on the credits side. */
+  async settle(job: JobRow, used: number): Promise<void> {
+    await this.bus.request(Subjects.creditsSettle, {
+      accountId: job.account_id,
+      idempotencyKey: job.reservation_key,
+      used,
+    });
+    await this.repo.markSettled(job.id);
+  }
+
+  broadcast(job: JobRow): void {
+    this.bus.publish(jobStatusSubject(job.id), {
+      jobId: job.id,
+      status: job.status,
+      processedEmails: job.processed_emails,
+    } satisfies JobStatusBroadcast);
+  }
+
+  private async emit(job: JobRow): Promise<void> {
+    const timestamp = new Date().toISOString();
+    let event: FileEvent;
+    if (job.status === 'failed') {
+      event = {
+        event: 'file.failed',
+        timestamp,
+        accountId: job.account_id,
+        data: {
+          job_id: job.id,
+          file_name: job.file_name,
+          status: 'failed',
+          error: { code: job.error_code ?? 'JOB_FAILED', message: job.error_message ?? 'The job failed' },
+          total_emails: job.unique_emails,
+          processed_emails: job.processed_emails,
+          credits_used: job.credits_used,
+        },
+      };
+    } else {
+      const link = downloadLink(
+        this.config.PUBLIC_BASE_URL,
+        this.config.DOWNLOAD_SIGNING_SECRET ?? DEV_DOWNLOAD_SECRET,
+        job.id,
+        this.config.DOWNLOAD_URL_TTL_SECONDS,
+      );
+      const started = (job.started_at ?? job.created_at).getTime();
+      event = {
+        event: 'file.completed',
+        timestamp,
+        accountId: job.account_id,
+        data: {
+          job_id: job.id,
+          file_name: job.file_name,
+          total_emails: job.unique_emails,
+          valid_emails: job.valid_emails,
+          invalid_emails: job.invalid_emails,
+          role_emails: job.role_emails,
+          catchall_emails: job.catchall_emails,
+          unknown_emails: job.unknown_emails,
+          disposable_emails: job.disposable_emails,
+          credits_used: job.credits_used,
+          process_time_seconds: Math.max(0, ((job.completed_at?.getTime() ?? Date.now()) - started) / 1000),
+          download_url: `${this.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/v1/verify/file/${job.id}/results`,
+          direct_download_url: link.url,
+          direct_download_expires_at: link.expiresAt,
+        },
+      };
+    }
+    const subject = event.event === 'file.completed' ? EventSubjects.completed : EventSubjects.failed;
+    await this.kit.publish(subject, event, `${job.id}:${event.event}`);
+  }
+}
+
+function allChunksAnswered(job: JobRow): boolean {
+  return job.completed_chunks + job.failed_chunks >= job.total_chunks;
+}

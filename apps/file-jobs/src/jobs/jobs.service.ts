@@ -1,0 +1,102 @@
+import {
+  DomainError,
+  FINISHED_JOB_STATES,
+  type FileJobRef,
+  type FileJobResultsReply,
+  type FileJobView,
+  isTerminalJobState,
+  type JobState,
+} from '@emailverify/contracts';
+import { toView } from './job-view';
+import type { JobRunner } from './job-runner';
+import type { JobRow, JobsRepository } from './jobs.repository';
+import { statusColumnIndex } from './result-writer';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Reading and steering a customer's jobs: another account's job is "not found", never "forbidden". */
+export class JobsService {
+  constructor(
+    private readonly repo: JobsRepository,
+    private readonly runner: JobRunner,
+  ) {}
+
+  async get(ref: FileJobRef): Promise<FileJobView> {
+    return toView(await this.load(ref));
+  }
+
+  async pause(ref: FileJobRef): Promise<FileJobView> {
+    return this.move(ref, ['pending', 'running', 'processing'], 'paused');
+  }
+
+  async resume(ref: FileJobRef): Promise<FileJobView> {
+    const view = await this.move(ref, ['paused'], 'pending');
+    this.runner.kick(ref.jobId);
+    return view;
+  }
+
+  async cancel(ref: FileJobRef): Promise<FileJobView> {
+    const job = await this.load(ref);
+    if (isTerminalJobState(job.status)) throw conflict(job.status, 'cancelled');
+    const used = await this.repo.creditsUsed(job.id);
+    const cancelled = await this.repo.transition(ref.accountId, ref.jobId, nonTerminal, 'cancelled', {
+      completedAt: true,
+      creditsUsed: used,
+    });
+    if (!cancelled) throw conflict((await this.load(ref)).status, 'cancelled');
+    // What was verified is charged; the rest of the reservation goes back.
+    await this.runner.settle(cancelled, used);
+    this.runner.broadcast(cancelled);
+    return toView(cancelled);
+  }
+
+  async results(ref: FileJobRef): Promise<FileJobResultsReply> {
+    return resultsOf(await this.load(ref));
+  }
+
+  /** For a signed download link, whose signature already names the job. */
+  async locate(jobId: string): Promise<FileJobResultsReply & { accountId: string; status: string }> {
+    const job = UUID.test(jobId) ? await this.repo.findById(jobId) : undefined;
+    if (!job) throw new DomainError('JOB_NOT_FOUND', 'Job not found');
+    return { ...resultsOf(job), accountId: job.account_id, status: job.status };
+  }
+
+  private async load(ref: FileJobRef): Promise<JobRow> {
+    const job = UUID.test(ref.jobId) ? await this.repo.find(ref.accountId, ref.jobId) : undefined;
+    if (!job) throw new DomainError('JOB_NOT_FOUND', `No job ${ref.jobId} for this account`);
+    return job;
+  }
+
+  private async move(ref: FileJobRef, from: readonly JobState[], to: JobState): Promise<FileJobView> {
+    const job = await this.load(ref);
+    const moved = await this.repo.transition(ref.accountId, ref.jobId, from, to);
+    if (!moved) throw conflict(job.status, to);
+    this.runner.broadcast(moved);
+    return toView(moved);
+  }
+}
+
+const nonTerminal: JobState[] = ['preparing', 'pending', 'running', 'processing', 'merging', 'paused'];
+
+function conflict(status: JobState, wanted: JobState): DomainError {
+  return new DomainError('INVALID_REQUEST', `The job is ${status}; it cannot become ${wanted}`, { status });
+}
+
+function resultsOf(job: JobRow): FileJobResultsReply {
+  if (!FINISHED_JOB_STATES.includes(job.status) || !job.result_object) {
+    throw new DomainError(
+      'INVALID_REQUEST',
+      `The job is ${job.status}; results are offered once it has completed`,
+      {
+        status: job.status,
+      },
+    );
+  }
+  const base = job.file_name.replace(/\.[^.]+$/, '');
+  return {
+    jobId: job.id,
+    objectName: job.result_object,
+    fileName: `${base}-results.csv`,
+    statusColumn: statusColumnIndex(job),
+  };
+}

@@ -1,0 +1,105 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+
+/** Form and query values arrive as strings: "true"/"1" and "false"/"0" become booleans, anything else stays and fails. */
+export const toBoolean = ({ value }: { value: unknown }): unknown => {
+  if (value === 'true' || value === '1' || value === true) return true;
+  if (value === 'false' || value === '0' || value === false) return false;
+  return value;
+};
+
+/** The form fields of POST /verify/file besides the file itself. */
+export class UploadFieldsDto {
+  @ApiPropertyOptional({
+    description: 'Column holding the addresses (case-insensitive); auto-detected when omitted',
+  })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(500)
+  email_column?: string;
+
+  @ApiPropertyOptional({ description: 'Live SMTP verification of every address', default: false })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  check_smtp?: boolean;
+
+  @ApiPropertyOptional({ description: 'Keep the original columns in the result file', default: true })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  preserve_original?: boolean;
+}
+
+export class StatusQueryDto {
+  @ApiPropertyOptional({
+    description: 'Long-poll: wait up to this many seconds for the job to finish',
+    minimum: 0,
+    maximum: 300,
+    default: 0,
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'timeout must be a whole number of seconds from 0 to 300' })
+  @Min(0, { message: 'timeout must be a whole number of seconds from 0 to 300' })
+  @Max(300, { message: 'timeout must be a whole number of seconds from 0 to 300' })
+  timeout?: number;
+}
+
+export const RESULT_FILTERS = [
+  'valid',
+  'invalid',
+  'risky',
+  'unknown',
+  'catchall',
+  'role',
+  'disposable',
+] as const;
+export type ResultFilter = (typeof RESULT_FILTERS)[number];
+
+export class ResultsQueryDto {
+  @ApiPropertyOptional({ description: 'Include valid addresses' })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  valid?: boolean;
+  @ApiPropertyOptional({ description: 'Include invalid addresses' })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  invalid?: boolean;
+  @ApiPropertyOptional({ description: 'Include risky addresses' })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  risky?: boolean;
+  @ApiPropertyOptional({ description: 'Include unknown addresses' })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  unknown?: boolean;
+  @ApiPropertyOptional({ description: 'Include catch-all addresses' })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  catchall?: boolean;
+  @ApiPropertyOptional({ description: 'Include role addresses' })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  role?: boolean;
+  @ApiPropertyOptional({ description: 'Include disposable addresses' })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  disposable?: boolean;
+}
+
+export class DownloadQueryDto {
+  @ApiPropertyOptional({ description: 'Expiry of the signed link (Unix seconds)' })
+  @IsString()
+  expires!: string;
+  @ApiPropertyOptional({ description: 'HMAC-SHA256 signature of the link' }) @IsString() signature!: string;
+}

@@ -1,0 +1,187 @@
+import {
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
+import { FileInterceptor } from '@nestjs/platform-express';
+import { ApiBody, ApiConsumes, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FileJobView } from '@emailverify/contracts';
+import { Public } from '@emailverify/service-kit';
+import type { Response } from 'express';
+import { RawBody } from '../common/http/json-body.interceptor';
+import { present, type Presented } from '../common/http/presenter';
+import type { GatewayRequest } from '../common/http/request-context';
+import { renderStyle } from '../common/http/style';
+import { RateLimitClass } from '../common/rate-limit/rate-classes';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
+import { ApiErrors, ApiStyledOk } from '../openapi/styled-responses';
+import { DownloadQueryDto, ResultsQueryDto, StatusQueryDto } from './dto/files.dto';
+import { statusDocs, uploadDocs } from './files.openapi';
+import { StatusPresenter, uploadPresenter } from './files.presenter';
+import { FilesService, type JobStatusView } from './files.service';
+
+@ApiTags('file verification')
+@RateLimitClass('file')
+@Controller('verify/file')
+export class FilesController {
+  private readonly uploaded;
+
+  constructor(
+    private readonly files: FilesService,
+    @Inject(GATEWAY_CONFIG) config: Readonly<GatewayConfig>,
+  ) {
+    this.uploaded = uploadPresenter(config.PUBLIC_BASE_URL);
+  }
+
+  @Post()
+  @HttpCode(200)
+  @RawBody()
+  @UseInterceptors(FileInterceptor('file'))
+  @ApiOperation({ summary: 'Upload a CSV, XLSX or TXT file of addresses; creates a job (status pending)' })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['file'],
+      properties: {
+        file: {
+          type: 'string',
+          format: 'binary',
+          description: '.csv, .xlsx (first sheet) or .txt (one address per line)',
+        },
+        email_column: {
+          type: 'string',
+          description: 'Column holding the addresses; auto-detected when omitted',
+        },
+        check_smtp: { type: 'boolean', default: false },
+        preserve_original: { type: 'boolean', default: true },
+      },
+    },
+  })
+  @ApiStyledOk({ description: 'The job', ...uploadDocs })
+  @ApiErrors(
+    'INVALID_REQUEST',
+    'INVALID_API_KEY',
+    'INSUFFICIENT_CREDITS',
+    'PAYLOAD_TOO_LARGE',
+    'RATE_LIMIT_EXCEEDED',
+    'SERVICE_UNAVAILABLE',
+  )
+  async upload(
+    @Req() req: GatewayRequest,
+    @UploadedFile() file: Express.Multer.File | undefined,
+  ): Promise<Presented<FileJobView>> {
+    return present(this.uploaded, await this.files.create(req.auth!, file, req.body, req.requestId));
+  }
+
+  @Get(':jobId')
+  @ApiOperation({ summary: 'Job status; `timeout` (0-300 s) waits until the job finishes or the time is up' })
+  @ApiStyledOk({ description: 'Job status', ...statusDocs })
+  @ApiErrors(
+    'INVALID_REQUEST',
+    'INVALID_API_KEY',
+    'JOB_NOT_FOUND',
+    'RATE_LIMIT_EXCEEDED',
+    'SERVICE_UNAVAILABLE',
+  )
+  async status(
+    @Req() req: GatewayRequest,
+    @Param('jobId') jobId: string,
+    @Query() query: StatusQueryDto,
+  ): Promise<Presented<JobStatusView>> {
+    const closed = new Promise<void>((resolve) => req.once('close', () => resolve()));
+    return present(
+      StatusPresenter,
+      await this.files.status(req.auth!, jobId, query.timeout ?? 0, req.requestId, closed),
+    );
+  }
+
+  @Get(':jobId/results')
+  @ApiOperation({
+    summary: 'Download results',
+    description:
+      'Without filters: 307 to the signed full result file (legacy style: the file itself, 200). With filters (OR): a CSV of the matching rows only.',
+  })
+  @ApiProduces('text/csv')
+  @ApiResponse({
+    status: 200,
+    description: 'CSV of the (matching) rows',
+    content: { 'text/csv': { schema: { type: 'string' } } },
+  })
+  @ApiResponse({
+    status: 307,
+    description: 'Redirect to the signed full result file (current style, no filter)',
+  })
+  @ApiErrors('INVALID_REQUEST', 'INVALID_API_KEY', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
+  async results(
+    @Req() req: GatewayRequest,
+    @Param('jobId') jobId: string,
+    @Query() query: ResultsQueryDto,
+    @Res() res: Response,
+  ): Promise<void> {
+    const located = await this.files.locateResults(req.auth!, jobId, req.requestId);
+    const filters = this.files.parseFilters(query as Record<string, unknown>);
+    if (!filters && renderStyle(req) === 'current') {
+      res.redirect(307, this.files.directLink(jobId).url);
+      return;
+    }
+    await this.files.streamResults(located, filters, res);
+  }
+
+  @Public()
+  @Get(':jobId/download')
+  @ApiOperation({
+    summary: 'The full result file through a signed link (no API key; refused when changed or expired)',
+    security: [],
+  })
+  @ApiProduces('text/csv')
+  @ApiResponse({
+    status: 200,
+    description: 'The result CSV',
+    content: { 'text/csv': { schema: { type: 'string' } } },
+  })
+  @ApiErrors('DOWNLOAD_LINK_INVALID', 'JOB_NOT_FOUND')
+  async download(
+    @Param('jobId') jobId: string,
+    @Query() query: DownloadQueryDto,
+    @Res() res: Response,
+  ): Promise<void> {
+    const located = await this.files.locateSigned(jobId, query.expires, query.signature);
+    await this.files.streamResults(located, undefined, res);
+  }
+
+  @Post(':jobId/pause')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Pause a job: no new chunks start; chunks in progress finish' })
+  @ApiStyledOk({ description: 'Job status', ...statusDocs })
+  @ApiErrors('INVALID_REQUEST', 'INVALID_API_KEY', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
+  async pause(@Req() req: GatewayRequest, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
+    return present(StatusPresenter, await this.files.action(req.auth!, jobId, 'pause', req.requestId));
+  }
+
+  @Post(':jobId/resume')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Resume a paused job' })
+  @ApiStyledOk({ description: 'Job status', ...statusDocs })
+  @ApiErrors('INVALID_REQUEST', 'INVALID_API_KEY', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
+  async resume(@Req() req: GatewayRequest, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
+    return present(StatusPresenter, await this.files.action(req.auth!, jobId, 'resume', req.requestId));
+  }
+
+  @Post(':jobId/cancel')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Cancel a job: what was verified is charged, the rest refunded' })
+  @ApiStyledOk({ description: 'Job status', ...statusDocs })
+  @ApiErrors('INVALID_REQUEST', 'INVALID_API_KEY', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
+  async cancel(@Req() req: GatewayRequest, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
+    return present(StatusPresenter, await this.files.action(req.auth!, jobId, 'cancel', req.requestId));
+  }
+}

@@ -1,0 +1,97 @@
+import { type FileJobView, FINISHED_JOB_STATES, isTerminalJobState } from '@emailverify/contracts';
+import type { Presenter } from '../common/http/presenter';
+import type { JobStatusView } from './files.service';
+
+const percent = (part: number, whole: number) =>
+  whole > 0 ? Math.min(100, Math.floor((part / whole) * 100)) : 100;
+
+/** Upload reply (API_SPEC 2.5); the older variant is the short `job_id` one. */
+export function uploadPresenter(publicBaseUrl: string): Presenter<FileJobView> {
+  const base = publicBaseUrl.replace(/\/+$/, '');
+  return {
+    current: (job) => ({
+      task_id: job.jobId,
+      file_name: job.fileName,
+      file_size: job.fileSize,
+      status: job.status,
+      message: `File accepted: ${job.uniqueEmails} unique addresses queued for verification`,
+      status_url: `${base}/v1/verify/file/${job.jobId}`,
+      created_at: job.createdAt,
+      estimated_count: job.estimatedCount,
+      unique_emails: job.uniqueEmails,
+      total_rows: job.totalRows,
+      email_column: job.emailColumn,
+    }),
+    legacy: (job) => ({
+      job_id: job.jobId,
+      file_name: job.fileName,
+      total_emails: job.uniqueEmails,
+      status: job.status,
+      created_at: job.createdAt,
+    }),
+  };
+}
+
+/**
+ * Job status (API_SPEC 2.6): while the job runs only the progress and count fields; once it has finished the
+ * remaining counts, credits, completion time and (when completed) the download links.
+ */
+export const StatusPresenter: Presenter<JobStatusView> = {
+  current: (job) => {
+    const processedChunks = job.completedChunks + job.failedChunks;
+    const body: Record<string, unknown> = {
+      task_id: job.jobId,
+      status: job.status,
+      progress: percent(job.processedEmails, job.uniqueEmails),
+      email_progress: percent(job.processedEmails, job.uniqueEmails),
+      chunk_progress: percent(processedChunks, job.totalChunks),
+      progress_source: 'emails',
+      total_emails: job.uniqueEmails,
+      processed_emails: job.processedEmails,
+      valid_emails: job.counts.valid,
+      invalid_emails: job.counts.invalid,
+      unknown_emails: job.counts.unknown,
+      total_chunks: job.totalChunks,
+      completed_chunks: job.completedChunks,
+      failed_chunks: job.failedChunks,
+      unique_emails: job.uniqueEmails,
+      total_rows: job.totalRows,
+      started_at: job.startedAt,
+    };
+    if (!isTerminalJobState(job.status)) return body;
+    Object.assign(body, {
+      role_emails: job.counts.role,
+      catchall_emails: job.counts.catchall,
+      risky_emails: job.counts.risky,
+      disposable_emails: job.counts.disposable,
+      credits_used: job.creditsUsed,
+      completed_at: job.completedAt,
+    });
+    if (FINISHED_JOB_STATES.includes(job.status)) {
+      Object.assign(body, {
+        download_url: job.downloadUrl,
+        direct_download_url: job.directDownloadUrl,
+        direct_download_expires_at: job.directDownloadExpiresAt,
+      });
+    }
+    if (job.error) body.error = job.error;
+    return body;
+  },
+  legacy: (job) => ({
+    job_id: job.jobId,
+    file_name: job.fileName,
+    status: job.status,
+    total_emails: job.uniqueEmails,
+    valid_emails: job.counts.valid,
+    invalid_emails: job.counts.invalid,
+    unknown_emails: job.counts.unknown,
+    role_emails: job.counts.role,
+    catchall_emails: job.counts.catchall,
+    risky_emails: job.counts.risky,
+    disposable_emails: job.counts.disposable,
+    credits_used: job.creditsUsed,
+    progress_percent: percent(job.processedEmails, job.uniqueEmails),
+    created_at: job.createdAt,
+    completed_at: job.completedAt,
+  }),
+};

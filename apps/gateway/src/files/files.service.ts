@@ -1,0 +1,217 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  DomainError,
+  type FileJobResultsReply,
+  type FileJobView,
+  isTerminalJobState,
+  jobStatusSubject,
+  type JobStatusBroadcast,
+  Subjects,
+} from '@emailverify/contracts';
+import { CsvWriter, readCsv } from '@emailverify/files';
+import { JetStreamKit, MessageBus } from '@emailverify/messaging';
+import { downloadLink, verifyDownload } from '@emailverify/service-kit';
+import type { Response } from 'express';
+import type { AuthContext } from '../common/http/request-context';
+import { validateDto } from '../common/http/validation';
+import { DEV_DOWNLOAD_SECRET, GATEWAY_CONFIG, type GatewayConfig } from '../config';
+import { RESULT_FILTERS, type ResultFilter, UploadFieldsDto } from './dto/files.dto';
+
+export interface JobStatusView extends FileJobView {
+  downloadUrl?: string;
+  directDownloadUrl?: string;
+  directDownloadExpiresAt?: string;
+}
+
+/** File jobs at the edge: uploads into the object store, status (with long polling), downloads. */
+@Injectable()
+export class FilesService {
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly kit: JetStreamKit,
+    @Inject(GATEWAY_CONFIG) private readonly config: Readonly<GatewayConfig>,
+  ) {}
+
+  private get secret(): string {
+    return this.config.DOWNLOAD_SIGNING_SECRET ?? DEV_DOWNLOAD_SECRET;
+  }
+
+  /** Creates the job from a stored upload; on any failure the upload is removed, so nothing is left half-made. */
+  async create(
+    auth: AuthContext,
+    file: Express.Multer.File | undefined,
+    fields: unknown,
+    requestId: string,
+  ): Promise<FileJobView> {
+    try {
+      if (!file)
+        throw new DomainError(
+          'INVALID_REQUEST',
+          'file is required: send the addresses as a multipart field named "file"',
+          { field: 'file' },
+        );
+      const dto = validateDto(UploadFieldsDto, fields);
+      return await this.bus.request(
+        Subjects.filesJobCreate,
+        {
+          accountId: auth.accountId,
+          uploadObject: file.path,
+          fileName: file.originalname || 'upload',
+          fileSize: file.size,
+          ...(dto.email_column !== undefined ? { emailColumn: dto.email_column } : {}),
+          checkSmtp: dto.check_smtp ?? false,
+          preserveOriginal: dto.preserve_original ?? true,
+        },
+        { requestId, timeoutMs: this.config.FILE_CREATE_TIMEOUT_MS },
+      );
+    } catch (err) {
+      if (file?.path) await this.removeUpload(file.path);
+      throw err;
+    }
+  }
+
+  /**
+   * The job's status; with `timeoutSeconds` > 0 it waits until the job is terminal or the time is up. The wait
+   * listens to the job's status broadcast, so it wakes on whichever gateway holds the request.
+   */
+  async status(
+    auth: AuthContext,
+    jobId: string,
+    timeoutSeconds: number,
+    requestId: string,
+    closed: Promise<void>,
+  ): Promise<JobStatusView> {
+    const get = () =>
+      this.bus.request(Subjects.filesJobGet, { accountId: auth.accountId, jobId }, { requestId });
+    if (timeoutSeconds <= 0) return this.withLinks(await get());
+    let wake!: () => void;
+    const terminal = new Promise<void>((resolve) => (wake = resolve));
+    // Subscribed before the first read, so a change between the read and the wait is not missed.
+    const sub = this.bus.onBroadcast<JobStatusBroadcast>(jobStatusSubject(jobId), (event) => {
+      if (isTerminalJobState(event.status)) wake();
+    });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const first = await get();
+      if (isTerminalJobState(first.status)) return this.withLinks(first);
+      await Promise.race([
+        terminal,
+        closed,
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutSeconds * 1000))),
+      ]);
+      return this.withLinks(await get());
+    } finally {
+      clearTimeout(timer);
+      sub.unsubscribe();
+    }
+  }
+
+  async action(
+    auth: AuthContext,
+    jobId: string,
+    action: 'pause' | 'resume' | 'cancel',
+    requestId: string,
+  ): Promise<JobStatusView> {
+    const subject = {
+      pause: Subjects.filesJobPause,
+      resume: Subjects.filesJobResume,
+      cancel: Subjects.filesJobCancel,
+    }[action];
+    return this.withLinks(
+      await this.bus.request(subject, { accountId: auth.accountId, jobId }, { requestId }),
+    );
+  }
+
+  async locateResults(auth: AuthContext, jobId: string, requestId: string): Promise<FileJobResultsReply> {
+    return this.bus.request(Subjects.filesJobResults, { accountId: auth.accountId, jobId }, { requestId });
+  }
+
+  directLink(jobId: string): { url: string; expiresAt: string } {
+    return downloadLink(
+      this.config.PUBLIC_BASE_URL,
+      this.secret,
+      jobId,
+      this.config.DOWNLOAD_URL_TTL_SECONDS,
+    );
+  }
+
+  /** Checks a signed link and finds its file; a changed or expired link is refused. */
+  async locateSigned(
+    jobId: string,
+    expires: string | undefined,
+    signature: string | undefined,
+  ): Promise<FileJobResultsReply> {
+    const verdict = verifyDownload(this.secret, jobId, expires, signature);
+    if (verdict === 'expired')
+      throw new DomainError(
+        'DOWNLOAD_LINK_INVALID',
+        'This download link has expired; ask for the job status to get a new one',
+      );
+    if (verdict === 'invalid')
+      throw new DomainError('DOWNLOAD_LINK_INVALID', 'This download link is not valid');
+    return this.bus.request(Subjects.filesJobLocate, { jobId });
+  }
+
+  /** Streams the whole result file, or only the rows whose status is one of `filters`. */
+  async streamResults(
+    results: FileJobResultsReply,
+    filters: readonly ResultFilter[] | undefined,
+    res: Response,
+  ): Promise<void> {
+    const store = await this.kit.objectStore('files');
+    const object = await store.get(results.objectName);
+    if (!object) throw new DomainError('JOB_NOT_FOUND', 'The result file is no longer available');
+    res.status(200);
+    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+    const name = filters
+      ? results.fileName.replace(/\.csv$/, `-${filters.join('-') || 'none'}.csv`)
+      : results.fileName;
+    res.setHeader('Content-Disposition', `attachment; filename="${name.replace(/["\\\r\n]/g, '_')}"`);
+    const source = Readable.fromWeb(object.data as import('node:stream/web').ReadableStream<Uint8Array>);
+    if (!filters) {
+      await pipeline(source, res);
+      return;
+    }
+    const wanted = new Set<string>(filters);
+    const writer = new CsvWriter();
+    const output = writer.pipeTo(res);
+    // Observed at once: a client that goes away rejects it while rows are still being written.
+    output.catch(() => undefined);
+    try {
+      let header = true;
+      for await (const row of readCsv(source)) {
+        if (header || wanted.has(row[results.statusColumn] ?? '')) await writer.write([row]);
+        header = false;
+      }
+      await writer.end();
+    } catch (err) {
+      writer.abort(err);
+      throw err;
+    }
+    await output;
+  }
+
+  parseFilters(query: Record<string, unknown>): ResultFilter[] | undefined {
+    const given = RESULT_FILTERS.filter((f) => query[f] !== undefined);
+    if (given.length === 0) return undefined;
+    return RESULT_FILTERS.filter((f) => query[f] === true);
+  }
+
+  private withLinks(view: FileJobView): JobStatusView {
+    if (view.status !== 'completed' && view.status !== 'completed_with_warning') return view;
+    const link = this.directLink(view.jobId);
+    return {
+      ...view,
+      downloadUrl: `${this.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/v1/verify/file/${view.jobId}/results`,
+      directDownloadUrl: link.url,
+      directDownloadExpiresAt: link.expiresAt,
+    };
+  }
+
+  private async removeUpload(name: string): Promise<void> {
+    const store = await this.kit.objectStore('files');
+    await store.delete(name).catch(() => undefined);
+  }
+}

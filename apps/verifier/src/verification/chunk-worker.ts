@@ -1,0 +1,127 @@
+import {
+  type ChunkItemResult,
+  type ChunkMessage,
+  type ChunkResultMessage,
+  chunkDoneSubject,
+  Streams,
+  type VerificationResult,
+} from '@emailverify/contracts';
+import type { ConsumerHandle, JetStreamKit } from '@emailverify/messaging';
+import type { Logger } from 'pino';
+import type { VerificationService } from './verification.service';
+
+export interface ChunkWorkerOptions {
+  /** Chunks one process verifies at once. */
+  concurrency: number;
+  /** Deliveries of a chunk before it is given up as failed (its addresses become unknown, free). */
+  maxDeliveries: number;
+}
+
+/**
+ * Works the VERIFY_CHUNKS queue. A chunk's results are published with a message id derived from job and
+ * chunk before the chunk is acknowledged, so a worker that dies in between only causes a redelivery whose
+ * results are dropped as duplicates (or ignored by file-jobs): counted and charged once.
+ */
+export class ChunkWorker {
+  private handle?: ConsumerHandle;
+
+  constructor(
+    private readonly kit: JetStreamKit,
+    private readonly verification: VerificationService,
+    private readonly options: ChunkWorkerOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.kit.ensureStream({
+      ...Streams.verifyChunks,
+      subjects: [...Streams.verifyChunks.subjects],
+      retention: 'workqueue',
+    });
+    await this.kit.ensureStream({
+      ...Streams.chunkResults,
+      subjects: [...Streams.chunkResults.subjects],
+      retention: 'workqueue',
+    });
+    this.handle = await this.kit.consume<ChunkMessage>(
+      {
+        stream: Streams.verifyChunks.name,
+        durable: 'verifier-chunks',
+        ackWaitMs: 60_000,
+        concurrency: this.options.concurrency,
+      },
+      async ({ payload, deliveryCount, working }) => {
+        // Long chunks (SMTP) keep their claim alive instead of being handed to another worker.
+        const heartbeat = setInterval(working, 15_000);
+        try {
+          const results = await this.verification.verifyChunk(payload);
+          await this.publish({ jobId: payload.jobId, chunk: payload.chunk, failed: false, results });
+          return 'ack';
+        } catch (err) {
+          if (deliveryCount < this.options.maxDeliveries) throw err;
+          this.logger.error(
+            { err, jobId: payload.jobId, chunk: payload.chunk },
+            'chunk failed on every delivery; reporting it failed',
+          );
+          await this.publish({
+            jobId: payload.jobId,
+            chunk: payload.chunk,
+            failed: true,
+            results: payload.emails.map(failedItem),
+          });
+          return 'ack';
+        } finally {
+          clearInterval(heartbeat);
+        }
+      },
+      (err) => this.logger.warn({ err }, 'chunk verification failed; it will be redelivered'),
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.handle?.stop();
+  }
+
+  private async publish(message: ChunkResultMessage): Promise<void> {
+    await this.kit.publish(chunkDoneSubject(message.jobId), message, `${message.jobId}:${message.chunk}`);
+  }
+}
+
+export function toChunkItem(r: VerificationResult, creditsUsed: number): ChunkItemResult {
+  return {
+    email: r.email,
+    status: r.status,
+    reason: r.reason,
+    score: r.score,
+    isDeliverable: r.isDeliverable,
+    isDisposable: r.isDisposable,
+    isCatchall: r.isCatchall,
+    isRole: r.isRole,
+    isFree: r.isFree,
+    domain: r.domain,
+    mxRecords: r.mxRecords,
+    domainSuggestion: r.domainSuggestion,
+    smtpCheck: r.smtpCheck,
+    creditsUsed,
+  };
+}
+
+function failedItem(email: string): ChunkItemResult {
+  const at = email.lastIndexOf('@');
+  return {
+    email,
+    status: 'unknown',
+    reason: 'verification_failed',
+    score: 0.5,
+    isDeliverable: false,
+    isDisposable: false,
+    isCatchall: false,
+    isRole: false,
+    isFree: false,
+    domain: at >= 0 ? email.slice(at + 1) : '',
+    mxRecords: [],
+    domainSuggestion: '',
+    smtpCheck: false,
+    creditsUsed: 0,
+  };
+}

@@ -1,0 +1,28 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ensureDatabase } from './database';
+
+describe('ensureDatabase (real PostgreSQL)', () => {
+  const name = `ev_test_ensure_${randomBytes(4).toString('hex')}`;
+  const base = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+
+  afterAll(async () => {
+    const admin = new URL(base);
+    admin.pathname = '/postgres';
+    const client = new Client({ connectionString: admin.toString() });
+    await client.connect();
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await client.end();
+  });
+
+  it('creates a missing database once, even when several services start together', async () => {
+    await Promise.all(Array.from({ length: 6 }, () => ensureDatabase(url.toString())));
+    const client = new Client({ connectionString: url.toString() });
+    await client.connect();
+    expect((await client.query('SELECT current_database() AS db')).rows[0].db).toBe(name);
+    await client.end();
+  });
+});

@@ -1,0 +1,109 @@
+import { type Account, MailWorld, type ServiceName, TestSuite } from '@emailverify/testing';
+import Papa from 'papaparse';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const DOMAINS = 50;
+const ADDRESSES = 20_000;
+
+/**
+ * kill -9 of a service half-way through a 20,000-address job, then a restart: the job still completes, every
+ * count is exact, each unique address is charged once and no row is missing from the result file.
+ */
+describe.each<ServiceName>(['verifier', 'file-jobs'])('a %s killed half-way through a job', (victim) => {
+  let world: MailWorld;
+  let suite: TestSuite;
+  let account: Account;
+
+  beforeAll(async () => {
+    world = await MailWorld.start();
+    for (let d = 0; d < DOMAINS; d++) {
+      world.domain(`crash${d}.test`, {
+        mx: [{ priority: 10, host: `mx.crash${d}.test`, smtp: { catchAll: true } }],
+      });
+    }
+    world.domain('gone.test', { nxdomain: true });
+    await world.ready();
+    suite = await TestSuite.start({
+      env: {
+        DNS_SERVERS: world.dnsServers,
+        SMTP_PORT: String(world.smtpPort),
+        FILE_RECOVERY_INTERVAL_MS: '500',
+      },
+    });
+    account = await suite.createAccount({ credits: 50_000 });
+  });
+  afterAll(async () => {
+    await suite?.stop();
+    await world?.stop();
+  });
+
+  it(
+    'completes with exact counts, one charge per unique address, and every row',
+    { timeout: 600_000 },
+    async () => {
+      // 20,000 unique addresses plus 1,000 repeated rows; every 100th address is on a domain that does not exist.
+      const unique = Array.from({ length: ADDRESSES }, (_, i) =>
+        i % 100 === 99 ? `lost${i}@gone.test` : `user${i}@crash${i % DOMAINS}.test`,
+      );
+      const rows = [...unique, ...unique.slice(0, 1000)];
+      const csv = `id,email\n${rows.map((e, i) => `${i},${e}`).join('\n')}\n`;
+      const before = (await suite.call('/v1/credits', { key: account.apiKey })).json.data
+        .credits_balance as number;
+
+      const created = await suite.upload({ key: account.apiKey, file: { name: 'crash.csv', content: csv } });
+      expect(created.status).toBe(200);
+      expect(created.json.data).toMatchObject({ total_rows: 21_000, unique_emails: ADDRESSES });
+      const id = created.json.data.task_id as string;
+
+      // Wait until a good part of the job is done, then kill the victim without warning.
+      for (;;) {
+        const s = await suite.call(`/v1/verify/file/${id}`, { key: account.apiKey });
+        if (process.env.DEBUG_FAULTS)
+          console.log(Date.now(), s.json.data.status, s.json.data.processed_emails);
+        if (s.json.data.processed_emails >= 4000 || s.json.data.status === 'completed') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await suite.stopService(victim, 'SIGKILL');
+      await suite.startService(victim);
+
+      let done: Record<string, number | string>;
+      for (;;) {
+        const s = await suite.call(`/v1/verify/file/${id}?timeout=30`, { key: account.apiKey });
+        if (['completed', 'completed_with_warning', 'failed'].includes(s.json.data.status)) {
+          done = s.json.data;
+          break;
+        }
+      }
+      const lost = ADDRESSES / 100;
+      expect(done).toMatchObject({
+        status: 'completed',
+        total_emails: ADDRESSES,
+        processed_emails: ADDRESSES,
+        // MX-only: a catch-all domain is not probed, so its addresses are valid.
+        valid_emails: ADDRESSES - lost,
+        invalid_emails: lost,
+        catchall_emails: 0,
+        unknown_emails: 0,
+        failed_chunks: 0,
+        credits_used: ADDRESSES,
+      });
+      const after = (await suite.call('/v1/credits', { key: account.apiKey })).json.data
+        .credits_balance as number;
+      expect(before - after).toBe(ADDRESSES);
+      const [stored] = await suite.sql<{ n: number; verified: number }>(
+        `SELECT count(*)::int AS n, count(result)::int AS verified FROM files.job_emails WHERE job_id = $1`,
+        [id],
+      );
+      expect(stored).toEqual({ n: ADDRESSES, verified: ADDRESSES });
+
+      const file = await suite.call(`/v1/verify/file/${id}/results`, {
+        key: account.apiKey,
+        style: 'legacy',
+      });
+      const result = Papa.parse<string[]>(file.text.trimEnd()).data;
+      expect(result).toHaveLength(rows.length + 1);
+      expect(result.slice(1).map((r) => r[1])).toEqual(rows);
+      expect(new Set(result.slice(1).map((r) => r[3]))).toEqual(new Set(['valid', 'invalid']));
+    },
+  );
+});
