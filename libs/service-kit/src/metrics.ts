@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** A Prometheus registry per process, with the default Node metrics and the suite's common series. */
 export class Metrics {
@@ -9,6 +9,15 @@ export class Metrics {
   constructor(readonly service: string) {
     this.registry.setDefaultLabels({ service });
     collectDefaultMetrics({ register: this.registry });
+    // The high-water mark of resident memory since start: what memory limits and benchmarks care about.
+    new Gauge({
+      name: 'process_max_resident_memory_bytes',
+      help: 'Peak resident memory of the process since it started',
+      registers: [this.registry],
+      collect() {
+        this.set(process.resourceUsage().maxRSS * 1024);
+      },
+    });
     this.messages = new Histogram({
       name: 'nats_handled_messages_seconds',
       help: 'Time to handle a NATS request, by subject and outcome',
