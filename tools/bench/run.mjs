@@ -1,0 +1,69 @@
+// `npm run bench -- <name> [--quick] [--profile]`: on-demand benchmarks (DESIGN section 10), never part of
+// `npm test`. Compiles apps, libs and tools with the repository's swc settings into a private directory
+// (.data/bench/build/dist), so a benchmark neither wipes nor depends on a dist/ that someone else is
+// rebuilding, then runs the benchmark there. See tools/bench/README.md.
+import { spawn, spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { ensureDependencies, root } from '../dev/lib.mjs';
+
+const BENCHMARKS = {
+  gateway: 'GET /v1/verify/disposable through the gateway vs a bare node:http server (64 connections)',
+  single: 'POST /v1/verify/single MX-only, uncached, vs the verification library in-process',
+};
+
+const [name, ...rest] = process.argv.slice(2);
+const names = name === 'all' ? Object.keys(BENCHMARKS) : [name];
+if (!name || !names.every((n) => n in BENCHMARKS)) {
+  process.stderr.write(
+    'usage: npm run bench -- <name|all> [--quick] [--profile]\n' +
+      Object.entries(BENCHMARKS)
+        .map(([n, what]) => `  ${n.padEnd(8)} ${what}\n`)
+        .join('') +
+      '  --quick    short phases and one round (a smoke run; figures are not stable)\n' +
+      '  --profile  (gateway) write CPU profiles of the services to .data/bench/profiles\n',
+  );
+  process.exit(2);
+}
+
+ensureDependencies();
+const buildDir = path.join(root, '.data', 'bench', 'build');
+rmSync(buildDir, { recursive: true, force: true });
+process.stdout.write(`[bench] building into ${path.relative(root, buildDir)}/dist…\n`);
+const swc = path.join(root, 'node_modules', '.bin', 'swc');
+// The same invocation as tools/dev/build.mjs, to another output directory.
+const built = spawnSync(
+  swc,
+  [
+    'apps',
+    'libs',
+    'tools',
+    '-d',
+    path.join(buildDir, 'dist'),
+    '--copy-files',
+    '--ignore',
+    '**/*.spec.ts,**/*.int-spec.ts,**/*.mjs,**/project.json',
+    '--quiet',
+  ],
+  { cwd: root, stdio: 'inherit' },
+);
+if (built.status !== 0) process.exit(built.status ?? 1);
+
+let current;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  // The benchmark cleans up on its own signal; keep this process alive until it has.
+  process.on(signal, () => current?.kill(signal));
+}
+
+for (const n of names) {
+  const code = await new Promise((resolve) => {
+    // cwd = the build directory: the test harness finds the apps at <cwd>/dist/apps/...
+    current = spawn(process.execPath, [path.join(buildDir, 'dist', 'tools', 'bench', `${n}.js`), ...rest], {
+      cwd: buildDir,
+      env: { ...process.env, BENCH_ROOT: root },
+      stdio: 'inherit',
+    });
+    current.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+  });
+  if (code !== 0) process.exit(code);
+}
