@@ -38,8 +38,10 @@ export function ensureDependencies() {
   const marker = path.join(root, 'node_modules', '.package-lock.json');
   const lock = path.join(root, 'package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
-  log('installing dependencies (npm ci)…');
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  // `npm install` with the committed lock file installs the locked versions. `npm ci` would refuse this lock
+  // on registries that do not serve every platform build of an optional dependency (e.g. @swc/core's).
+  log('installing dependencies (npm install, from package-lock.json)…');
+  run('npm', ['install', '--no-audit', '--no-fund']);
 }
 
 /** Compiles apps, libs and tools to dist/ with swc (type-checking is `npm run check`). */
