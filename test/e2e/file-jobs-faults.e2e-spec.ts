@@ -28,6 +28,9 @@ describe.each<ServiceName>(['verifier', 'file-jobs'])('a %s killed half-way thro
         DNS_SERVERS: world.dnsServers,
         SMTP_PORT: String(world.smtpPort),
         FILE_RECOVERY_INTERVAL_MS: '500',
+        // What the killed process held comes back to the others after this long.
+        FILE_CHUNK_ACK_WAIT_MS: '3000',
+        FILE_RESULTS_ACK_WAIT_MS: '3000',
       },
     });
     account = await suite.createAccount({ credits: 50_000 });
@@ -58,8 +61,6 @@ describe.each<ServiceName>(['verifier', 'file-jobs'])('a %s killed half-way thro
       // Wait until a good part of the job is done, then kill the victim without warning.
       for (;;) {
         const s = await suite.call(`/v1/verify/file/${id}`, { key: account.apiKey });
-        if (process.env.DEBUG_FAULTS)
-          console.log(Date.now(), s.json.data.status, s.json.data.processed_emails);
         if (s.json.data.processed_emails >= 4000 || s.json.data.status === 'completed') break;
         await new Promise((r) => setTimeout(r, 100));
       }

@@ -18,6 +18,8 @@ export const fileJobsConfigSchema = z.object({
   FILE_CHUNK_STALE_SECONDS: int(300, 5),
   /** How often each replica looks for jobs needing work (after crashes, restarts, resumes). */
   FILE_RECOVERY_INTERVAL_MS: int(5000, 100),
+  /** Chunk results a crashed file-jobs process held are redelivered after this long. */
+  FILE_RESULTS_ACK_WAIT_MS: int(20_000, 1_000, 600_000),
 });
 export type FileJobsConfig = z.infer<typeof fileJobsConfigSchema>;
 

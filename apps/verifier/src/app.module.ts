@@ -106,7 +106,11 @@ export class VerifierAppModule {
             new ChunkWorker(
               kit,
               verification,
-              { concurrency: config.FILE_CHUNK_CONCURRENCY, maxDeliveries: config.FILE_CHUNK_MAX_DELIVERIES },
+              {
+                concurrency: config.FILE_CHUNK_CONCURRENCY,
+                maxDeliveries: config.FILE_CHUNK_MAX_DELIVERIES,
+                ackWaitMs: config.FILE_CHUNK_ACK_WAIT_MS,
+              },
               logger,
             ),
         },

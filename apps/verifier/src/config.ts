@@ -26,10 +26,12 @@ export const verifierConfigSchema = z.object({
   /** Addresses of one bulk request verified at the same time. */
   VERIFY_BULK_CONCURRENCY: int(10, 1, 1000),
   /** File-job chunks one verifier process works on at once, and addresses of a chunk verified at once. */
-  FILE_CHUNK_CONCURRENCY: int(2, 1, 100),
+  FILE_CHUNK_CONCURRENCY: int(4, 1, 100),
   FILE_VERIFY_CONCURRENCY: int(25, 1, 1000),
   /** Deliveries of a chunk before it is reported failed (its addresses: unknown, free). */
   FILE_CHUNK_MAX_DELIVERIES: int(5, 1, 100),
+  /** A chunk whose worker stops answering (crashed) goes to another worker after this long. */
+  FILE_CHUNK_ACK_WAIT_MS: int(20_000, 1_000, 600_000),
 });
 export type VerifierConfig = z.infer<typeof verifierConfigSchema>;
 

@@ -150,7 +150,9 @@ export class JetStreamKit {
       this.streamName(spec.stream),
       this.bus.ns.resource(spec.durable),
     );
-    const messages = await consumer.consume({ max_messages: spec.concurrency });
+    // Short pull requests: a worker that dies leaves its open pull request at the server, which keeps handing
+    // it messages (each then waits out ackWait) until the request expires; 5 s bounds that loss.
+    const messages = await consumer.consume({ max_messages: spec.concurrency, expires: 5_000 });
     const inHand = new Set<Promise<void>>();
     let stopping = false;
 

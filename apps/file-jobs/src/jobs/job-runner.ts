@@ -62,7 +62,7 @@ export class JobRunner {
       {
         stream: Streams.chunkResults.name,
         durable: 'file-jobs-chunk-results',
-        ackWaitMs: 60_000,
+        ackWaitMs: this.config.FILE_RESULTS_ACK_WAIT_MS,
         concurrency: 4,
       },
       async ({ payload }) => {

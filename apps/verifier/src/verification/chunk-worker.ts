@@ -15,6 +15,8 @@ export interface ChunkWorkerOptions {
   concurrency: number;
   /** Deliveries of a chunk before it is given up as failed (its addresses become unknown, free). */
   maxDeliveries: number;
+  /** How long a chunk may go without a heartbeat before it is handed to another worker. */
+  ackWaitMs: number;
 }
 
 /**
@@ -47,12 +49,12 @@ export class ChunkWorker {
       {
         stream: Streams.verifyChunks.name,
         durable: 'verifier-chunks',
-        ackWaitMs: 60_000,
+        ackWaitMs: this.options.ackWaitMs,
         concurrency: this.options.concurrency,
       },
       async ({ payload, deliveryCount, working }) => {
         // Long chunks (SMTP) keep their claim alive instead of being handed to another worker.
-        const heartbeat = setInterval(working, 15_000);
+        const heartbeat = setInterval(working, Math.max(500, Math.floor(this.options.ackWaitMs / 3)));
         try {
           const results = await this.verification.verifyChunk(payload);
           await this.publish({ jobId: payload.jobId, chunk: payload.chunk, failed: false, results });
