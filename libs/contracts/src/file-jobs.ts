@@ -1,11 +1,16 @@
 import type { JobState } from './files';
 import type { VerificationStatus } from './verification';
 
-/** JetStream streams (base names; the messaging library adds the namespace). */
+/** JetStream streams (base names; the messaging library adds the namespace), with their retention. */
 export const Streams = {
-  verifyChunks: { name: 'VERIFY_CHUNKS', subjects: ['verify.chunk.>'] },
-  chunkResults: { name: 'CHUNK_RESULTS', subjects: ['files.chunk.done.>'] },
-  events: { name: 'EVENTS', subjects: ['events.file.completed', 'events.file.failed'] },
+  verifyChunks: { name: 'VERIFY_CHUNKS', subjects: ['verify.chunk.>'], retention: 'workqueue' },
+  chunkResults: { name: 'CHUNK_RESULTS', subjects: ['files.chunk.done.>'], retention: 'workqueue' },
+  events: {
+    name: 'EVENTS',
+    subjects: ['events.file.completed', 'events.file.failed'],
+    retention: 'limits',
+    maxAgeMs: 7 * 24 * 3600 * 1000,
+  },
 } as const;
 
 export const chunkSubject = (jobId: string): string => `verify.chunk.${jobId}`;

@@ -17,7 +17,7 @@ export interface StreamSpec {
   /** Base name; the installation's namespace is prefixed. */
   name: string;
   /** Subjects without the namespace prefix, e.g. `verify.chunk.>`. */
-  subjects: string[];
+  subjects: readonly string[];
   retention: 'workqueue' | 'limits';
   maxAgeMs?: number;
   /** Window in which a repeated Nats-Msg-Id is dropped by the server. */

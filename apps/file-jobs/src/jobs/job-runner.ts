@@ -42,22 +42,8 @@ export class JobRunner {
   ) {}
 
   async start(): Promise<void> {
-    await this.kit.ensureStream({
-      ...Streams.verifyChunks,
-      subjects: [...Streams.verifyChunks.subjects],
-      retention: 'workqueue',
-    });
-    await this.kit.ensureStream({
-      ...Streams.chunkResults,
-      subjects: [...Streams.chunkResults.subjects],
-      retention: 'workqueue',
-    });
-    await this.kit.ensureStream({
-      ...Streams.events,
-      subjects: [...Streams.events.subjects],
-      retention: 'limits',
-      maxAgeMs: 7 * 24 * 3600 * 1000,
-    });
+    for (const stream of [Streams.verifyChunks, Streams.chunkResults, Streams.events])
+      await this.kit.ensureStream(stream);
     this.consumer = await this.kit.consume<ChunkResultMessage>(
       {
         stream: Streams.chunkResults.name,

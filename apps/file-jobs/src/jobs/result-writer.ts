@@ -56,7 +56,8 @@ export class ResultWriter {
           const key = keys[i];
           const result: ChunkItemResult =
             key === undefined ? syntaxFailure('') : (results.get(key) ?? unverified(key));
-          return resultRow(cells, width, toCells(result), job.preserve_original);
+          // A chunk result carries every result-file cell (and what it cost, which the file does not show).
+          return resultRow(cells, width, result, job.preserve_original);
         });
         await writer.write(rows);
         batch = [];
@@ -93,22 +94,4 @@ function keyOf(cell: string | undefined): string | undefined {
 /** An address whose chunk failed after every retry: unknown, free, worth retrying. */
 function unverified(email: string): ChunkItemResult {
   return { ...syntaxFailure(email), status: 'unknown', reason: 'verification_failed', score: 0.5 };
-}
-
-function toCells(r: ChunkItemResult) {
-  return {
-    email: r.email,
-    status: r.status,
-    reason: r.reason,
-    score: r.score,
-    isDeliverable: r.isDeliverable,
-    isDisposable: r.isDisposable,
-    isCatchall: r.isCatchall,
-    isRole: r.isRole,
-    isFree: r.isFree,
-    domain: r.domain,
-    mxRecords: r.mxRecords,
-    domainSuggestion: r.domainSuggestion,
-    smtpCheck: r.smtpCheck,
-  };
 }

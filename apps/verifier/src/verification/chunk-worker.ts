@@ -35,16 +35,7 @@ export class ChunkWorker {
   ) {}
 
   async start(): Promise<void> {
-    await this.kit.ensureStream({
-      ...Streams.verifyChunks,
-      subjects: [...Streams.verifyChunks.subjects],
-      retention: 'workqueue',
-    });
-    await this.kit.ensureStream({
-      ...Streams.chunkResults,
-      subjects: [...Streams.chunkResults.subjects],
-      retention: 'workqueue',
-    });
+    for (const stream of [Streams.verifyChunks, Streams.chunkResults]) await this.kit.ensureStream(stream);
     this.handle = await this.kit.consume<ChunkMessage>(
       {
         stream: Streams.verifyChunks.name,
