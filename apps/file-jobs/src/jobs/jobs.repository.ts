@@ -218,55 +218,59 @@ export class JobsRepository {
     results: readonly ChunkItemResult[],
     failed: boolean,
   ): Promise<JobRow | undefined> {
-    return this.db.transaction(async (m) => {
-      const [job] = (await m.query(`SELECT * FROM files.jobs WHERE id = $1 FOR UPDATE`, [jobId])) as JobRow[];
-      if (!job) return undefined;
-      const [row] = (await m.query(`SELECT status FROM files.job_chunks WHERE job_id = $1 AND chunk = $2`, [
-        jobId,
-        chunk,
-      ])) as Array<{
-        status: string;
-      }>;
-      if (!row || row.status === 'done' || row.status === 'failed') return undefined;
-      if (job.status === 'cancelled' || job.status === 'failed') return undefined;
-      await m.query(
-        `UPDATE files.job_emails e SET result = r.result
-           FROM jsonb_to_recordset($3::jsonb) AS r(email text, result jsonb)
-          WHERE e.job_id = $1 AND e.chunk = $2 AND e.email = r.email`,
-        [jobId, chunk, JSON.stringify(results.map((result) => ({ email: result.email, result })))],
-      );
-      await m.query(
-        `UPDATE files.job_chunks SET status = $3, done_at = now() WHERE job_id = $1 AND chunk = $2`,
-        [jobId, chunk, failed ? 'failed' : 'done'],
-      );
-      const inc = countIncrements(results);
-      const raw: unknown = await m.query(
-        `UPDATE files.jobs SET
-            processed_emails = processed_emails + $2,
-            completed_chunks = completed_chunks + $3,
-            failed_chunks = failed_chunks + $4,
-            valid_emails = valid_emails + $5, invalid_emails = invalid_emails + $6, unknown_emails = unknown_emails + $7,
-            risky_emails = risky_emails + $8, disposable_emails = disposable_emails + $9,
-            catchall_emails = catchall_emails + $10, role_emails = role_emails + $11,
-            status = CASE WHEN status = 'running' THEN 'processing' ELSE status END,
-            updated_at = now()
-          WHERE id = $1 RETURNING *`,
-        [
-          jobId,
-          results.length,
-          failed ? 0 : 1,
-          failed ? 1 : 0,
-          inc.valid_emails,
-          inc.invalid_emails,
-          inc.unknown_emails,
-          inc.risky_emails,
-          inc.disposable_emails,
-          inc.catchall_emails,
-          inc.role_emails,
-        ],
-      );
-      return returnedRows<JobRow>(raw)[0];
-    });
+    try {
+      return await this.db.transaction(async (m) => {
+        // Claiming the chunk row is what makes this happen once; the job row is locked only by the last
+        // statement, so results of different chunks of one job are written side by side.
+        const claimed: unknown = await m.query(
+          `UPDATE files.job_chunks SET status = $3, done_at = now()
+            WHERE job_id = $1 AND chunk = $2 AND status IN ('queued', 'published')
+            RETURNING chunk`,
+          [jobId, chunk, failed ? 'failed' : 'done'],
+        );
+        if (returnedRows(claimed).length === 0) return undefined;
+        await m.query(
+          `UPDATE files.job_emails e SET result = r.result
+             FROM jsonb_to_recordset($3::jsonb) AS r(email text, result jsonb)
+            WHERE e.job_id = $1 AND e.chunk = $2 AND e.email = r.email`,
+          [jobId, chunk, JSON.stringify(results.map((result) => ({ email: result.email, result })))],
+        );
+        const inc = countIncrements(results);
+        const raw: unknown = await m.query(
+          `UPDATE files.jobs SET
+              processed_emails = processed_emails + $2,
+              completed_chunks = completed_chunks + $3,
+              failed_chunks = failed_chunks + $4,
+              valid_emails = valid_emails + $5, invalid_emails = invalid_emails + $6, unknown_emails = unknown_emails + $7,
+              risky_emails = risky_emails + $8, disposable_emails = disposable_emails + $9,
+              catchall_emails = catchall_emails + $10, role_emails = role_emails + $11,
+              status = CASE WHEN status = 'running' THEN 'processing' ELSE status END,
+              updated_at = now()
+            WHERE id = $1 AND status NOT IN ('cancelled', 'failed')
+            RETURNING *`,
+          [
+            jobId,
+            results.length,
+            failed ? 0 : 1,
+            failed ? 1 : 0,
+            inc.valid_emails,
+            inc.invalid_emails,
+            inc.unknown_emails,
+            inc.risky_emails,
+            inc.disposable_emails,
+            inc.catchall_emails,
+            inc.role_emails,
+          ],
+        );
+        const job = returnedRows<JobRow>(raw)[0];
+        // A cancelled or failed job keeps nothing of late results.
+        if (!job) throw new LateResult();
+        return job;
+      });
+    } catch (err) {
+      if (err instanceof LateResult) return undefined;
+      throw err;
+    }
   }
 
   /** Results of a batch of keys (normalised addresses, or the raw cell for addresses that failed syntax). */
@@ -287,6 +291,9 @@ export class JobsRepository {
     return row?.used ?? 0;
   }
 }
+
+/** Rolls back the results of a chunk that arrived after its job was cancelled or failed. */
+class LateResult extends Error {}
 
 /** Statements of job creation, all in one transaction: a file that fails half-way leaves nothing. */
 export class JobsTx {
