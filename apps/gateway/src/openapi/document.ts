@@ -1,6 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
+/** The committed OpenAPI document's server URL: a placeholder, since every installation has its own. */
+export const DOCUMENT_SERVER = 'https://api.example.com';
+
 /** The OpenAPI 3.0 description, generated from the controllers and their decorators. */
 export function buildOpenApiDocument(app: INestApplication, publicBaseUrl: string): OpenAPIObject {
   const config = new DocumentBuilder()

@@ -3,7 +3,9 @@ import type { INestApplication } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayApp } from '../bootstrap';
 import { loadGatewayConfig } from '../config';
-import { buildOpenApiDocument } from './document';
+import { readFileSync } from 'node:fs';
+import { format, resolveConfig } from 'prettier';
+import { buildOpenApiDocument, DOCUMENT_SERVER } from './document';
 
 interface Layer {
   route?: { path: string; methods: Record<string, boolean> };
@@ -42,5 +44,12 @@ describe('OpenAPI coverage', () => {
     }
     expect(served.size).toBeGreaterThan(0);
     expect([...served].sort()).toEqual([...documented].sort());
+  });
+
+  it('matches the committed docs/openapi.json (run `npm run openapi` after changing the API)', async () => {
+    // Serialised and formatted exactly as `npm run openapi` writes it.
+    const options = { ...(await resolveConfig('docs/openapi.json')), parser: 'json' };
+    const text = `${JSON.stringify(buildOpenApiDocument(app, DOCUMENT_SERVER), null, 2)}\n`;
+    expect(readFileSync('docs/openapi.json', 'utf8')).toBe(await format(text, options));
   });
 });
