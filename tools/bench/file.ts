@@ -1,0 +1,651 @@
+// Benchmark "file" (DESIGN section 10): a generated CSV of 100,000 rows (1,000,000 with `--large`) over about
+// 20,000 mail-world domains, MX-only (check_smtp false): addresses/s from the start of the upload to
+// `completed`, and the peak RSS of every process, against one process (this one) parsing the same file with
+// the files library and verifying it with the verification library; then the service again with two verifier
+// processes. A first, separate upload of just under 100 MiB (padded rows, one distinct address) measures the
+// gateway's RSS while it streams a file of the maximum size.
+//
+// Every phase has its own addresses (a prefix per phase), so the verifier's result cache never answers, and
+// its own cold verifier processes (restarted before the phase), so the domain cache starts empty in every
+// phase, as it does for the library's fresh engine.
+import { readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { MailWorld, TestSuite, freePort, launch, waitUntilReady } from '@emailverify/testing';
+import { openTable } from '@emailverify/files';
+import { VerificationEngine, defaultVerificationOptions } from '@emailverify/verification';
+import {
+  Cleanup,
+  assertLocalInfrastructure,
+  assertLoopback,
+  log,
+  machine,
+  printTable,
+  quick,
+  round,
+  sleep,
+  warnIfBusy,
+  writeReport,
+} from './common';
+import { CpuMeter } from './load';
+import { RssSampler, peakRssFromMetrics } from './memory';
+
+const LARGE = process.argv.includes('--large');
+const ROWS = quick ? 10_000 : LARGE ? 1_000_000 : 100_000;
+const DOMAINS = quick ? 2_000 : 20_000;
+/** The library side: rows handed to verifyMany at a time, and its concurrency. */
+const LIBRARY_BATCH = 2_000;
+const LIBRARY_CONCURRENCY = 50;
+/** The gateway's default upload limit (FILE_MAX_BYTES); the probe file stays 1 MiB under it. */
+const MAX_UPLOAD_BYTES = 104_857_600;
+const PROBE_BYTES = quick ? 16 * 2 ** 20 : MAX_UPLOAD_BYTES - 2 ** 20;
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'info';
+/** Tuning knobs of the services: passed through when set in the environment, otherwise the services' defaults. */
+const KNOBS = {
+  FILE_CHUNK_CONCURRENCY: '4',
+  FILE_VERIFY_CONCURRENCY: '25',
+  FILE_CHUNK_SIZE: '500',
+  FILE_CHUNKS_IN_FLIGHT: '16',
+} as const;
+const knobEnv = Object.fromEntries(
+  Object.keys(KNOBS)
+    .filter((k) => process.env[k])
+    .map((k) => [k, process.env[k]!]),
+);
+const knobsUsed = { ...KNOBS, ...knobEnv };
+const VERIFIER_ENTRY = 'dist/apps/verifier/src/main.js';
+
+const domainName = (i: number) => `d${i}.bench.test`;
+const MX_HOSTS = 200;
+const mxHost = (i: number) => `mx${i}.provider.bench.test`;
+/**
+ * The domain of the n-th row: a fixed pseudo-random spread (the same in every phase), each domain about
+ * ROWS/DOMAINS times, in no particular order. (A strict round robin would be the worst case for the engine's
+ * domain cache, which holds 10,000 domains and evicts the oldest: with 20,000 domains it would never hit.)
+ */
+function domainOf(n: number): number {
+  let x = Math.imul(n ^ 0x9e3779b9, 0x85ebca6b);
+  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+  return ((x ^ (x >>> 16)) >>> 0) % DOMAINS;
+}
+/** The n-th row of a phase's file: a distinct address (phase prefix). */
+const address = (phase: string, n: number) => `u${n}.${phase}@${domainName(domainOf(n))}`;
+
+/**
+ * The mail world's DNS server is one JavaScript event loop on a UDP socket with the kernel's default receive
+ * buffer (rmem_default, 208 KiB here: a few hundred queries). Two verifiers with 100 addresses in hand each
+ * send bursts of MX, A and AAAA questions larger than that; the kernel drops the excess and the verifier's
+ * resolver waits out its 3 s timeout, then reports dns_error. That measures the stand-in, not the service,
+ * so the socket gets a larger buffer (up to rmem_max, no privilege needed). The harness does not expose the
+ * socket: this reaches into it, and says so when it cannot (libs/testing could do this itself).
+ */
+function enlargeDnsReceiveBuffer(world: MailWorld): string {
+  const want = Number(process.env.BENCH_DNS_RCVBUF ?? 4 * 2 ** 20);
+  try {
+    const max = Number(readFileSync('/proc/sys/net/core/rmem_max', 'utf8'));
+    const udp = (world as unknown as { dns?: { udp?: import('node:dgram').Socket } }).dns?.udp;
+    if (!udp || !want) return 'default';
+    udp.setRecvBufferSize(Math.min(want, max || want));
+    // Linux reports twice the size asked for (bookkeeping overhead).
+    return `${round(udp.getRecvBufferSize() / 2 ** 20, 1)} MiB`;
+  } catch (err) {
+    log(`could not enlarge the DNS server's receive buffer (${err instanceof Error ? err.message : err})`);
+    return 'default';
+  }
+}
+
+/** UDP datagrams the kernel dropped for want of receive buffer so far (machine-wide; /proc/net/snmp). */
+function udpReceiveDrops(): number {
+  try {
+    const lines = readFileSync('/proc/net/snmp', 'utf8').split('\n').filter((l) => l.startsWith('Udp:'));
+    const names = lines[0].split(/\s+/);
+    return Number(lines[1].split(/\s+/)[names.indexOf('RcvbufErrors')]);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * A contact list: the address plus a few ordinary columns, about 95 bytes a row, so that the million-row file
+ * is close to (and under) the 100 MiB upload limit, as a real export of that size would be.
+ */
+function csvFile(phase: string): Buffer {
+  const lines = ['email,first_name,last_name,company,city,country,signup_date,source'];
+  for (let n = 0; n < ROWS; n++) {
+    const day = String((n % 28) + 1).padStart(2, '0');
+    lines.push(
+      `${address(phase, n)},First${n % 5003},Last${n % 7919},Company ${n % 997} Ltd,City ${n % 313},FR,2024-03-${day},import`,
+    );
+  }
+  lines.push('');
+  return Buffer.from(lines.join('\n'));
+}
+
+/** Just under the upload limit: long rows that all hold the same address, so the job itself costs nothing. */
+function probeFile(): Buffer {
+  const header = 'email,notes\n';
+  const row = `probe@${domainName(0)},${'x'.repeat(2000)}\n`;
+  const rows = Math.floor((PROBE_BYTES - header.length) / row.length);
+  return Buffer.from(header + row.repeat(rows));
+}
+
+interface StatusBody {
+  status: string;
+  processed_emails: number;
+  total_emails: number;
+  valid_emails?: number;
+  invalid_emails?: number;
+  unknown_emails?: number;
+  created_at?: string;
+  started_at?: string | null;
+  completed_at?: string | null;
+  [key: string]: unknown;
+}
+
+const TERMINAL = ['completed', 'completed_with_warning', 'failed', 'cancelled'];
+
+interface ServicePhase {
+  label: string;
+  verifiers: number;
+  rows: number;
+  fileBytes: number;
+  /** Upload start to the job's `completed`, as the client sees it. */
+  seconds: number;
+  addressesPerSecond: number;
+  /** Where the time went: upload reply (stream + parse + stage + reserve), verification, merge. */
+  split: { uploadS: number; verifyS: number; mergeS: number };
+  /** CPU (cores) in each part, per process. */
+  cpu: { upload: Record<string, number>; verify: Record<string, number>; merge: Record<string, number> };
+  cpuWhole: Record<string, number>;
+  /** Highest RSS sampled during the phase (MiB), per process. */
+  sampledPeakRssMiB: Record<string, number>;
+  /** process_max_resident_memory_bytes after the phase (MiB): the peak since the process started. */
+  peakRssSinceStartMiB: Record<string, number>;
+  final: StatusBody;
+  /** DNS questions the mail world answered, and UDP datagrams the kernel dropped (machine-wide) meanwhile. */
+  dns: { queries: number; udpReceiveDrops: number };
+  /** Addresses the service did not find valid/mx_found (the library found every one valid), and why. */
+  notValid: number;
+  notValidReasons: Record<string, number>;
+  /** PostgreSQL backends of this installation by state/wait event, summed over samples during verification. */
+  pgActivity: Record<string, number>;
+  pgSamples: number;
+}
+
+async function main(cleanup: Cleanup): Promise<void> {
+  assertLocalInfrastructure();
+  log(
+    `file: ${ROWS.toLocaleString('en')} rows over ${DOMAINS.toLocaleString('en')} domains, MX-only, ` +
+      `every address distinct; phases: 100 MiB upload probe, library in-process, service with 1 then 2 verifiers`,
+  );
+  log(`service knobs: ${JSON.stringify(knobsUsed)}${Object.keys(knobEnv).length ? '' : ' (defaults)'}`);
+  const world = await MailWorld.start();
+  cleanup.add('mail world', () => world.stop());
+  for (let i = 0; i < DOMAINS; i++) {
+    // The domains are hosted by MX_HOSTS mail providers, as real domains mostly are. Not one host per
+    // domain: the mail world's DNS server waits on every host's listener set-up before each answer, which
+    // costs O(hosts) per question and made 20,000 hosts the bottleneck (about 550 questions/s). 'refused':
+    // the host has an A record and nothing listens there; MX-only never connects. The verifier's DNS work
+    // per domain is the same either way (MX, then the host's addresses, cached per domain).
+    world.domain(domainName(i), { mx: [{ priority: 10, host: mxHost(i % MX_HOSTS), smtp: 'refused' }] });
+  }
+  await world.ready();
+  const dnsBuffer = enlargeDnsReceiveBuffer(world);
+  log(
+    `mail world: DNS ${world.dnsServers} (UDP receive buffer ${dnsBuffer}), ${DOMAINS} domains on ${MX_HOSTS} MX hosts`,
+  );
+
+  // ---- The library in one process: parse + verify, same file shape, its own addresses. ----
+  const library = await inProcess(world);
+  log(
+    `library in-process: ${library.rows} rows in ${library.seconds} s = ${library.addressesPerSecond}/s, ` +
+      `bench peak RSS ${library.peakRssMiB} MiB, CPU ${JSON.stringify(library.cpu)}, DNS ${JSON.stringify(library.dns)}`,
+  );
+
+  log('starting credits, verifier, file-jobs and gateway (own database and NATS namespace)…');
+  const suite = await TestSuite.start({
+    services: ['credits', 'verifier', 'file-jobs'],
+    env: {
+      LOG_LEVEL,
+      DNS_SERVERS: world.dnsServers,
+      DNS_TIMEOUT_MS: '3000',
+      SMTP_PORT: String(world.smtpPort),
+      DNSBL_IP_ZONES: '',
+      DNSBL_DOMAIN_ZONES: '',
+      GRAVATAR_BASE_URL: '',
+      RDAP_BASE_URL: '',
+      RATE_LIMIT_FILE: '1000000000',
+      RATE_LIMIT_OTHER: '1000000000',
+      FILE_MAX_EMAILS: String(Math.max(1_000_000, ROWS)),
+      ...knobEnv,
+    },
+  });
+  cleanup.add('suite', () => suite.stop());
+  assertLoopback('gateway', suite.gatewayUrl());
+  const { apiKey } = await suite.createAccount({ credits: ROWS * 3 + 1_000, name: 'bench file' });
+
+  const metricsUrls = new Map<string, string>([
+    ['gateway', `${suite.gatewayUrl()}/metrics`],
+    ['credits', `${suite.serviceUrl('credits')}/metrics`],
+    ['file-jobs', `${suite.serviceUrl('file-jobs')}/metrics`],
+    ['verifier', `${suite.serviceUrl('verifier')}/metrics`],
+  ]);
+  const pids = (): Record<string, number> => {
+    const out: Record<string, number> = {
+      gateway: suite.processes.get('gateway0')!.child.pid!,
+      credits: suite.processes.get('credits')!.child.pid!,
+      'file-jobs': suite.processes.get('file-jobs')!.child.pid!,
+      verifier: suite.processes.get('verifier')!.child.pid!,
+    };
+    const second = suite.processes.get('verifier2');
+    if (second && second.child.exitCode === null) out.verifier2 = second.child.pid!;
+    return out;
+  };
+  const peaks = async (): Promise<Record<string, number>> => {
+    const out: Record<string, number> = {};
+    for (const [name, url] of metricsUrls) {
+      if (name === 'verifier2' && !pids().verifier2) continue;
+      out[name] = round((await peakRssFromMetrics(url)) / 2 ** 20, 1);
+    }
+    return out;
+  };
+
+  const status = async (jobId: string, timeoutS: number): Promise<StatusBody> => {
+    const res = await suite.call(`/v1/verify/file/${jobId}?timeout=${timeoutS}`, { key: apiKey });
+    if (res.status !== 200) throw new Error(`status of ${jobId}: ${res.status} ${res.text.slice(0, 500)}`);
+    return res.json.data as StatusBody;
+  };
+  /** status/reason counts of a finished job's non-valid rows (from its filtered result CSV). */
+  const reasonsOf = async (jobId: string): Promise<Record<string, number>> => {
+    const filters = ['invalid', 'risky', 'unknown', 'catchall', 'role', 'disposable'].map((f) => `${f}=true`);
+    const res = await suite.call(`/v1/verify/file/${jobId}/results?${filters.join('&')}`, { key: apiKey });
+    const [header, ...lines] = res.text.trimEnd().split('\n');
+    const cols = header.split(',');
+    const si = cols.indexOf('verify_status') >= 0 ? cols.indexOf('verify_status') : cols.indexOf('status');
+    const ri = cols.indexOf('verify_reason') >= 0 ? cols.indexOf('verify_reason') : cols.indexOf('reason');
+    const out: Record<string, number> = {};
+    for (const line of lines) {
+      const cells = line.split(',');
+      const key = `${cells[si]}/${cells[ri]}`;
+      out[key] = (out[key] ?? 0) + 1;
+    }
+    return out;
+  };
+  const waitTerminal = async (jobId: string): Promise<StatusBody> => {
+    for (;;) {
+      const body = await status(jobId, 30);
+      if (TERMINAL.includes(body.status)) return body;
+    }
+  };
+
+  // ---- Probe: the gateway streaming an upload of just under 100 MiB. ----
+  const probe = probeFile();
+  const gatewayBefore = (await peaks()).gateway;
+  const probeSampler = new RssSampler(pids(), 100);
+  const probeStarted = performance.now();
+  const probeReply = await suite.upload({
+    key: apiKey,
+    file: { name: 'probe.csv', content: probe },
+    fields: { preserve_original: 'false' },
+  });
+  const probeSeconds = round((performance.now() - probeStarted) / 1000, 2);
+  if (probeReply.status !== 200)
+    throw new Error(`probe upload: ${probeReply.status} ${probeReply.text.slice(0, 500)}`);
+  const probeSampled = probeSampler.stop();
+  const probeDone = await waitTerminal(probeReply.json.data.task_id as string);
+  if (probeDone.status !== 'completed') throw new Error(`probe job ended ${probeDone.status}`);
+  const probePeaks = await peaks();
+  const uploadProbe = {
+    fileBytes: probe.length,
+    fileMiB: round(probe.length / 2 ** 20, 1),
+    uploadReplySeconds: probeSeconds,
+    gatewayPeakRssBeforeMiB: gatewayBefore,
+    gatewayPeakRssMiB: probePeaks.gateway,
+    gatewaySampledPeakRssMiB: probeSampled.gateway,
+    sampledPeakRssMiB: probeSampled,
+    peakRssSinceStartMiB: probePeaks,
+  };
+  log(
+    `upload probe: ${uploadProbe.fileMiB} MiB in ${probeSeconds} s; gateway peak RSS ${uploadProbe.gatewayPeakRssMiB} MiB ` +
+      `(${gatewayBefore} MiB before the upload)`,
+  );
+
+  // ---- The service, with one then two verifier processes, each phase with cold verifiers. ----
+  let verifier2Port: number | undefined;
+  const restartVerifiers = async (count: number) => {
+    const second = suite.processes.get('verifier2');
+    if (second) await suite.stopService('verifier2' as 'verifier');
+    await suite.stopService('verifier');
+    await suite.startService('verifier');
+    if (count > 1) {
+      // The harness keys processes by service name; the second replica is launched here under its own name
+      // and port, and registered in `suite.processes`, so `suite.stop()` stops it with the rest.
+      verifier2Port ??= await freePort();
+      const proc = launch(
+        'verifier2',
+        VERIFIER_ENTRY,
+        suite.env({ HTTP_PORT: String(verifier2Port) }),
+      );
+      suite.processes.set('verifier2', proc);
+      await waitUntilReady(proc, `http://127.0.0.1:${verifier2Port}/health/ready`);
+      metricsUrls.set('verifier2', `http://127.0.0.1:${verifier2Port}/metrics`);
+    } else {
+      metricsUrls.delete('verifier2');
+    }
+  };
+
+  const servicePhase = async (label: string, verifiers: number): Promise<ServicePhase> => {
+    if (verifiers > 1 || label !== 's1') await restartVerifiers(verifiers);
+    const file = csvFile(label);
+    const processes = pids();
+    world.resetCounters();
+    const dropsBefore = udpReceiveDrops();
+    const sampler = new RssSampler(processes, 250);
+    const pg = new PgActivitySampler(suite);
+    const whole = new CpuMeter(processes);
+    let meter = new CpuMeter(processes);
+    const started = performance.now();
+    const reply = await suite.upload({ key: apiKey, file: { name: `contacts-${label}.csv`, content: file } });
+    const uploadS = (performance.now() - started) / 1000;
+    if (reply.status !== 200) throw new Error(`${label} upload: ${reply.status} ${reply.text.slice(0, 500)}`);
+    const cpuUpload = meter.stop();
+    meter = new CpuMeter(processes);
+    const jobId = reply.json.data.task_id as string;
+    if (reply.json.data.unique_emails !== ROWS)
+      throw new Error(`${label}: ${reply.json.data.unique_emails} unique addresses, expected ${ROWS}`);
+    log(`${label}: upload accepted after ${round(uploadS, 1)} s (job ${jobId}); verifying…`);
+    pg.start();
+
+    // Progress: a short poll every second (for the moment merging starts and the log), beside the long poll
+    // that notices completion at once.
+    let mergingAt: number | undefined;
+    let cpuVerify: Record<string, number> | undefined;
+    let lastLog = performance.now();
+    let polling = true;
+    const progress = (async () => {
+      while (polling) {
+        const body = await status(jobId, 0).catch(() => undefined);
+        const now = performance.now();
+        if (body && mergingAt === undefined && (body.status === 'merging' || TERMINAL.includes(body.status))) {
+          mergingAt = now;
+          cpuVerify = meter.stop();
+          meter = new CpuMeter(processes);
+          pg.stop();
+        }
+        if (body && now - lastLog > 10_000) {
+          lastLog = now;
+          log(
+            `${label}: ${body.status} ${body.processed_emails}/${body.total_emails} after ${round((now - started) / 1000, 0)} s`,
+          );
+        }
+        await sleep(1_000);
+      }
+    })();
+    let final: StatusBody;
+    try {
+      final = await waitTerminal(jobId);
+    } finally {
+      polling = false;
+    }
+    const ended = performance.now();
+    await progress;
+    const cpuMerge = meter.stop();
+    const cpuWhole = whole.stop();
+    pg.stop();
+    const sampled = sampler.stop();
+    const dns = { queries: world.dnsQueries(), udpReceiveDrops: udpReceiveDrops() - dropsBefore };
+    if (!TERMINAL.slice(0, 2).includes(final.status) || final.processed_emails !== ROWS) {
+      throw new Error(`${label}: job ended ${JSON.stringify(final)}; expected ${ROWS} processed addresses`);
+    }
+    // Every address should be valid/mx_found (as on the library side); anything else is reported with reasons.
+    const notValid = ROWS - (final.valid_emails ?? 0);
+    let notValidReasons: Record<string, number> = {};
+    if (notValid > 0) {
+      notValidReasons = await reasonsOf(jobId);
+      log(`${label}: WARNING ${notValid} addresses not valid: ${JSON.stringify(notValidReasons)}`);
+    }
+    mergingAt ??= ended;
+    const seconds = (ended - started) / 1000;
+    return {
+      label,
+      verifiers,
+      rows: ROWS,
+      fileBytes: file.length,
+      seconds: round(seconds, 2),
+      addressesPerSecond: round(ROWS / seconds, 1),
+      split: {
+        uploadS: round(uploadS, 2),
+        verifyS: round((mergingAt - started) / 1000 - uploadS, 2),
+        mergeS: round((ended - mergingAt) / 1000, 2),
+      },
+      cpu: { upload: cpuUpload, verify: cpuVerify ?? cpuMerge, merge: cpuVerify ? cpuMerge : {} },
+      cpuWhole,
+      sampledPeakRssMiB: sampled,
+      peakRssSinceStartMiB: await peaks(),
+      final,
+      dns,
+      notValid,
+      notValidReasons,
+      pgActivity: pg.counts,
+      pgSamples: pg.samples,
+    };
+  };
+
+  const phases: ServicePhase[] = [];
+  for (const [label, verifiers] of [
+    ['s1', 1],
+    ['s2', 2],
+  ] as const) {
+    const phase = await servicePhase(label, verifiers);
+    phases.push(phase);
+    log(
+      `service, ${verifiers} verifier(s): ${phase.rows} rows in ${phase.seconds} s = ${phase.addressesPerSecond}/s ` +
+        `(upload ${phase.split.uploadS} s, verify ${phase.split.verifyS} s, merge ${phase.split.mergeS} s)`,
+    );
+    log(`  CPU during verification (cores): ${JSON.stringify(phase.cpu.verify)}`);
+    log(`  DNS: ${phase.dns.queries} questions answered, ${phase.dns.udpReceiveDrops} UDP datagrams dropped (machine-wide)`);
+    log(`  sampled peak RSS (MiB): ${JSON.stringify(phase.sampledPeakRssMiB)}`);
+  }
+
+  // ---- Report ----
+  const ratio = (p: ServicePhase) => round(p.addressesPerSecond / library.addressesPerSecond, 3);
+  const cpuCell = (c: Record<string, number>) =>
+    [
+      `gw ${c.gateway ?? 0}`,
+      `fj ${c['file-jobs'] ?? 0}`,
+      `ver ${round((c.verifier ?? 0) + (c.verifier2 ?? 0), 2)}`,
+      `cr ${c.credits ?? 0}`,
+      `pg ${c.postgres ?? 0}`,
+      `nats ${c.nats ?? 0}`,
+      `bench ${c.bench ?? 0}`,
+      `other ${c.other ?? 0}`,
+    ].join(' ');
+  warnIfBusy([library.cpu, ...phases.map((p) => p.cpuWhole)]);
+  printTable(
+    [`file, ${ROWS.toLocaleString('en')} rows, MX-only`, 'addresses/s', 'seconds', 'ratio', 'upload s', 'verify s', 'merge s'],
+    [
+      ['library in-process (parse + verify)', library.addressesPerSecond, library.seconds, 1, '', '', ''],
+      ...phases.map((p) => [
+        `service, ${p.verifiers} verifier${p.verifiers > 1 ? 's' : ''} (upload to completed)`,
+        p.addressesPerSecond,
+        p.seconds,
+        ratio(p),
+        p.split.uploadS,
+        p.split.verifyS,
+        p.split.mergeS,
+      ]),
+    ],
+  );
+  printTable(
+    ['CPU (cores), whole phase', 'per process'],
+    [
+      ['library in-process', `bench ${library.cpu.bench} other ${library.cpu.other}`],
+      ...phases.map((p) => [`service, ${p.verifiers} verifier(s)`, cpuCell(p.cpuWhole)]),
+      ...phases.map((p) => [`  … during verification only`, cpuCell(p.cpu.verify)]),
+    ],
+  );
+  const names = ['gateway', 'file-jobs', 'verifier', 'verifier2', 'credits'];
+  printTable(
+    ['peak RSS MiB (since start / sampled in phase)', ...names, 'bench'],
+    [
+      ['library in-process', ...names.map(() => ''), library.peakRssMiB],
+      [
+        `upload probe (${uploadProbe.fileMiB} MiB)`,
+        ...names.map((n) =>
+          n in uploadProbe.peakRssSinceStartMiB
+            ? `${uploadProbe.peakRssSinceStartMiB[n]} / ${uploadProbe.sampledPeakRssMiB[n] ?? ''}`
+            : '',
+        ),
+        uploadProbe.sampledPeakRssMiB.bench ?? '',
+      ],
+      ...phases.map((p) => [
+        `service, ${p.verifiers} verifier(s)`,
+        ...names.map((n) =>
+          n in p.peakRssSinceStartMiB ? `${p.peakRssSinceStartMiB[n]} / ${p.sampledPeakRssMiB[n] ?? ''}` : '',
+        ),
+        p.sampledPeakRssMiB.bench ?? '',
+      ]),
+    ],
+  );
+  const maxRss = Math.max(...phases.flatMap((p) => Object.values(p.peakRssSinceStartMiB)));
+  const targets = {
+    halfTheInProcessRate: phases.map((p) => ({ verifiers: p.verifiers, ratio: ratio(p), met: ratio(p) >= 0.5 })),
+    gatewayUnder256MiBDuringUpload: {
+      peakMiB: uploadProbe.gatewayPeakRssMiB,
+      fileMiB: uploadProbe.fileMiB,
+      met: uploadProbe.gatewayPeakRssMiB < 256,
+    },
+    noProcessOver1GiB: { rows: ROWS, highestPeakMiB: maxRss, met: maxRss < 1024, applies: ROWS >= 1_000_000 },
+  };
+  log(`targets: ${JSON.stringify(targets)}`);
+  for (const p of phases) {
+    log(`PostgreSQL backends during verification, ${p.verifiers} verifier(s) (state/wait, average over ${p.pgSamples} samples): ${JSON.stringify(averageActivity(p))}`);
+  }
+  const file = writeReport(LARGE ? 'file-large' : 'file', {
+    benchmark: 'file',
+    date: new Date().toISOString(),
+    machine: machine(),
+    settings: {
+      rows: ROWS,
+      domains: DOMAINS,
+      checkSmtp: false,
+      libraryBatch: LIBRARY_BATCH,
+      libraryConcurrency: LIBRARY_CONCURRENCY,
+      serviceKnobs: knobsUsed,
+      serviceKnobsAreDefaults: Object.keys(knobEnv).length === 0,
+      serviceLogLevel: LOG_LEVEL,
+      quick,
+      large: LARGE,
+    },
+    library,
+    uploadProbe,
+    service: phases,
+    ratios: Object.fromEntries(phases.map((p) => [`verifiers${p.verifiers}`, ratio(p)])),
+    targets,
+  });
+  log(`figures written to ${file}`);
+}
+
+function averageActivity(p: ServicePhase): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(p.pgActivity)
+      .map(([k, v]) => [k, round(v / Math.max(1, p.pgSamples), 1)] as const)
+      .filter(([, v]) => v >= 0.1)
+      .sort((a, b) => b[1] - a[1]),
+  );
+}
+
+/** The library in this process over a file of the same shape: openTable over the bytes, verifyMany in batches. */
+async function inProcess(world: MailWorld) {
+  const file = csvFile('lib');
+  const engine = new VerificationEngine({
+    ...defaultVerificationOptions(),
+    dnsServers: [world.dnsServers],
+    smtpPort: world.smtpPort,
+    dnsblIpZones: [],
+    dnsblDomainZones: [],
+    gravatarBaseUrl: '',
+    rdapBaseUrl: '',
+  });
+  world.resetCounters();
+  const dropsBefore = udpReceiveDrops();
+  const sampler = new RssSampler({}, 250);
+  const meter = new CpuMeter({});
+  const started = performance.now();
+  const { rows } = await openTable(Readable.from([file]), 'csv');
+  const statuses: Record<string, number> = {};
+  let done = 0;
+  let batch: string[] = [];
+  const flush = async () => {
+    for (const r of await engine.verifyMany(batch, { checkSmtp: false }, { concurrency: LIBRARY_CONCURRENCY })) {
+      const key = `${r.status}/${r.reason}`;
+      statuses[key] = (statuses[key] ?? 0) + 1;
+    }
+    done += batch.length;
+    batch = [];
+  };
+  for await (const row of rows) {
+    batch.push(row.email);
+    if (batch.length >= LIBRARY_BATCH) await flush();
+  }
+  if (batch.length) await flush();
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = meter.stop();
+  const sampled = sampler.stop();
+  if (done !== ROWS) throw new Error(`library: ${done} rows, expected ${ROWS}`);
+  if (statuses['valid/mx_found'] !== ROWS)
+    log(`library: WARNING not every address valid/mx_found: ${JSON.stringify(statuses)}`);
+  return {
+    rows: done,
+    fileBytes: file.length,
+    seconds: round(seconds, 2),
+    addressesPerSecond: round(done / seconds, 1),
+    statuses,
+    cpu,
+    dns: { queries: world.dnsQueries(), udpReceiveDrops: udpReceiveDrops() - dropsBefore },
+    /** This process (the library, the file in memory and the mail world's DNS server), sampled. */
+    peakRssMiB: sampled.bench,
+  };
+}
+
+/** Samples pg_stat_activity of the suite's database: how many backends are active, idle or waiting, and on what. */
+class PgActivitySampler {
+  counts: Record<string, number> = {};
+  samples = 0;
+  private timer?: NodeJS.Timeout;
+  private busy = false;
+
+  constructor(private readonly suite: TestSuite) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.sample(), 2_000);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private async sample(): Promise<void> {
+    if (this.busy || !this.timer) return;
+    this.busy = true;
+    try {
+      const rows = await this.suite.sql<{ key: string; n: string }>(
+        `SELECT coalesce(state, '?') || '/' || coalesce(wait_event_type || ':' || wait_event, 'cpu') AS key,
+                count(*) AS n
+           FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid()
+          GROUP BY 1`,
+      );
+      if (!this.timer) return;
+      this.samples++;
+      for (const { key, n } of rows) this.counts[key] = (this.counts[key] ?? 0) + Number(n);
+    } catch {
+      // a missed sample is fine
+    } finally {
+      this.busy = false;
+    }
+  }
+}
+
+const cleanup = new Cleanup();
+void cleanup.run('file', quick ? 170_000 : LARGE ? 1_800_000 : 420_000, () => main(cleanup));
