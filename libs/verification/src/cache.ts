@@ -14,7 +14,8 @@ export class TtlCache<K, V> {
 
   constructor(
     private readonly clock: Clock,
-    private readonly maxEntries = 10_000,
+    // Large enough for a file spread over tens of thousands of domains; a domain fact is a few hundred bytes.
+    private readonly maxEntries = 100_000,
   ) {}
 
   get(key: K): V | undefined {
