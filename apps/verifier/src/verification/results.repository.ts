@@ -2,6 +2,20 @@ import type { VerificationResult } from '@emailverify/contracts';
 import type { DataSource } from '@emailverify/persistence';
 
 /**
+ * Cached results for a list of addresses: one primary-key lookup per address (LATERAL), whatever the table's
+ * statistics say. A plain `email = ANY(...) AND expires_at > now()` let the planner scan the expiry index or the
+ * whole table when the cache had grown and was not analysed yet, so large file jobs slowed down as they went.
+ */
+export const FRESH_LOOKUP_SQL = `SELECT k.email, hit.result, hit.verified_at
+    FROM unnest($1::text[]) AS k(email)
+    CROSS JOIN LATERAL (
+      SELECT r.result, r.verified_at
+        FROM verifier.results r
+       WHERE r.email = k.email AND r.expires_at > now() AND (r.smtp_checked OR NOT $2::boolean)
+       ORDER BY r.smtp_checked DESC
+       LIMIT 1) AS hit`;
+
+/**
  * The verification result cache (schema `verifier`). Results are not customer data: an address verifies the
  * same for every account, so the cache is shared and keyed by the normalised address and SMTP mode.
  */
@@ -24,10 +38,7 @@ export class ResultsRepository {
   ): Promise<Map<string, { result: VerificationResult; verifiedAt: Date }>> {
     if (emails.length === 0) return new Map();
     const rows: Array<{ email: string; result: VerificationResult; verified_at: Date }> = await this.db.query(
-      `SELECT DISTINCT ON (email) email, result, verified_at
-         FROM verifier.results
-        WHERE email = ANY($1::text[]) AND expires_at > now() AND (smtp_checked OR NOT $2::boolean)
-        ORDER BY email, smtp_checked DESC`,
+      FRESH_LOOKUP_SQL,
       [emails, checkSmtp],
     );
     return new Map(rows.map((r) => [r.email, { result: r.result, verifiedAt: r.verified_at }]));
