@@ -96,7 +96,9 @@ function enlargeDnsReceiveBuffer(world: MailWorld): string {
 /** UDP datagrams the kernel dropped for want of receive buffer so far (machine-wide; /proc/net/snmp). */
 function udpReceiveDrops(): number {
   try {
-    const lines = readFileSync('/proc/net/snmp', 'utf8').split('\n').filter((l) => l.startsWith('Udp:'));
+    const lines = readFileSync('/proc/net/snmp', 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('Udp:'));
     const names = lines[0].split(/\s+/);
     return Number(lines[1].split(/\s+/)[names.indexOf('RcvbufErrors')]);
   } catch {
@@ -320,11 +322,7 @@ async function main(cleanup: Cleanup): Promise<void> {
       // The harness keys processes by service name; the second replica is launched here under its own name
       // and port, and registered in `suite.processes`, so `suite.stop()` stops it with the rest.
       verifier2Port ??= await freePort();
-      const proc = launch(
-        'verifier2',
-        VERIFIER_ENTRY,
-        suite.env({ HTTP_PORT: String(verifier2Port) }),
-      );
+      const proc = launch('verifier2', VERIFIER_ENTRY, suite.env({ HTTP_PORT: String(verifier2Port) }));
       suite.processes.set('verifier2', proc);
       await waitUntilReady(proc, `http://127.0.0.1:${verifier2Port}/health/ready`);
       metricsUrls.set('verifier2', `http://127.0.0.1:${verifier2Port}/metrics`);
@@ -365,7 +363,11 @@ async function main(cleanup: Cleanup): Promise<void> {
       while (polling) {
         const body = await status(jobId, 0).catch(() => undefined);
         const now = performance.now();
-        if (body && mergingAt === undefined && (body.status === 'merging' || TERMINAL.includes(body.status))) {
+        if (
+          body &&
+          mergingAt === undefined &&
+          (body.status === 'merging' || TERMINAL.includes(body.status))
+        ) {
           mergingAt = now;
           cpuVerify = meter.stop();
           meter = new CpuMeter(processes);
@@ -442,7 +444,9 @@ async function main(cleanup: Cleanup): Promise<void> {
         `(upload ${phase.split.uploadS} s, verify ${phase.split.verifyS} s, merge ${phase.split.mergeS} s)`,
     );
     log(`  CPU during verification (cores): ${JSON.stringify(phase.cpu.verify)}`);
-    log(`  DNS: ${phase.dns.queries} questions answered, ${phase.dns.udpReceiveDrops} UDP datagrams dropped (machine-wide)`);
+    log(
+      `  DNS: ${phase.dns.queries} questions answered, ${phase.dns.udpReceiveDrops} UDP datagrams dropped (machine-wide)`,
+    );
     log(`  sampled peak RSS (MiB): ${JSON.stringify(phase.sampledPeakRssMiB)}`);
   }
 
@@ -461,7 +465,15 @@ async function main(cleanup: Cleanup): Promise<void> {
     ].join(' ');
   warnIfBusy([library.cpu, ...phases.map((p) => p.cpuWhole)]);
   printTable(
-    [`file, ${ROWS.toLocaleString('en')} rows, MX-only`, 'addresses/s', 'seconds', 'ratio', 'upload s', 'verify s', 'merge s'],
+    [
+      `file, ${ROWS.toLocaleString('en')} rows, MX-only`,
+      'addresses/s',
+      'seconds',
+      'ratio',
+      'upload s',
+      'verify s',
+      'merge s',
+    ],
     [
       ['library in-process (parse + verify)', library.addressesPerSecond, library.seconds, 1, '', '', ''],
       ...phases.map((p) => [
@@ -508,7 +520,11 @@ async function main(cleanup: Cleanup): Promise<void> {
   );
   const maxRss = Math.max(...phases.flatMap((p) => Object.values(p.peakRssSinceStartMiB)));
   const targets = {
-    halfTheInProcessRate: phases.map((p) => ({ verifiers: p.verifiers, ratio: ratio(p), met: ratio(p) >= 0.5 })),
+    halfTheInProcessRate: phases.map((p) => ({
+      verifiers: p.verifiers,
+      ratio: ratio(p),
+      met: ratio(p) >= 0.5,
+    })),
     gatewayUnder256MiBDuringUpload: {
       peakMiB: uploadProbe.gatewayPeakRssMiB,
       fileMiB: uploadProbe.fileMiB,
@@ -518,7 +534,9 @@ async function main(cleanup: Cleanup): Promise<void> {
   };
   log(`targets: ${JSON.stringify(targets)}`);
   for (const p of phases) {
-    log(`PostgreSQL backends during verification, ${p.verifiers} verifier(s) (state/wait, average over ${p.pgSamples} samples): ${JSON.stringify(averageActivity(p))}`);
+    log(
+      `PostgreSQL backends during verification, ${p.verifiers} verifier(s) (state/wait, average over ${p.pgSamples} samples): ${JSON.stringify(averageActivity(p))}`,
+    );
   }
   const file = writeReport(LARGE ? 'file-large' : 'file', {
     benchmark: 'file',
@@ -576,7 +594,11 @@ async function inProcess(world: MailWorld) {
   let done = 0;
   let batch: string[] = [];
   const flush = async () => {
-    for (const r of await engine.verifyMany(batch, { checkSmtp: false }, { concurrency: LIBRARY_CONCURRENCY })) {
+    for (const r of await engine.verifyMany(
+      batch,
+      { checkSmtp: false },
+      { concurrency: LIBRARY_CONCURRENCY },
+    )) {
       const key = `${r.status}/${r.reason}`;
       statuses[key] = (statuses[key] ?? 0) + 1;
     }

@@ -22,7 +22,10 @@ export class RssSampler {
   private readonly peaks: Record<string, number> = {};
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly pids: Record<string, number>, intervalMs = 250) {
+  constructor(
+    private readonly pids: Record<string, number>,
+    intervalMs = 250,
+  ) {
     this.sample();
     this.timer = setInterval(() => this.sample(), intervalMs);
   }
@@ -30,7 +33,8 @@ export class RssSampler {
   private sample(): void {
     const now: Record<string, number> = { bench: process.memoryUsage.rss() };
     for (const [name, pid] of Object.entries(this.pids)) now[name] = rssBytes(pid);
-    for (const [name, bytes] of Object.entries(now)) this.peaks[name] = Math.max(this.peaks[name] ?? 0, bytes);
+    for (const [name, bytes] of Object.entries(now))
+      this.peaks[name] = Math.max(this.peaks[name] ?? 0, bytes);
   }
 
   stop(): Record<string, number> {
