@@ -70,6 +70,16 @@ export interface EmailRow {
   result: ChunkItemResult | null;
 }
 
+/**
+ * Results of a batch of addresses: one lookup per key on the (job_id, email) index (LATERAL), whatever the
+ * statistics. A plain `email = ANY(...)` on a freshly filled, unanalysed table was planned as a scan of the
+ * job's rows for every batch, which made merging a million-row file quadratic. `LIMIT 1` (the pair is unique)
+ * keeps the planner from flattening the subquery back into that join.
+ */
+export const RESULTS_LOOKUP_SQL = `SELECT k.email, e.result
+    FROM unnest($2::text[]) AS k(email)
+    CROSS JOIN LATERAL (SELECT result FROM files.job_emails WHERE job_id = $1 AND email = k.email LIMIT 1) AS e`;
+
 const COUNT_COLUMNS = {
   valid: 'valid_emails',
   invalid: 'invalid_emails',
@@ -276,13 +286,8 @@ export class JobsRepository {
   /** Results of a batch of keys (normalised addresses, or the raw cell for addresses that failed syntax). */
   async results(jobId: string, keys: readonly string[]): Promise<Map<string, ChunkItemResult>> {
     if (keys.length === 0) return new Map();
-    // One lookup per key on the (job_id, email) index (LATERAL), whatever the statistics: a plain
-    // `email = ANY(...)` on a freshly filled, unanalysed table was planned as a scan of the job's rows for every
-    // batch, which made merging a million-row file quadratic.
     const rows: Array<{ email: string; result: ChunkItemResult | null }> = await this.db.query(
-      `SELECT k.email, e.result
-         FROM unnest($2::text[]) AS k(email)
-        CROSS JOIN LATERAL (SELECT result FROM files.job_emails WHERE job_id = $1 AND email = k.email) AS e`,
+      RESULTS_LOOKUP_SQL,
       [jobId, [...new Set(keys)]],
     );
     return new Map(rows.flatMap((r) => (r.result ? [[r.email, r.result] as const] : [])));
