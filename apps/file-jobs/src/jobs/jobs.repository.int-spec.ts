@@ -1,20 +1,17 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { type DataSource, openSchemaDataSource } from '@emailverify/persistence';
-import { Client } from 'pg';
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from '@emailverify/persistence';
+import { openTestDatabase } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { filesMigrations } from '../migrations';
 import { RESULTS_LOOKUP_SQL } from './jobs.repository';
 
 describe('merge lookups (real PostgreSQL)', () => {
-  const name = `ev_test_merge_${randomBytes(4).toString('hex')}`;
-  const base = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
   const jobId = randomUUID();
   let db: DataSource;
+  let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    db = await openSchemaDataSource({ url: url.toString(), schema: 'files', migrations: filesMigrations });
+    ({ db, drop } = await openTestDatabase('files', filesMigrations));
     await db.query(
       `INSERT INTO files.jobs (id, account_id, file_name, file_size, format, status, email_column, column_index, has_header,
          headers, check_smtp, preserve_original, upload_object, total_rows, estimated_count, unique_emails, billable_emails,
@@ -29,15 +26,7 @@ describe('merge lookups (real PostgreSQL)', () => {
       [jobId],
     );
   });
-  afterAll(async () => {
-    await db?.destroy();
-    const admin = new URL(base);
-    admin.pathname = '/postgres';
-    const client = new Client({ connectionString: admin.toString() });
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await client.end();
-  });
+  afterAll(async () => drop?.());
 
   it('looks each address of a batch up on the (job_id, email) index', async () => {
     const keys = Array.from({ length: 2000 }, (_, i) => `u${100_000 + i}@d.test`);

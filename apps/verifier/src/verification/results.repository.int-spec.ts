@@ -1,23 +1,15 @@
-import { randomBytes } from 'node:crypto';
-import { type DataSource, openSchemaDataSource } from '@emailverify/persistence';
-import { Client } from 'pg';
+import type { DataSource } from '@emailverify/persistence';
+import { openTestDatabase } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifierMigrations } from '../migrations';
 import { FRESH_LOOKUP_SQL, ResultsRepository } from './results.repository';
 
 describe('result cache lookups (real PostgreSQL)', () => {
-  const name = `ev_test_cache_${randomBytes(4).toString('hex')}`;
-  const base = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres');
   let db: DataSource;
+  let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    db = await openSchemaDataSource({
-      url: url.toString(),
-      schema: 'verifier',
-      migrations: verifierMigrations,
-    });
+    ({ db, drop } = await openTestDatabase('verifier', verifierMigrations));
     // A cache that has grown large and was never analysed: the case that used to scan the expiry index.
     await db.query(
       `INSERT INTO verifier.results (email, smtp_checked, status, result, expires_at)
@@ -26,15 +18,7 @@ describe('result cache lookups (real PostgreSQL)', () => {
          FROM generate_series(1, 300000) g`,
     );
   });
-  afterAll(async () => {
-    await db?.destroy();
-    const admin = new URL(base);
-    admin.pathname = '/postgres';
-    const client = new Client({ connectionString: admin.toString() });
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await client.end();
-  });
+  afterAll(async () => drop?.());
 
   it('looks addresses up by key, never by scanning the expiry index', async () => {
     const emails = Array.from({ length: 500 }, (_, i) => `u${20_000 + i}@d${(20_000 + i) % 500}.test`);

@@ -1,2 +1,3 @@
 export * from './processes';
 export * from './test-suite';
+export * from './database';
