@@ -1,4 +1,4 @@
-import { type Account, MailWorld, type ServiceName, TestSuite } from '@emailverify/testing';
+import { type Account, MailWorld, type ServiceName, mailWorldEnv, TestSuite } from '@emailverify/testing';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -25,8 +25,7 @@ describe.each<ServiceName>(['verifier', 'file-jobs'])('a %s killed half-way thro
     await world.ready();
     suite = await TestSuite.start({
       env: {
-        DNS_SERVERS: world.dnsServers,
-        SMTP_PORT: String(world.smtpPort),
+        ...mailWorldEnv(world),
         FILE_RECOVERY_INTERVAL_MS: '500',
         // What the killed process held comes back to the others after this long.
         FILE_CHUNK_ACK_WAIT_MS: '3000',

@@ -1,4 +1,12 @@
-import { type Account, bombXlsx, MailWorld, simpleXlsx, TestSuite, worksheetXml } from '@emailverify/testing';
+import {
+  type Account,
+  bombXlsx,
+  MailWorld,
+  simpleXlsx,
+  mailWorldEnv,
+  TestSuite,
+  worksheetXml,
+} from '@emailverify/testing';
 import { signDownload } from '@emailverify/service-kit';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,8 +42,7 @@ describe('file jobs: upload, progress, results, pause/resume/cancel', () => {
     await world.ready();
     suite = await TestSuite.start({
       env: {
-        DNS_SERVERS: world.dnsServers,
-        SMTP_PORT: String(world.smtpPort),
+        ...mailWorldEnv(world),
         SMTP_MAX_CONCURRENCY_PER_MX: '50',
         DOWNLOAD_SIGNING_SECRET: SECRET,
         FILE_RECOVERY_INTERVAL_MS: '500',

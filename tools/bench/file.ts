@@ -10,7 +10,7 @@
 // phase, as it does for the library's fresh engine.
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { MailWorld, TestSuite, freePort, launch, waitUntilReady } from '@emailverify/testing';
+import { MailWorld, mailWorldEnv, TestSuite, freePort, launch, waitUntilReady } from '@emailverify/testing';
 import { openTable } from '@emailverify/files';
 import { VerificationEngine, defaultVerificationOptions } from '@emailverify/verification';
 import {
@@ -208,13 +208,8 @@ async function main(cleanup: Cleanup): Promise<void> {
     services: ['credits', 'verifier', 'file-jobs'],
     env: {
       LOG_LEVEL,
-      DNS_SERVERS: world.dnsServers,
+      ...mailWorldEnv(world),
       DNS_TIMEOUT_MS: '3000',
-      SMTP_PORT: String(world.smtpPort),
-      DNSBL_IP_ZONES: '',
-      DNSBL_DOMAIN_ZONES: '',
-      GRAVATAR_BASE_URL: '',
-      RDAP_BASE_URL: '',
       RATE_LIMIT_FILE: '1000000000',
       RATE_LIMIT_OTHER: '1000000000',
       FILE_MAX_EMAILS: String(Math.max(1_000_000, ROWS)),

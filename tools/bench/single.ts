@@ -5,7 +5,7 @@
 // Domain facts (MX and host addresses) are warmed on both sides first, as in a service that has been up for a
 // while: what is measured is the per-address work and, for the service, its hops, credits and result store.
 import type { VerificationStatus } from '@emailverify/contracts';
-import { MailWorld, TestSuite } from '@emailverify/testing';
+import { MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
 import { VerificationEngine, defaultVerificationOptions } from '@emailverify/verification';
 import {
   Cleanup,
@@ -91,13 +91,8 @@ async function main(cleanup: Cleanup): Promise<void> {
     services: ['credits', 'verifier'],
     env: {
       LOG_LEVEL,
-      DNS_SERVERS: world.dnsServers,
+      ...mailWorldEnv(world),
       DNS_TIMEOUT_MS: '3000',
-      SMTP_PORT: String(world.smtpPort),
-      DNSBL_IP_ZONES: '',
-      DNSBL_DOMAIN_ZONES: '',
-      GRAVATAR_BASE_URL: '',
-      RDAP_BASE_URL: '',
       RATE_LIMIT_SINGLE: '1000000000',
       RATE_LIMIT_OTHER: '1000000000',
       ...profileEnv(),

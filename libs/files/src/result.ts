@@ -1,3 +1,4 @@
+import type { ChunkItemResult } from '@emailverify/contracts';
 export const VERIFICATION_COLUMNS = [
   'email',
   'status',
@@ -16,21 +17,8 @@ export const VERIFICATION_COLUMNS = [
 
 export type VerificationColumn = (typeof VERIFICATION_COLUMNS)[number];
 
-export interface ResultCells {
-  email: string;
-  status: string;
-  reason: string;
-  score: number;
-  isDeliverable: boolean;
-  isDisposable: boolean;
-  isCatchall: boolean;
-  isRole: boolean;
-  isFree: boolean;
-  domain: string;
-  mxRecords: string[];
-  domainSuggestion: string;
-  smtpCheck: boolean;
-}
+/** The verification cells of a result row: a chunk result without what it cost. */
+export type ResultCells = Omit<ChunkItemResult, 'creditsUsed'>;
 
 /**
  * Header of the result file: the original headers first when preserveOriginal, then the verification columns.

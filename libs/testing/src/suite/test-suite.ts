@@ -272,3 +272,11 @@ export class TestSuite {
     }
   }
 }
+
+/**
+ * What the verifier needs to work against a mail world; blocklists, gravatar and RDAP stay off (the suite's
+ * defaults) unless a test points them at the world too.
+ */
+export function mailWorldEnv(world: { dnsServers: string; smtpPort: number }): Record<string, string> {
+  return { DNS_SERVERS: world.dnsServers, SMTP_PORT: String(world.smtpPort) };
+}
