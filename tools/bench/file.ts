@@ -27,10 +27,14 @@ import {
   writeReport,
 } from './common';
 import { CpuMeter } from './load';
+import { profileEnv, profiled, PROFILE } from './profile';
 import { RssSampler, peakRssFromMetrics } from './memory';
 
 const LARGE = process.argv.includes('--large');
-const ROWS = quick ? 10_000 : LARGE ? 1_000_000 : 100_000;
+/** `BENCH_ROWS` overrides the row count (for exploring; the reported figures use the defaults). */
+const ROWS = Number(process.env.BENCH_ROWS) || (quick ? 10_000 : LARGE ? 1_000_000 : 100_000);
+/** `BENCH_PHASES=s1` runs only the one-verifier phase (for exploring). */
+const PHASES = (process.env.BENCH_PHASES || 's1,s2').split(',');
 const DOMAINS = quick ? 2_000 : 20_000;
 /** The library side: rows handed to verifyMany at a time, and its concurrency. */
 const LIBRARY_BATCH = 2_000;
@@ -214,6 +218,7 @@ async function main(cleanup: Cleanup): Promise<void> {
       RATE_LIMIT_OTHER: '1000000000',
       FILE_MAX_EMAILS: String(Math.max(1_000_000, ROWS)),
       ...knobEnv,
+      ...profileEnv(),
     },
   });
   cleanup.add('suite', () => suite.stop());
@@ -326,8 +331,8 @@ async function main(cleanup: Cleanup): Promise<void> {
     }
   };
 
-  const servicePhase = async (label: string, verifiers: number): Promise<ServicePhase> => {
-    if (verifiers > 1 || label !== 's1') await restartVerifiers(verifiers);
+  const servicePhase = async (label: string, verifiers: number, restart = true): Promise<ServicePhase> => {
+    if (restart && (verifiers > 1 || label !== 's1')) await restartVerifiers(verifiers);
     const file = csvFile(label);
     const processes = pids();
     world.resetCounters();
@@ -428,10 +433,12 @@ async function main(cleanup: Cleanup): Promise<void> {
   };
 
   const phases: ServicePhase[] = [];
-  for (const [label, verifiers] of [
-    ['s1', 1],
-    ['s2', 2],
-  ] as const) {
+  for (const [label, verifiers] of (
+    [
+      ['s1', 1],
+      ['s2', 2],
+    ] as const
+  ).filter(([label]) => PHASES.includes(label))) {
     const phase = await servicePhase(label, verifiers);
     phases.push(phase);
     log(
@@ -443,6 +450,12 @@ async function main(cleanup: Cleanup): Promise<void> {
       `  DNS: ${phase.dns.queries} questions answered, ${phase.dns.udpReceiveDrops} UDP datagrams dropped (machine-wide)`,
     );
     log(`  sampled peak RSS (MiB): ${JSON.stringify(phase.sampledPeakRssMiB)}`);
+  }
+
+  if (PROFILE) {
+    // One more one-verifier run with the profiler on in file-jobs and the verifier, outside the figures.
+    await restartVerifiers(1);
+    await profiled(suite, ['file-jobs', 'verifier'], () => servicePhase('p1', 1, false));
   }
 
   // ---- Report ----

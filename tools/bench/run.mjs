@@ -22,7 +22,7 @@ if (!name || !names.every((n) => n in BENCHMARKS)) {
         .map(([n, what]) => `  ${n.padEnd(8)} ${what}\n`)
         .join('') +
       '  --quick    short phases and one round (a smoke run; figures are not stable)\n' +
-      '  --profile  (gateway, single) write CPU profiles of the services to .data/bench/profiles\n' +
+      '  --profile  (gateway, single, file) write CPU profiles of the services to .data/bench/profiles\n' +
       '  --large    (file) 1,000,000 rows instead of 100,000 (about 15 minutes)\n',
   );
   process.exit(2);

@@ -1,3 +1,4 @@
+import type { VerificationResult } from '@emailverify/contracts';
 import type { DataSource } from '@emailverify/persistence';
 import { openTestDatabase } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ describe('result cache lookups (real PostgreSQL)', () => {
     // A cache that has grown large and was never analysed: the case that used to scan the expiry index.
     await db.query(
       `INSERT INTO verifier.results (email, smtp_checked, status, result, expires_at)
-       SELECT 'u' || g || '@d' || (g % 500) || '.test', g % 3 = 0, 'valid', '{}'::jsonb,
+       SELECT 'u' || g || '@d' || (g % 500) || '.test', g % 3 = 0, 'valid', '{}'::json,
               now() + CASE WHEN g % 10 = 0 THEN interval '-1 hour' ELSE interval '24 hours' END
          FROM generate_series(1, 300000) g`,
     );
@@ -44,4 +45,49 @@ describe('result cache lookups (real PostgreSQL)', () => {
     const smtpOnly = await repo.findFreshWithTime(['u20002@d2.test', 'u20004@d4.test'], true);
     expect([...smtpOnly.keys()]).toEqual(['u20004@d4.test']);
   });
+
+  it('saves results as given and replaces an address saved again', async () => {
+    const repo = new ResultsRepository(db);
+    const first = {
+      ...sampleResult('saved@d1.test'),
+      status: 'risky' as const,
+      reason: 'smtp_timeout' as const,
+    };
+    await repo.save([first, sampleResult('other@d1.test')], false, 24);
+    await repo.save([sampleResult('saved@d1.test')], false, 24);
+    const found = await repo.findFresh(['saved@d1.test', 'other@d1.test'], false);
+    expect(found.get('saved@d1.test')).toEqual(sampleResult('saved@d1.test'));
+    expect(found.get('other@d1.test')).toEqual(sampleResult('other@d1.test'));
+    // Saved MX-only: never an answer to an SMTP request.
+    expect((await repo.findFresh(['saved@d1.test'], true)).size).toBe(0);
+  });
 });
+
+function sampleResult(email: string): VerificationResult {
+  return {
+    email,
+    status: 'valid',
+    reason: 'mx_found',
+    score: 0.9,
+    isDeliverable: true,
+    isDisposable: false,
+    isCatchall: false,
+    isRole: false,
+    isFree: false,
+    hasGravatar: false,
+    gravatarUrl: '',
+    domain: 'd1.test',
+    domainAge: 0,
+    mxRecords: ['mx.d1.test'],
+    domainReputation: { mxIp: '', isListed: false, blacklists: [], checked: false },
+    smtpCheck: false,
+    smtpResponse: '',
+    errorMessage: '',
+    domainSuggestion: '',
+    responseTime: 3,
+    validFormat: true,
+    validDomain: true,
+    validMx: true,
+    smtpValid: false,
+  };
+}

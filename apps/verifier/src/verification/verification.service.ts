@@ -118,10 +118,7 @@ export class VerificationService {
       { concurrency: this.options.chunkConcurrency },
     );
     for (const r of verified) this.outcomes?.inc({ status: r.status, reason: r.reason });
-    await this.results.save(
-      verified.filter(cacheable).map((result) => ({ result, smtpChecked: chunk.checkSmtp })),
-      this.options.cacheTtlHours,
-    );
+    await this.results.save(verified.filter(cacheable), chunk.checkSmtp, this.options.cacheTtlHours);
     const fresh = new Map(verified.map((r, i) => [toVerify[i]!, r]));
     return chunk.emails.map((email) => {
       const hit = cached.get(email);
@@ -159,10 +156,7 @@ export class VerificationService {
       await this.credits.request(Subjects.creditsSettle, { accountId, idempotencyKey, used });
     }
     for (const r of verified) this.outcomes?.inc({ status: r.status, reason: r.reason });
-    await this.results.save(
-      verified.filter(cacheable).map((result) => ({ result, smtpChecked: checkSmtp })),
-      this.options.cacheTtlHours,
-    );
+    await this.results.save(verified.filter(cacheable), checkSmtp, this.options.cacheTtlHours);
     return verified.map((r) => ({ ...r, creditsUsed: creditsFor(r), cached: false }));
   }
 }

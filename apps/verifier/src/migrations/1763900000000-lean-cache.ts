@@ -1,0 +1,23 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * The result cache is written once for every address verified (a million rows for a million-address file),
+ * and everything in it can be verified again, so it is made cheap to write:
+ * - UNLOGGED: no write-ahead log. After a crash of PostgreSQL (not a clean restart) the table comes back
+ *   empty, and standbys do not have it; either only means verifying again. Nothing is billed from it twice: a
+ *   file job's chunks are charged once by file-jobs whatever the verifier finds here.
+ * - `result` as json (validated text) rather than jsonb: it is only ever read back whole, never queried into.
+ */
+export class LeanCache1763900000000 implements MigrationInterface {
+  name = 'LeanCache1763900000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE verifier.results SET UNLOGGED`);
+    await q.query(`ALTER TABLE verifier.results ALTER COLUMN result TYPE json USING result::json`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`ALTER TABLE verifier.results ALTER COLUMN result TYPE jsonb USING result::jsonb`);
+    await q.query(`ALTER TABLE verifier.results SET LOGGED`);
+  }
+}
