@@ -91,7 +91,8 @@ describe.each<ServiceName>(['verifier', 'file-jobs'])('a %s killed half-way thro
         .credits_balance as number;
       expect(before - after).toBe(ADDRESSES);
       const [stored] = await suite.sql<{ n: number; verified: number }>(
-        `SELECT count(*)::int AS n, count(result)::int AS verified FROM files.job_emails WHERE job_id = $1`,
+        `SELECT sum(cardinality(emails))::int AS n, sum(COALESCE(json_array_length(results), 0))::int AS verified
+           FROM files.job_chunks WHERE job_id = $1`,
         [id],
       );
       expect(stored).toEqual({ n: ADDRESSES, verified: ADDRESSES });

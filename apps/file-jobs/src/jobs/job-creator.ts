@@ -1,24 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type ChunkItemResult,
-  DomainError,
-  type FileJobCreateRequest,
-  type FileJobView,
-  Subjects,
-} from '@emailverify/contracts';
+import { DomainError, type FileJobCreateRequest, type FileJobView, Subjects } from '@emailverify/contracts';
 import { formatFromName, openTable } from '@emailverify/files';
 import type { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import { parseAddress } from '@emailverify/verification';
 import type { FileJobsConfig } from '../config';
-import { syntaxFailure, toView } from './job-view';
-import type { EmailRow, JobsRepository } from './jobs.repository';
-
-const INSERT_BATCH = 5_000;
+import { toView } from './job-view';
+import type { JobsRepository, NewChunk } from './jobs.repository';
+import { RepeatBits, rowKey } from './row-key';
 
 /**
- * Turns an uploaded file into a pending job: streams and parses it, stores each unique address once (in
- * first-seen order, assigned to chunks), reserves credits for the well-formed ones, and commits all of it
- * in one transaction. Whatever fails leaves no job, no rows, no reservation and no uploaded file behind.
+ * Turns an uploaded file into a pending job: streams and parses it, assigns each unique well-formed address
+ * once to a chunk (in first-seen order, noting which addresses occur again), reserves credits for them, and
+ * commits the job and its chunks in one transaction. Whatever fails leaves no job, no rows, no reservation and no uploaded file behind.
  */
 export class JobCreator {
   constructor(
@@ -52,6 +44,47 @@ export class JobCreator {
         },
       });
 
+      // Parsing happens before the transaction, which then only writes the job and its chunks.
+      const seen = new Map<string, number>(); // key -> ordinal among the verifiable addresses, -1 for a non-address
+      const chunks: NewChunk[] = [];
+      const size = this.config.FILE_CHUNK_SIZE;
+      let totalRows = 0;
+      let estimated = 0;
+      let billable = 0;
+      for await (const { cells } of rows) {
+        totalRows += 1;
+        const cell = rowKey(cells[column.index]);
+        if (cell.kind === 'empty') continue;
+        estimated += 1;
+        const ordinal = seen.get(cell.key);
+        if (ordinal !== undefined) {
+          if (ordinal >= 0) chunks[Math.floor(ordinal / size)]!.repeated.set(ordinal % size);
+          continue;
+        }
+        if (seen.size >= this.config.FILE_MAX_EMAILS) {
+          throw new DomainError(
+            'PAYLOAD_TOO_LARGE',
+            `The file holds more than ${this.config.FILE_MAX_EMAILS} addresses`,
+          );
+        }
+        if (cell.kind === 'invalid') {
+          seen.set(cell.key, -1);
+          continue;
+        }
+        seen.set(cell.key, billable);
+        if (billable % size === 0) chunks.push({ emails: [], repeated: new RepeatBits(size) });
+        chunks.at(-1)!.emails.push(cell.key);
+        billable += 1;
+      }
+      if (seen.size === 0) {
+        throw new DomainError(
+          'INVALID_REQUEST',
+          `The file holds no e-mail address (column "${column.name}" is empty)`,
+        );
+      }
+      const unique = seen.size;
+      seen.clear();
+
       const view = await this.repo.transaction(async (tx) => {
         await tx.insertJob({
           id: jobId,
@@ -59,7 +92,7 @@ export class JobCreator {
           file_name: req.fileName,
           file_size: req.fileSize,
           format,
-          status: 'preparing',
+          status: 'pending',
           email_column: column.name,
           column_index: column.index,
           has_header: column.hasHeader,
@@ -67,68 +100,18 @@ export class JobCreator {
           check_smtp: req.checkSmtp,
           preserve_original: req.preserveOriginal,
           upload_object: req.uploadObject,
-          total_rows: 0,
-          estimated_count: 0,
-          unique_emails: 0,
-          billable_emails: 0,
-          total_chunks: 0,
+          total_rows: totalRows,
+          estimated_count: estimated,
+          unique_emails: unique,
+          billable_emails: billable,
+          total_chunks: chunks.length,
+          chunk_size: size,
           reservation_key: reservationKey,
+          // Cells that are not addresses are settled at creation (invalid, free): progress starts there.
+          processed_emails: unique - billable,
+          invalid_emails: unique - billable,
         });
-        const seen = new Set<string>();
-        const batch: EmailRow[] = [];
-        const precomputed: ChunkItemResult[] = [];
-        let totalRows = 0;
-        let estimated = 0;
-        let billable = 0;
-        for await (const { cells } of rows) {
-          totalRows += 1;
-          const cell = (cells[column.index] ?? '').trim();
-          if (!cell) continue;
-          estimated += 1;
-          const parsed = parseAddress(cell);
-          const key = parsed.ok ? parsed.email : cell;
-          if (seen.has(key)) continue;
-          seen.add(key);
-          if (seen.size > this.config.FILE_MAX_EMAILS) {
-            throw new DomainError(
-              'PAYLOAD_TOO_LARGE',
-              `The file holds more than ${this.config.FILE_MAX_EMAILS} addresses`,
-            );
-          }
-          if (parsed.ok) {
-            batch.push({
-              idx: seen.size - 1,
-              email: key,
-              chunk: Math.floor(billable / this.config.FILE_CHUNK_SIZE),
-              result: null,
-            });
-            billable += 1;
-          } else {
-            const result = syntaxFailure(key);
-            batch.push({ idx: seen.size - 1, email: key, chunk: null, result });
-            precomputed.push(result);
-          }
-          if (batch.length >= INSERT_BATCH) await tx.insertEmails(jobId, batch.splice(0));
-        }
-        await tx.insertEmails(jobId, batch.splice(0));
-        if (seen.size === 0) {
-          throw new DomainError(
-            'INVALID_REQUEST',
-            `The file holds no e-mail address (column "${column.name}" is empty)`,
-          );
-        }
-        const sizes: number[] = [];
-        for (let left = billable; left > 0; left -= this.config.FILE_CHUNK_SIZE)
-          sizes.push(Math.min(left, this.config.FILE_CHUNK_SIZE));
-        await tx.insertChunks(jobId, sizes);
-        await tx.finishPreparing(jobId, {
-          totalRows,
-          estimated,
-          unique: seen.size,
-          billable,
-          chunks: sizes.length,
-        });
-        await tx.countPrecomputed(jobId, precomputed);
+        await tx.insertChunks(jobId, chunks);
         // Credits last, just before commit: a short balance refuses the job before anything is kept.
         await this.bus.request(Subjects.creditsReserve, {
           accountId: req.accountId,

@@ -112,18 +112,17 @@ export class JobRunner {
   }
 
   private async fillWindow(job: JobRow): Promise<void> {
-    const chunks = await this.repo.claimChunks(job.id, this.config.FILE_CHUNKS_IN_FLIGHT);
-    for (const chunk of chunks) {
+    await this.repo.publishChunks(job.id, this.config.FILE_CHUNKS_IN_FLIGHT, async (chunk, emails) => {
       const message: ChunkMessage = {
         jobId: job.id,
         accountId: job.account_id,
         chunk,
         checkSmtp: job.check_smtp,
         jobCreatedAt: job.created_at.toISOString(),
-        emails: await this.repo.chunkEmails(job.id, chunk),
+        emails,
       };
       await this.kit.publish(chunkSubject(job.id), message, `${job.id}:${chunk}`);
-    }
+    });
   }
 
   private async onChunkResult(message: ChunkResultMessage): Promise<void> {

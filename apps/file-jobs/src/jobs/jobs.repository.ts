@@ -1,5 +1,6 @@
 import type { ChunkItemResult, JobState } from '@emailverify/contracts';
 import { type DataSource, type EntityManager, returnedRows } from '@emailverify/persistence';
+import type { RepeatBits } from './row-key';
 
 export interface JobRow {
   id: string;
@@ -21,6 +22,8 @@ export interface JobRow {
   unique_emails: number;
   billable_emails: number;
   total_chunks: number;
+  /** Addresses per chunk when the job was made: the n-th verifiable address is in chunk n / chunk_size. */
+  chunk_size: number;
   completed_chunks: number;
   failed_chunks: number;
   processed_emails: number;
@@ -60,25 +63,29 @@ export type NewJob = Pick<
   | 'unique_emails'
   | 'billable_emails'
   | 'total_chunks'
+  | 'chunk_size'
   | 'reservation_key'
+  | 'processed_emails'
+  | 'invalid_emails'
 > & { file_size: number };
 
-export interface EmailRow {
-  idx: number;
-  email: string;
-  chunk: number | null;
-  result: ChunkItemResult | null;
+export interface NewChunk {
+  /** The chunk's addresses, normalised, in first-seen order. */
+  emails: string[];
+  /** Which of them occur again further down the file. */
+  repeated: RepeatBits;
 }
 
-/**
- * Results of a batch of addresses: one lookup per key on the (job_id, email) index (LATERAL), whatever the
- * statistics. A plain `email = ANY(...)` on a freshly filled, unanalysed table was planned as a scan of the
- * job's rows for every batch, which made merging a million-row file quadratic. `LIMIT 1` (the pair is unique)
- * keeps the planner from flattening the subquery back into that join.
- */
-export const RESULTS_LOOKUP_SQL = `SELECT k.email, e.result
-    FROM unnest($2::text[]) AS k(email)
-    CROSS JOIN LATERAL (SELECT result FROM files.job_emails WHERE job_id = $1 AND email = k.email LIMIT 1) AS e`;
+/** What the merge needs of a chunk: its results (in the order of its addresses) once it was answered. */
+export interface ChunkOutcome {
+  chunk: number;
+  results: ChunkItemResult[] | null;
+  /** NULL for chunks made before repeats were recorded: then every address counts as repeated. */
+  repeated: Buffer | null;
+}
+
+/** Chunks per INSERT when a job is created. */
+const CHUNK_INSERT_BATCH = 100;
 
 const COUNT_COLUMNS = {
   valid: 'valid_emails',
@@ -171,10 +178,17 @@ export class JobsRepository {
   }
 
   /**
-   * Claims the next queued chunks of a job so that at most `window` are published and not yet done; the
-   * caller publishes them, then marks them published.
+   * Publishes the next queued chunks of a job so that at most `window` are published and not yet answered.
+   * The job row is locked meanwhile (one replica refills a job's window at a time), and a chunk is marked
+   * published in the same transaction, after its message was accepted: a crash in between leaves it queued, and
+   * publishing it again is harmless (the message id makes JetStream drop the copy; a copy that got through is
+   * verified twice and applied once).
    */
-  async claimChunks(jobId: string, window: number): Promise<number[]> {
+  async publishChunks(
+    jobId: string,
+    window: number,
+    publish: (chunk: number, emails: string[]) => Promise<void>,
+  ): Promise<number[]> {
     return this.db.transaction(async (m) => {
       await m.query(`SELECT 1 FROM files.jobs WHERE id = $1 FOR UPDATE`, [jobId]);
       const [{ inflight }] = (await m.query(
@@ -183,23 +197,23 @@ export class JobsRepository {
       )) as Array<{ inflight: number }>;
       const room = window - inflight;
       if (room <= 0) return [];
-      const rows: Array<{ chunk: number }> = await m.query(
-        `SELECT chunk FROM files.job_chunks WHERE job_id = $1 AND status = 'queued' ORDER BY chunk LIMIT $2`,
+      const rows: Array<{ chunk: number; emails: string[] }> = await m.query(
+        `SELECT chunk, emails FROM files.job_chunks WHERE job_id = $1 AND status = 'queued' ORDER BY chunk LIMIT $2`,
         [jobId, room],
       );
-      if (rows.length === 0) return [];
+      for (const { chunk, emails } of rows) await publish(chunk, emails);
       const chunks = rows.map((r) => r.chunk);
-      // Marked published before the publish itself: a crash in between leaves a published chunk that never
-      // arrives, which the runner detects by age and queues again (see requeueStale).
-      await m.query(
-        `UPDATE files.job_chunks SET status = 'published', published_at = now() WHERE job_id = $1 AND chunk = ANY($2::int[])`,
-        [jobId, chunks],
-      );
+      if (chunks.length > 0) {
+        await m.query(
+          `UPDATE files.job_chunks SET status = 'published', published_at = now() WHERE job_id = $1 AND chunk = ANY($2::int[])`,
+          [jobId, chunks],
+        );
+      }
       return chunks;
     });
   }
 
-  /** Puts back chunks published long ago and never answered (e.g. published by a process that died first). */
+  /** Puts back chunks published long ago and never answered (their message was lost). */
   async requeueStale(jobId: string, olderThanSeconds: number): Promise<number> {
     const raw: unknown = await this.db.query(
       `UPDATE files.job_chunks SET status = 'queued', published_at = NULL
@@ -208,14 +222,6 @@ export class JobsRepository {
       [jobId, olderThanSeconds],
     );
     return returnedRows(raw).length;
-  }
-
-  async chunkEmails(jobId: string, chunk: number): Promise<string[]> {
-    const rows: Array<{ email: string }> = await this.db.query(
-      `SELECT email FROM files.job_emails WHERE job_id = $1 AND chunk = $2 ORDER BY idx`,
-      [jobId, chunk],
-    );
-    return rows.map((r) => r.email);
   }
 
   /**
@@ -233,18 +239,18 @@ export class JobsRepository {
         // Claiming the chunk row is what makes this happen once; the job row is locked only by the last
         // statement, so results of different chunks of one job are written side by side.
         const claimed: unknown = await m.query(
-          `UPDATE files.job_chunks SET status = $3, done_at = now()
+          `UPDATE files.job_chunks SET status = $3, done_at = now(), results = $4::json, credits_used = $5
             WHERE job_id = $1 AND chunk = $2 AND status IN ('queued', 'published')
             RETURNING chunk`,
-          [jobId, chunk, failed ? 'failed' : 'done'],
+          [
+            jobId,
+            chunk,
+            failed ? 'failed' : 'done',
+            JSON.stringify(results),
+            results.reduce((sum, r) => sum + r.creditsUsed, 0),
+          ],
         );
         if (returnedRows(claimed).length === 0) return undefined;
-        await m.query(
-          `UPDATE files.job_emails e SET result = r.result
-             FROM jsonb_to_recordset($3::jsonb) AS r(email text, result jsonb)
-            WHERE e.job_id = $1 AND e.chunk = $2 AND e.email = r.email`,
-          [jobId, chunk, JSON.stringify(results.map((result) => ({ email: result.email, result })))],
-        );
         const inc = countIncrements(results);
         const raw: unknown = await m.query(
           `UPDATE files.jobs SET
@@ -283,19 +289,18 @@ export class JobsRepository {
     }
   }
 
-  /** Results of a batch of keys (normalised addresses, or the raw cell for addresses that failed syntax). */
-  async results(jobId: string, keys: readonly string[]): Promise<Map<string, ChunkItemResult>> {
-    if (keys.length === 0) return new Map();
-    const rows: Array<{ email: string; result: ChunkItemResult | null }> = await this.db.query(
-      RESULTS_LOOKUP_SQL,
-      [jobId, [...new Set(keys)]],
+  /** Chunks `from` .. `from + count - 1` of a job, in order, for the merge. */
+  async chunkOutcomes(jobId: string, from: number, count: number): Promise<ChunkOutcome[]> {
+    return this.db.query(
+      `SELECT chunk, results, repeated FROM files.job_chunks
+        WHERE job_id = $1 AND chunk >= $2 AND chunk < $2 + $3 ORDER BY chunk`,
+      [jobId, from, count],
     );
-    return new Map(rows.flatMap((r) => (r.result ? [[r.email, r.result] as const] : [])));
   }
 
   async creditsUsed(jobId: string): Promise<number> {
     const [row] = (await this.db.query(
-      `SELECT COALESCE(SUM((result->>'creditsUsed')::int), 0)::int AS used FROM files.job_emails WHERE job_id = $1 AND result IS NOT NULL`,
+      `SELECT COALESCE(SUM(credits_used), 0)::int AS used FROM files.job_chunks WHERE job_id = $1`,
       [jobId],
     )) as Array<{ used: number }>;
     return row?.used ?? 0;
@@ -313,8 +318,8 @@ export class JobsTx {
     await this.m.query(
       `INSERT INTO files.jobs (id, account_id, file_name, file_size, format, status, email_column, column_index, has_header,
          headers, check_smtp, preserve_original, upload_object, total_rows, estimated_count, unique_emails, billable_emails,
-         total_chunks, reservation_key)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19)`,
+         total_chunks, chunk_size, reservation_key, processed_emails, invalid_emails)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22)`,
       [
         job.id,
         job.account_id,
@@ -334,54 +339,34 @@ export class JobsTx {
         job.unique_emails,
         job.billable_emails,
         job.total_chunks,
+        job.chunk_size,
         job.reservation_key,
+        job.processed_emails,
+        job.invalid_emails,
       ],
     );
   }
 
-  async insertEmails(jobId: string, rows: readonly EmailRow[]): Promise<void> {
-    if (rows.length === 0) return;
-    await this.m.query(
-      `INSERT INTO files.job_emails (job_id, idx, email, chunk, result)
-       SELECT $1, r.idx, r.email, r.chunk, r.result
-         FROM jsonb_to_recordset($2::jsonb) AS r(idx int, email text, chunk int, result jsonb)`,
-      [jobId, JSON.stringify(rows)],
-    );
-  }
-
-  async insertChunks(jobId: string, sizes: readonly number[]): Promise<void> {
-    if (sizes.length === 0) return;
-    await this.m.query(
-      `INSERT INTO files.job_chunks (job_id, chunk, size) SELECT $1, g - 1, ($2::int[])[g] FROM generate_series(1, $3) AS g`,
-      [jobId, sizes, sizes.length],
-    );
-  }
-
-  async finishPreparing(
-    jobId: string,
-    c: { totalRows: number; estimated: number; unique: number; billable: number; chunks: number },
-  ): Promise<void> {
-    await this.m.query(
-      `UPDATE files.jobs SET status = 'pending', total_rows = $2, estimated_count = $3, unique_emails = $4,
-              billable_emails = $5, total_chunks = $6, updated_at = now()
-        WHERE id = $1`,
-      [jobId, c.totalRows, c.estimated, c.unique, c.billable, c.chunks],
-    );
+  /** The job's chunks, numbered from 0 in the order given, a batch of them per statement. */
+  async insertChunks(jobId: string, chunks: readonly NewChunk[]): Promise<void> {
+    for (let first = 0; first < chunks.length; first += CHUNK_INSERT_BATCH) {
+      const batch = chunks.slice(first, first + CHUNK_INSERT_BATCH).map((c) => ({
+        e: c.emails,
+        r: Buffer.from(c.repeated.bytes()).toString('base64'),
+      }));
+      await this.m.query(
+        `INSERT INTO files.job_chunks (job_id, chunk, size, emails, repeated)
+         SELECT $1, $2::int + (c.n - 1)::int, json_array_length(c.v->'e'),
+                ARRAY(SELECT a.email FROM json_array_elements_text(c.v->'e') WITH ORDINALITY AS a(email, i) ORDER BY a.i), decode(c.v->>'r', 'base64')
+           FROM json_array_elements($3::json) WITH ORDINALITY AS c(v, n)`,
+        [jobId, first, JSON.stringify(batch)],
+      );
+    }
   }
 
   async view(jobId: string): Promise<JobRow> {
     const [row] = (await this.m.query(`SELECT * FROM files.jobs WHERE id = $1`, [jobId])) as JobRow[];
     if (!row) throw new Error(`job ${jobId} vanished inside its own transaction`);
     return row;
-  }
-
-  /** Counts the addresses settled at creation (syntax failures), so progress starts where it truly is. */
-  async countPrecomputed(jobId: string, results: readonly ChunkItemResult[]): Promise<void> {
-    if (results.length === 0) return;
-    const inc = countIncrements(results);
-    await this.m.query(
-      `UPDATE files.jobs SET processed_emails = processed_emails + $2, invalid_emails = invalid_emails + $3 WHERE id = $1`,
-      [jobId, results.length, inc.invalid_emails],
-    );
   }
 }

@@ -1,10 +1,10 @@
 import type { ChunkItemResult } from '@emailverify/contracts';
 import { CsvWriter, readRows, resultHeader, resultRow } from '@emailverify/files';
 import type { JetStreamKit } from '@emailverify/messaging';
-import { parseAddress } from '@emailverify/verification';
 import type { FileJobsConfig } from '../config';
 import { syntaxFailure } from './job-view';
 import type { JobRow, JobsRepository } from './jobs.repository';
+import { RepeatBits, rowKey } from './row-key';
 
 const BATCH = 2_000;
 
@@ -18,8 +18,9 @@ export function resultObjectName(jobId: string): string {
 }
 
 /**
- * Builds the result file: the upload is read again, row by row in input order, and each row gets the result
- * of its address (looked up in batches), so memory stays bounded whatever the file's size.
+ * Builds the result file: the upload is read again, row by row in input order. Addresses meet the merge in
+ * the order job creation numbered them, so the chunks are read in order alongside the file and each row's
+ * result is the next one; only the results of addresses that occur again later are kept in memory.
  */
 export class ResultWriter {
   constructor(
@@ -43,25 +44,14 @@ export class ResultWriter {
   private async produce(job: JobRow, source: AsyncIterable<Uint8Array>, writer: CsvWriter): Promise<void> {
     try {
       const width = job.headers.length;
+      const chunks = new OutcomeCursor(this.repo, job.id, job.total_chunks);
+      // Results of addresses that occur again further down; only those are kept once their row is written.
+      const retained = new Map<string, ChunkItemResult>();
+      let ordinal = 0;
+      let current: LoadedChunk | undefined;
       await writer.write([resultHeader(job.headers, job.preserve_original)]);
+      let rows: string[][] = [];
       let first = true;
-      let batch: string[][] = [];
-      const flush = async () => {
-        const keys = batch.map((cells) => keyOf(cells[job.column_index]));
-        const results = await this.repo.results(
-          job.id,
-          keys.filter((k): k is string => k !== undefined),
-        );
-        const rows = batch.map((cells, i) => {
-          const key = keys[i];
-          const result: ChunkItemResult =
-            key === undefined ? syntaxFailure('') : (results.get(key) ?? unverified(key));
-          // A chunk result carries every result-file cell (and what it cost, which the file does not show).
-          return resultRow(cells, width, result, job.preserve_original);
-        });
-        await writer.write(rows);
-        batch = [];
-      };
       const limits = {
         maxLineBytes: this.config.FILE_MAX_LINE_BYTES,
         maxUnzippedBytes: this.config.FILE_MAX_UNZIPPED_BYTES,
@@ -72,10 +62,39 @@ export class ResultWriter {
           continue;
         }
         first = false;
-        batch.push(cells);
-        if (batch.length >= BATCH) await flush();
+        const cell = rowKey(cells[job.column_index]);
+        let result: ChunkItemResult;
+        if (cell.kind === 'empty') result = syntaxFailure('');
+        else if (cell.kind === 'invalid') result = syntaxFailure(cell.key);
+        else {
+          const kept = retained.get(cell.key);
+          if (kept) result = kept;
+          else {
+            // The address's first row: it is the next one in chunk order (job creation numbered them so).
+            const chunk = Math.floor(ordinal / job.chunk_size);
+            const position = ordinal % job.chunk_size;
+            ordinal += 1;
+            if (current?.chunk !== chunk) current = await chunks.get(chunk);
+            result = current.results?.[position] ?? unverified(cell.key);
+            if (result.email !== cell.key) {
+              throw new Error(
+                `job ${job.id}: result ${position} of chunk ${chunk} is for ${result.email}, the row holds ${cell.key}`,
+              );
+            }
+            if (current.repeated?.has(position) ?? true) retained.set(cell.key, result);
+          }
+        }
+        // A chunk result carries every result-file cell (and what it cost, which the file does not show).
+        rows.push(resultRow(cells, width, result, job.preserve_original));
+        if (rows.length >= BATCH) {
+          await writer.write(rows);
+          rows = [];
+        }
       }
-      if (batch.length > 0) await flush();
+      if (rows.length > 0) await writer.write(rows);
+      if (ordinal !== job.billable_emails) {
+        throw new Error(`job ${job.id}: the file held ${ordinal} addresses, the job ${job.billable_emails}`);
+      }
       await writer.end();
     } catch (err) {
       writer.abort(err);
@@ -84,11 +103,53 @@ export class ResultWriter {
   }
 }
 
-function keyOf(cell: string | undefined): string | undefined {
-  const value = (cell ?? '').trim();
-  if (!value) return undefined;
-  const parsed = parseAddress(value);
-  return parsed.ok ? parsed.email : value;
+interface LoadedChunk {
+  chunk: number;
+  results: ChunkItemResult[] | null;
+  repeated: RepeatBits | null;
+}
+
+/**
+ * A job's chunk outcomes in chunk order, a few per query, the next few fetched while these are used. Only
+ * ever asked for the same or a later chunk.
+ */
+class OutcomeCursor {
+  private batch: LoadedChunk[] = [];
+  private next?: Promise<LoadedChunk[]>;
+  private fetched = 0;
+
+  constructor(
+    private readonly repo: JobsRepository,
+    private readonly jobId: string,
+    private readonly total: number,
+    private readonly perQuery = 8,
+  ) {}
+
+  async get(chunk: number): Promise<LoadedChunk> {
+    for (;;) {
+      const found = this.batch.find((c) => c.chunk === chunk);
+      if (found) return found;
+      if (this.fetched >= this.total && !this.next) {
+        throw new Error(`job ${this.jobId}: chunk ${chunk} is missing`);
+      }
+      this.batch = await (this.next ?? this.fetch());
+      this.next = this.fetched < this.total ? this.fetch() : undefined;
+      // A prefetch still running when the merge gives up must not become an unhandled rejection.
+      this.next?.catch(() => undefined);
+    }
+  }
+
+  private fetch(): Promise<LoadedChunk[]> {
+    const from = this.fetched;
+    this.fetched += this.perQuery;
+    return this.repo.chunkOutcomes(this.jobId, from, this.perQuery).then((rows) =>
+      rows.map((r) => ({
+        chunk: r.chunk,
+        results: r.results,
+        repeated: r.repeated ? RepeatBits.from(r.repeated) : null,
+      })),
+    );
+  }
 }
 
 /** An address whose chunk failed after every retry: unknown, free, worth retrying. */

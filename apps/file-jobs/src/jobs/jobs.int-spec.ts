@@ -1,0 +1,257 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { ChunkItemResult } from '@emailverify/contracts';
+import { readCsv } from '@emailverify/files';
+import { JetStreamKit, MessageBus } from '@emailverify/messaging';
+import type { DataSource } from '@emailverify/persistence';
+import { openTestDatabase } from '@emailverify/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileJobsConfigSchema } from '../config';
+import { filesMigrations } from '../migrations';
+import { FilesInit1763820000000 } from '../migrations/1763820000000-files-init';
+import { ChunkStorage1763900000000 } from '../migrations/1763900000000-chunk-storage';
+import { JobCreator } from './job-creator';
+import { JobsRepository } from './jobs.repository';
+import { ResultWriter } from './result-writer';
+
+const natsUrl = process.env.NATS_URL || 'nats://127.0.0.1:4222';
+
+/** What a verifier would answer for an address (valid, 1 credit), or unknown for the `slow` ones. */
+function verified(email: string): ChunkItemResult {
+  const unknown = email.startsWith('slow');
+  return {
+    email,
+    status: unknown ? 'unknown' : 'valid',
+    reason: unknown ? 'smtp_timeout' : 'mx_found',
+    score: unknown ? 0.5 : 0.9,
+    isDeliverable: !unknown,
+    isDisposable: false,
+    isCatchall: false,
+    isRole: false,
+    isFree: false,
+    domain: email.slice(email.lastIndexOf('@') + 1),
+    mxRecords: ['mx.files.test'],
+    domainSuggestion: '',
+    smtpCheck: false,
+    creditsUsed: unknown ? 0 : 1,
+  };
+}
+
+describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', () => {
+  let db: DataSource;
+  let drop: () => Promise<void>;
+  let bus: MessageBus;
+  let kit: JetStreamKit;
+  const config = fileJobsConfigSchema.parse({ FILE_CHUNK_SIZE: '3' });
+  const reserved: number[] = [];
+  const credits = {
+    request: (async (_subject: unknown, payload: { amount: number }) => {
+      reserved.push(payload.amount);
+      return { ok: true };
+    }) as unknown as MessageBus['request'],
+  };
+
+  beforeAll(async () => {
+    ({ db, drop } = await openTestDatabase('files', filesMigrations));
+    bus = await MessageBus.connect({
+      url: natsUrl,
+      namespace: `t_files_${randomBytes(4).toString('hex')}`,
+      name: 'files-spec',
+    });
+    kit = new JetStreamKit(bus);
+  });
+  afterAll(async () => {
+    await kit?.deleteNamespaceStreams();
+    await bus?.close();
+    await drop?.();
+  });
+
+  it('stores each address once per chunk, applies a chunk once, and merges every row in input order', async () => {
+    const repo = new JobsRepository(db);
+    const store = await kit.objectStore('files');
+    // Chunks of 3: [a, b, c] [d, e, slow] [f]. `a` repeats in a later chunk, `e` two rows on, `f` right away;
+    // a cell that is no address and an empty cell are settled without any chunk.
+    const csv = [
+      'name,email',
+      'r1,a@files.test',
+      'r2,b@files.test',
+      'r3,not an address',
+      'r4,',
+      'r5,c@files.test',
+      'r6,d@files.test',
+      'r7,e@files.test',
+      'r8,slow@files.test',
+      'r9,e@FILES.test',
+      'r10,f@files.test',
+      'r11,f@files.test',
+      'r12,a@files.test',
+      'r13,not an address',
+    ].join('\n');
+    const upload = `uploads/${randomUUID()}`;
+    await store.putBlob({ name: upload }, new TextEncoder().encode(csv));
+    const creator = new JobCreator(repo, kit, credits, config);
+    const view = await creator.create({
+      accountId: randomUUID(),
+      fileName: 'contacts.csv',
+      fileSize: csv.length,
+      uploadObject: upload,
+      checkSmtp: false,
+      preserveOriginal: true,
+    });
+    expect(view).toMatchObject({ status: 'pending', totalRows: 13, estimatedCount: 12, uniqueEmails: 8 });
+    expect(view).toMatchObject({ totalChunks: 3, processedEmails: 1, counts: { invalid: 1 } });
+    expect(reserved.at(-1)).toBe(7);
+
+    // A window of two chunks. A publish that fails leaves its chunks queued, to be published again.
+    const emails: string[][] = [];
+    const collect = async (chunk: number, addresses: string[]) => {
+      emails[chunk] = addresses;
+    };
+    await expect(
+      repo.publishChunks(view.jobId, 2, async () => {
+        throw new Error('NATS is away');
+      }),
+    ).rejects.toThrow('NATS is away');
+    expect(await repo.publishChunks(view.jobId, 2, collect)).toEqual([0, 1]);
+    expect(await repo.publishChunks(view.jobId, 2, collect)).toEqual([]);
+
+    const first = await repo.applyChunkResult(view.jobId, 0, emails[0]!.map(verified), false);
+    expect(first).toMatchObject({ completed_chunks: 1, processed_emails: 4, valid_emails: 3 });
+    // The same chunk again (a redelivery): nothing changes.
+    expect(await repo.applyChunkResult(view.jobId, 0, emails[0]!.map(verified), false)).toBeUndefined();
+    expect(await repo.publishChunks(view.jobId, 2, collect)).toEqual([2]);
+    expect(emails).toEqual([
+      ['a@files.test', 'b@files.test', 'c@files.test'],
+      ['d@files.test', 'e@files.test', 'slow@files.test'],
+      ['f@files.test'],
+    ]);
+    await repo.applyChunkResult(view.jobId, 1, emails[1]!.map(verified), false);
+    const failed = emails[2]!.map((email) => ({
+      ...verified(email),
+      status: 'unknown' as const,
+      reason: 'verification_failed' as const,
+      creditsUsed: 0,
+    }));
+    const last = await repo.applyChunkResult(view.jobId, 2, failed, true);
+    expect(last).toMatchObject({
+      completed_chunks: 2,
+      failed_chunks: 1,
+      processed_emails: 8,
+      unknown_emails: 2,
+    });
+    expect(await repo.creditsUsed(view.jobId)).toBe(5);
+
+    const job = (await repo.findById(view.jobId))!;
+    const name = await new ResultWriter(repo, kit, config).write(job);
+    const stored = await store.get(name);
+    const rows: string[][] = [];
+    for await (const row of readCsv(stored!.data)) rows.push(row);
+    expect(rows[0]!.slice(0, 5)).toEqual(['name', 'email', 'verify_email', 'status', 'reason']);
+    expect(rows.slice(1).map((r) => [r[0], r[2], r[3], r[4]])).toEqual([
+      ['r1', 'a@files.test', 'valid', 'mx_found'],
+      ['r2', 'b@files.test', 'valid', 'mx_found'],
+      ['r3', 'not an address', 'invalid', 'invalid_syntax'],
+      ['r4', '', 'invalid', 'missing_email'],
+      ['r5', 'c@files.test', 'valid', 'mx_found'],
+      ['r6', 'd@files.test', 'valid', 'mx_found'],
+      ['r7', 'e@files.test', 'valid', 'mx_found'],
+      ['r8', 'slow@files.test', 'unknown', 'smtp_timeout'],
+      ['r9', 'e@files.test', 'valid', 'mx_found'],
+      ['r10', 'f@files.test', 'unknown', 'verification_failed'],
+      ['r11', 'f@files.test', 'unknown', 'verification_failed'],
+      ['r12', 'a@files.test', 'valid', 'mx_found'],
+      ['r13', 'not an address', 'invalid', 'invalid_syntax'],
+    ]);
+  });
+
+  it('refuses to merge a result that is not the address of its row', async () => {
+    const repo = new JobsRepository(db);
+    const store = await kit.objectStore('files');
+    const csv = 'email\nx@files.test\ny@files.test\n';
+    const upload = `uploads/${randomUUID()}`;
+    await store.putBlob({ name: upload }, new TextEncoder().encode(csv));
+    const view = await new JobCreator(repo, kit, credits, config).create({
+      accountId: randomUUID(),
+      fileName: 'two.csv',
+      fileSize: csv.length,
+      uploadObject: upload,
+      checkSmtp: false,
+      preserveOriginal: false,
+    });
+    await repo.applyChunkResult(view.jobId, 0, ['y@files.test', 'x@files.test'].map(verified), false);
+    const job = (await repo.findById(view.jobId))!;
+    await expect(new ResultWriter(repo, kit, config).write(job)).rejects.toThrow(/is for y@files.test/);
+  });
+});
+
+describe('files migration: per-address rows become per-chunk rows (real PostgreSQL)', () => {
+  let db: DataSource;
+  let drop: () => Promise<void>;
+  const jobId = randomUUID();
+
+  beforeAll(async () => {
+    ({ db, drop } = await openTestDatabase('files', [FilesInit1763820000000]));
+    await db.query(
+      `INSERT INTO files.jobs (id, account_id, file_name, file_size, format, status, email_column, column_index, has_header,
+         headers, check_smtp, preserve_original, upload_object, total_rows, estimated_count, unique_emails, billable_emails,
+         total_chunks, reservation_key)
+       VALUES ($1, $2, 'old.csv', 1, 'csv', 'processing', 'email', 0, true, '["email"]', false, true, 'u', 6, 6, 5, 4, 2, 'k')`,
+      [jobId, randomUUID()],
+    );
+    await db.query(
+      `INSERT INTO files.job_chunks (job_id, chunk, size, status) VALUES ($1, 0, 3, 'done'), ($1, 1, 1, 'published')`,
+      [jobId],
+    );
+    const r = (email: string, credits: number) =>
+      JSON.stringify({ email, status: 'valid', creditsUsed: credits });
+    await db.query(
+      `INSERT INTO files.job_emails (job_id, idx, email, chunk, result) VALUES
+         ($1, 0, 'a@old.test', 0, $2), ($1, 1, 'bad', NULL, '{"email":"bad","status":"invalid"}'),
+         ($1, 2, 'b@old.test', 0, $3), ($1, 3, 'c@old.test', 0, $4), ($1, 4, 'd@old.test', 1, NULL)`,
+      [jobId, r('a@old.test', 1), r('b@old.test', 1), r('c@old.test', 0)],
+    );
+  });
+  afterAll(async () => drop?.());
+
+  it('carries addresses, results and credits over, and back again', async () => {
+    const runner = db.createQueryRunner();
+    try {
+      await new ChunkStorage1763900000000().up(runner);
+      const chunks = (await db.query(
+        `SELECT chunk, emails, results, repeated, credits_used FROM files.job_chunks WHERE job_id = $1 ORDER BY chunk`,
+        [jobId],
+      )) as Array<Record<string, unknown>>;
+      expect(chunks).toEqual([
+        {
+          chunk: 0,
+          emails: ['a@old.test', 'b@old.test', 'c@old.test'],
+          results: [
+            { email: 'a@old.test', status: 'valid', creditsUsed: 1 },
+            { email: 'b@old.test', status: 'valid', creditsUsed: 1 },
+            { email: 'c@old.test', status: 'valid', creditsUsed: 0 },
+          ],
+          repeated: null,
+          credits_used: 2,
+        },
+        { chunk: 1, emails: ['d@old.test'], results: null, repeated: null, credits_used: 0 },
+      ]);
+      expect(await db.query(`SELECT chunk_size FROM files.jobs WHERE id = $1`, [jobId])).toEqual([
+        { chunk_size: 3 },
+      ]);
+      expect(await new JobsRepository(db).creditsUsed(jobId)).toBe(2);
+
+      await new ChunkStorage1763900000000().down(runner);
+      const back = (await db.query(
+        `SELECT idx, email, chunk, result->>'status' AS status FROM files.job_emails WHERE job_id = $1 ORDER BY idx`,
+        [jobId],
+      )) as Array<Record<string, unknown>>;
+      expect(back).toEqual([
+        { idx: 0, email: 'a@old.test', chunk: 0, status: 'valid' },
+        { idx: 1, email: 'b@old.test', chunk: 0, status: 'valid' },
+        { idx: 2, email: 'c@old.test', chunk: 0, status: 'valid' },
+        { idx: 3, email: 'd@old.test', chunk: 1, status: null },
+      ]);
+    } finally {
+      await runner.release();
+    }
+  });
+});
