@@ -91,7 +91,7 @@ describe.each<ServiceName>(['verifier', 'file-jobs'])('a %s killed half-way thro
         .credits_balance as number;
       expect(before - after).toBe(ADDRESSES);
       const [stored] = await suite.sql<{ n: number; verified: number }>(
-        `SELECT sum(cardinality(emails))::int AS n, sum(COALESCE(json_array_length(results), 0))::int AS verified
+        `SELECT sum(cardinality(emails))::int AS n, sum(COALESCE(json_array_length(results::json), 0))::int AS verified
            FROM files.job_chunks WHERE job_id = $1`,
         [id],
       );

@@ -217,7 +217,8 @@ describe('files migration: per-address rows become per-chunk rows (real PostgreS
     try {
       await new ChunkStorage1763900000000().up(runner);
       const chunks = (await db.query(
-        `SELECT chunk, emails, results, repeated, credits_used FROM files.job_chunks WHERE job_id = $1 ORDER BY chunk`,
+        `SELECT chunk, emails, results::json AS results, repeated, credits_used FROM files.job_chunks
+          WHERE job_id = $1 ORDER BY chunk`,
         [jobId],
       )) as Array<Record<string, unknown>>;
       expect(chunks).toEqual([

@@ -239,7 +239,7 @@ export class JobsRepository {
         // Claiming the chunk row is what makes this happen once; the job row is locked only by the last
         // statement, so results of different chunks of one job are written side by side.
         const claimed: unknown = await m.query(
-          `UPDATE files.job_chunks SET status = $3, done_at = now(), results = $4::json, credits_used = $5
+          `UPDATE files.job_chunks SET status = $3, done_at = now(), results = $4, credits_used = $5
             WHERE job_id = $1 AND chunk = $2 AND status IN ('queued', 'published')
             RETURNING chunk`,
           [
@@ -291,11 +291,17 @@ export class JobsRepository {
 
   /** Chunks `from` .. `from + count - 1` of a job, in order, for the merge. */
   async chunkOutcomes(jobId: string, from: number, count: number): Promise<ChunkOutcome[]> {
-    return this.db.query(
-      `SELECT chunk, results, repeated FROM files.job_chunks
+    const rows: Array<{ chunk: number; results: string | null; repeated: Buffer | null }> =
+      await this.db.query(
+        `SELECT chunk, results, repeated FROM files.job_chunks
         WHERE job_id = $1 AND chunk >= $2 AND chunk < $2 + $3 ORDER BY chunk`,
-      [jobId, from, count],
-    );
+        [jobId, from, count],
+      );
+    return rows.map((r) => ({
+      chunk: r.chunk,
+      results: r.results === null ? null : (JSON.parse(r.results) as ChunkItemResult[]),
+      repeated: r.repeated,
+    }));
   }
 
   async creditsUsed(jobId: string): Promise<number> {

@@ -7,6 +7,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * updates one row instead of 500, and the merge reads the chunks in order instead of looking every row's
  * address up. Addresses that fail syntax are not stored at all: their result follows from the cell.
  *
+ * Results are stored as the JSON text file-jobs wrote (never queried into by PostgreSQL, so not validated or
+ * built as a JSON value there).
+ *
  * Existing jobs are carried over: their chunks get the addresses and results of their rows. Which addresses
  * repeat was not recorded before, so `repeated` stays NULL for them and their merge keeps every result at hand.
  */
@@ -19,12 +22,12 @@ export class ChunkStorage1763900000000 implements MigrationInterface {
       ALTER TABLE files.job_chunks
         ADD COLUMN emails text[],
         ADD COLUMN repeated bytea,
-        ADD COLUMN results json,
+        ADD COLUMN results text,
         ADD COLUMN credits_used int NOT NULL DEFAULT 0`);
     await q.query(`
       UPDATE files.job_chunks c
          SET emails = e.emails,
-             results = CASE WHEN c.status IN ('done', 'failed') THEN e.results END,
+             results = CASE WHEN c.status IN ('done', 'failed') THEN e.results::text END,
              credits_used = CASE WHEN c.status IN ('done', 'failed') THEN e.used ELSE 0 END
         FROM (SELECT job_id, chunk, array_agg(email ORDER BY idx) AS emails,
                      json_agg(result ORDER BY idx) AS results,
@@ -55,7 +58,7 @@ export class ChunkStorage1763900000000 implements MigrationInterface {
     // Only the verifiable addresses come back: rows of cells that failed syntax were never stored per chunk.
     await q.query(`
       INSERT INTO files.job_emails (job_id, idx, email, chunk, result)
-      SELECT c.job_id, (c.chunk * j.chunk_size + a.n - 1)::int, a.email, c.chunk, (c.results -> (a.n - 1)::int)::jsonb
+      SELECT c.job_id, (c.chunk * j.chunk_size + a.n - 1)::int, a.email, c.chunk, (c.results::jsonb -> (a.n - 1)::int)
         FROM files.job_chunks c
         JOIN files.jobs j ON j.id = c.job_id
         CROSS JOIN LATERAL unnest(c.emails) WITH ORDINALITY AS a(email, n)`);

@@ -6,14 +6,15 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * - UNLOGGED: no write-ahead log. After a crash of PostgreSQL (not a clean restart) the table comes back
  *   empty, and standbys do not have it; either only means verifying again. Nothing is billed from it twice: a
  *   file job's chunks are charged once by file-jobs whatever the verifier finds here.
- * - `result` as json (validated text) rather than jsonb: it is only ever read back whole, never queried into.
+ * - `result` as text (JSON written by the verifier) rather than jsonb: it is only ever read back whole, never
+ *   queried into, and building (or even validating) JSON values costs PostgreSQL more than storing the row.
  */
 export class LeanCache1763900000000 implements MigrationInterface {
   name = 'LeanCache1763900000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE verifier.results SET UNLOGGED`);
-    await q.query(`ALTER TABLE verifier.results ALTER COLUMN result TYPE json USING result::json`);
+    await q.query(`ALTER TABLE verifier.results ALTER COLUMN result TYPE text USING result::text`);
   }
 
   async down(q: QueryRunner): Promise<void> {

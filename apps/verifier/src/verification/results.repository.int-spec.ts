@@ -14,7 +14,7 @@ describe('result cache lookups (real PostgreSQL)', () => {
     // A cache that has grown large and was never analysed: the case that used to scan the expiry index.
     await db.query(
       `INSERT INTO verifier.results (email, smtp_checked, status, result, expires_at)
-       SELECT 'u' || g || '@d' || (g % 500) || '.test', g % 3 = 0, 'valid', '{}'::json,
+       SELECT 'u' || g || '@d' || (g % 500) || '.test', g % 3 = 0, 'valid', '{}',
               now() + CASE WHEN g % 10 = 0 THEN interval '-1 hour' ELSE interval '24 hours' END
          FROM generate_series(1, 300000) g`,
     );
@@ -53,11 +53,13 @@ describe('result cache lookups (real PostgreSQL)', () => {
       status: 'risky' as const,
       reason: 'smtp_timeout' as const,
     };
-    await repo.save([first, sampleResult('other@d1.test')], false, 24);
+    // Text with line breaks, quotes and backslashes travels intact.
+    const other = { ...sampleResult('other@d1.test'), smtpResponse: '550-first line\n550 "second" \\ line' };
+    await repo.save([first, other], false, 24);
     await repo.save([sampleResult('saved@d1.test')], false, 24);
     const found = await repo.findFresh(['saved@d1.test', 'other@d1.test'], false);
     expect(found.get('saved@d1.test')).toEqual(sampleResult('saved@d1.test'));
-    expect(found.get('other@d1.test')).toEqual(sampleResult('other@d1.test'));
+    expect(found.get('other@d1.test')).toEqual(other);
     // Saved MX-only: never an answer to an SMTP request.
     expect((await repo.findFresh(['saved@d1.test'], true)).size).toBe(0);
   });
