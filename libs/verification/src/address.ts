@@ -57,8 +57,8 @@ export function parseAddress(input: unknown): AddressParseResult {
     );
   }
 
-  const domain = normaliseDomain(rawDomain);
-  if (!domain.ok) return domain;
+  const domain = normaliseDomainMemo(rawDomain);
+  if (!domain.ok) return { ...domain };
 
   const email = `${local}@${domain.domain}`;
   if (octets(email) > MAX_ADDRESS_OCTETS) {
@@ -148,6 +148,24 @@ function checkQuotedString(local: string): string | undefined {
 }
 
 type DomainParse = { ok: true; domain: string; ipLiteral?: string } | AddressError;
+
+/**
+ * Domains repeat throughout a list (a file of a million addresses may hold a few thousand domains), and
+ * normalising one (IDN conversion, label checks) costs more than the rest of parsing, so the answers are
+ * remembered: frozen, at most DOMAIN_MEMO_SIZE of them, forgotten all at once when that many were seen.
+ */
+const DOMAIN_MEMO_SIZE = 20_000;
+const domainMemo = new Map<string, Readonly<DomainParse>>();
+
+function normaliseDomainMemo(raw: string): Readonly<DomainParse> {
+  let parsed = domainMemo.get(raw);
+  if (parsed === undefined) {
+    if (domainMemo.size >= DOMAIN_MEMO_SIZE) domainMemo.clear();
+    parsed = Object.freeze(normaliseDomain(raw));
+    domainMemo.set(raw, parsed);
+  }
+  return parsed;
+}
 
 function normaliseDomain(raw: string): DomainParse {
   if (raw.startsWith('[')) return normaliseAddressLiteral(raw);

@@ -117,7 +117,7 @@ export class VerificationService {
       { checkSmtp: chunk.checkSmtp },
       { concurrency: this.options.chunkConcurrency },
     );
-    for (const r of verified) this.outcomes?.inc({ status: r.status, reason: r.reason });
+    this.count(verified);
     await this.results.save(verified.filter(cacheable), chunk.checkSmtp, this.options.cacheTtlHours);
     const fresh = new Map(verified.map((r, i) => [toVerify[i]!, r]));
     return chunk.emails.map((email) => {
@@ -133,6 +133,22 @@ export class VerificationService {
       // The key is the address as file-jobs stored it, so the result row finds its way back.
       return toChunkItem({ ...r, email }, creditsFor(r));
     });
+  }
+
+  /** Outcome metrics, one increment per status and reason (a chunk holds hundreds of the same few). */
+  private count(verified: readonly VerificationResult[]): void {
+    if (!this.outcomes || verified.length === 0) return;
+    const tally = new Map<
+      string,
+      { status: VerificationResult['status']; reason: VerificationResult['reason']; n: number }
+    >();
+    for (const r of verified) {
+      const key = `${r.status}/${r.reason}`;
+      const seen = tally.get(key);
+      if (seen) seen.n += 1;
+      else tally.set(key, { status: r.status, reason: r.reason, n: 1 });
+    }
+    for (const { status, reason, n } of tally.values()) this.outcomes.inc({ status, reason }, n);
   }
 
   /** Reserves one credit per address, verifies, stores what may be cached, and settles what was used. */
@@ -155,7 +171,7 @@ export class VerificationService {
       const used = verified.reduce((sum, r) => sum + creditsFor(r), 0);
       await this.credits.request(Subjects.creditsSettle, { accountId, idempotencyKey, used });
     }
-    for (const r of verified) this.outcomes?.inc({ status: r.status, reason: r.reason });
+    this.count(verified);
     await this.results.save(verified.filter(cacheable), checkSmtp, this.options.cacheTtlHours);
     return verified.map((r) => ({ ...r, creditsUsed: creditsFor(r), cached: false }));
   }
