@@ -111,12 +111,73 @@ export interface ChunkMessage {
   emails: string[];
 }
 
+/**
+ * A chunk item as it travels and is stored: the fields of ChunkItemResult in a fixed order, the six booleans
+ * as bits of one number. A million-address job moves (verifier, JetStream, file-jobs) and stores a million of
+ * these; without the field names each is about a third of the size.
+ */
+export type PackedChunkItem = [
+  email: string,
+  status: VerificationStatus,
+  reason: string,
+  score: number,
+  flags: number,
+  domain: string,
+  mxRecords: string[],
+  domainSuggestion: string,
+  creditsUsed: number,
+];
+
+const FLAGS = ['isDeliverable', 'isDisposable', 'isCatchall', 'isRole', 'isFree', 'smtpCheck'] as const;
+
+export function packChunkItem(r: ChunkItemResult): PackedChunkItem {
+  let flags = 0;
+  FLAGS.forEach((name, bit) => {
+    if (r[name]) flags |= 1 << bit;
+  });
+  return [
+    r.email,
+    r.status,
+    r.reason,
+    r.score,
+    flags,
+    r.domain,
+    r.mxRecords,
+    r.domainSuggestion,
+    r.creditsUsed,
+  ];
+}
+
+/** Reads a packed item, or an item in the earlier object form (results stored or sent before packing). */
+export function unpackChunkItem(item: PackedChunkItem | ChunkItemResult): ChunkItemResult {
+  if (!Array.isArray(item)) return item;
+  const [email, status, reason, score, flags, domain, mxRecords, domainSuggestion, creditsUsed] = item;
+  const bit = (name: (typeof FLAGS)[number]) => (flags & (1 << FLAGS.indexOf(name))) !== 0;
+  return {
+    email,
+    status,
+    reason,
+    score,
+    isDeliverable: bit('isDeliverable'),
+    isDisposable: bit('isDisposable'),
+    isCatchall: bit('isCatchall'),
+    isRole: bit('isRole'),
+    isFree: bit('isFree'),
+    domain,
+    mxRecords,
+    domainSuggestion,
+    smtpCheck: bit('smtpCheck'),
+    creditsUsed,
+  };
+}
+
 export interface ChunkResultMessage {
   jobId: string;
   chunk: number;
   /** True when the verifier gave up on the chunk: every item is unknown `verification_failed`, free. */
   failed: boolean;
-  results: ChunkItemResult[];
+  /** In the chunk's address order. Packed (PackedChunkItem); the object form is still read. */
+  results: Array<PackedChunkItem | ChunkItemResult>;
 }
 
 export interface JobStatusBroadcast {

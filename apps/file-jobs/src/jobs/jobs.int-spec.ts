@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { ChunkItemResult } from '@emailverify/contracts';
+import { type ChunkItemResult, packChunkItem } from '@emailverify/contracts';
 import { readCsv } from '@emailverify/files';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import type { DataSource } from '@emailverify/persistence';
@@ -124,7 +124,8 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       ['d@files.test', 'e@files.test', 'slow@files.test'],
       ['f@files.test'],
     ]);
-    await repo.applyChunkResult(view.jobId, 1, emails[1]!.map(verified), false);
+    // As the verifier sends them: packed.
+    await repo.applyChunkResult(view.jobId, 1, emails[1]!.map(verified).map(packChunkItem), false);
     const failed = emails[2]!.map((email) => ({
       ...verified(email),
       status: 'unknown' as const,

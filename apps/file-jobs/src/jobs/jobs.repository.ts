@@ -1,4 +1,10 @@
-import type { ChunkItemResult, JobState } from '@emailverify/contracts';
+import {
+  type ChunkItemResult,
+  type JobState,
+  type PackedChunkItem,
+  packChunkItem,
+  unpackChunkItem,
+} from '@emailverify/contracts';
 import { type DataSource, type EntityManager, returnedRows } from '@emailverify/persistence';
 import type { RepeatBits } from './row-key';
 
@@ -98,9 +104,9 @@ const COUNT_COLUMNS = {
 } as const;
 
 /** Increments of the per-status counters for a set of results. */
-export function countIncrements(results: readonly Pick<ChunkItemResult, 'status'>[]): Record<string, number> {
+function countIncrements(results: readonly PackedChunkItem[]): Record<string, number> {
   const inc: Record<string, number> = Object.fromEntries(Object.values(COUNT_COLUMNS).map((c) => [c, 0]));
-  for (const r of results) inc[COUNT_COLUMNS[r.status]]! += 1;
+  for (const r of results) inc[COUNT_COLUMNS[r[1]]]! += 1;
   return inc;
 }
 
@@ -231,9 +237,10 @@ export class JobsRepository {
   async applyChunkResult(
     jobId: string,
     chunk: number,
-    results: readonly ChunkItemResult[],
+    items: ReadonlyArray<PackedChunkItem | ChunkItemResult>,
     failed: boolean,
   ): Promise<JobRow | undefined> {
+    const results = items.map((item) => (Array.isArray(item) ? item : packChunkItem(item)));
     try {
       return await this.db.transaction(async (m) => {
         // Claiming the chunk row is what makes this happen once; the job row is locked only by the last
@@ -247,7 +254,7 @@ export class JobsRepository {
             chunk,
             failed ? 'failed' : 'done',
             JSON.stringify(results),
-            results.reduce((sum, r) => sum + r.creditsUsed, 0),
+            results.reduce((sum, r) => sum + r[8], 0),
           ],
         );
         if (returnedRows(claimed).length === 0) return undefined;
@@ -299,7 +306,10 @@ export class JobsRepository {
       );
     return rows.map((r) => ({
       chunk: r.chunk,
-      results: r.results === null ? null : (JSON.parse(r.results) as ChunkItemResult[]),
+      results:
+        r.results === null
+          ? null
+          : (JSON.parse(r.results) as Array<PackedChunkItem | ChunkItemResult>).map(unpackChunkItem),
       repeated: r.repeated,
     }));
   }

@@ -3,6 +3,7 @@ import {
   type ChunkMessage,
   type ChunkResultMessage,
   chunkDoneSubject,
+  packChunkItem,
   Streams,
   type VerificationResult,
 } from '@emailverify/contracts';
@@ -48,7 +49,12 @@ export class ChunkWorker {
         const heartbeat = setInterval(working, Math.max(500, Math.floor(this.options.ackWaitMs / 3)));
         try {
           const results = await this.verification.verifyChunk(payload);
-          await this.publish({ jobId: payload.jobId, chunk: payload.chunk, failed: false, results });
+          await this.publish({
+            jobId: payload.jobId,
+            chunk: payload.chunk,
+            failed: false,
+            results: results.map(packChunkItem),
+          });
           return 'ack';
         } catch (err) {
           if (deliveryCount < this.options.maxDeliveries) throw err;
@@ -60,7 +66,7 @@ export class ChunkWorker {
             jobId: payload.jobId,
             chunk: payload.chunk,
             failed: true,
-            results: payload.emails.map(failedItem),
+            results: payload.emails.map((email) => packChunkItem(failedItem(email))),
           });
           return 'ack';
         } finally {
