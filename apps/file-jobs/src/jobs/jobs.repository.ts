@@ -204,7 +204,9 @@ export class JobsRepository {
       const room = window - inflight;
       if (room <= 0) return [];
       const rows: Array<{ chunk: number; emails: string[] }> = await m.query(
-        `SELECT chunk, emails FROM files.job_chunks WHERE job_id = $1 AND status = 'queued' ORDER BY chunk LIMIT $2`,
+        // As JSON: the driver's JSON.parse reads it far faster than it takes a text[] literal apart.
+        `SELECT chunk, array_to_json(emails) AS emails FROM files.job_chunks
+          WHERE job_id = $1 AND status = 'queued' ORDER BY chunk LIMIT $2`,
         [jobId, room],
       );
       for (const { chunk, emails } of rows) await publish(chunk, emails);

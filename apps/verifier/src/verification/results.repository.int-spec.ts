@@ -31,7 +31,7 @@ describe('result cache lookups (real PostgreSQL)', () => {
     }>;
     const text = JSON.stringify(plan);
     expect(text).toContain('results_pkey');
-    expect(text).not.toContain('results_expires_idx');
+    expect(text).not.toContain('results_expires');
   });
 
   it('returns fresh results only, preferring the SMTP-verified one', async () => {
@@ -62,6 +62,16 @@ describe('result cache lookups (real PostgreSQL)', () => {
     expect(found.get('other@d1.test')).toEqual(other);
     // Saved MX-only: never an answer to an SMTP request.
     expect((await repo.findFresh(['saved@d1.test'], true)).size).toBe(0);
+  });
+
+  it('reads a result stored in the earlier object form', async () => {
+    await db.query(
+      `INSERT INTO verifier.results (email, smtp_checked, status, result, expires_at)
+       VALUES ('object@d1.test', false, 'valid', $1, now() + interval '1 hour')`,
+      [JSON.stringify(sampleResult('object@d1.test'))],
+    );
+    const found = await new ResultsRepository(db).findFresh(['object@d1.test'], false);
+    expect(found.get('object@d1.test')).toEqual(sampleResult('object@d1.test'));
   });
 });
 
