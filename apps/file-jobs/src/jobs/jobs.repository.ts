@@ -185,7 +185,7 @@ export class JobsRepository {
 
   /**
    * Publishes the next queued chunks of a job so that at most `window` are published and not yet answered.
-   * The job row is locked meanwhile (one replica refills a job's window at a time), and a chunk is marked
+   * One replica refills a job's window at a time (a transaction-scoped advisory lock), and a chunk is marked
    * published in the same transaction, after its message was accepted: a crash in between leaves it queued, and
    * publishing it again is harmless (the message id makes JetStream drop the copy; a copy that got through is
    * verified twice and applied once).
@@ -196,7 +196,9 @@ export class JobsRepository {
     publish: (chunk: number, emails: string[]) => Promise<void>,
   ): Promise<number[]> {
     return this.db.transaction(async (m) => {
-      await m.query(`SELECT 1 FROM files.jobs WHERE id = $1 FOR UPDATE`, [jobId]);
+      // One refill of a job's window at a time (across replicas), without locking the job row: results of other
+      // chunks keep being applied meanwhile.
+      await m.query(`SELECT pg_advisory_xact_lock(hashtextextended('files.publish:' || $1, 0))`, [jobId]);
       const [{ inflight }] = (await m.query(
         `SELECT count(*)::int AS inflight FROM files.job_chunks WHERE job_id = $1 AND status = 'published'`,
         [jobId],
@@ -204,9 +206,12 @@ export class JobsRepository {
       const room = window - inflight;
       if (room <= 0) return [];
       const rows: Array<{ chunk: number; emails: string[] }> = await m.query(
-        // As JSON: the driver's JSON.parse reads it far faster than it takes a text[] literal apart.
-        `SELECT chunk, array_to_json(emails) AS emails FROM files.job_chunks
-          WHERE job_id = $1 AND status = 'queued' ORDER BY chunk LIMIT $2`,
+        // As JSON (the driver's JSON.parse reads it far faster than it takes a text[] literal apart), converted
+        // after the LIMIT: in the select list of a sorted scan it would convert every queued chunk of the job.
+        `SELECT q.chunk, array_to_json(q.emails) AS emails
+           FROM (SELECT chunk, emails FROM files.job_chunks
+                  WHERE job_id = $1 AND status = 'queued' ORDER BY chunk LIMIT $2) q
+          ORDER BY q.chunk`,
         [jobId, room],
       );
       for (const { chunk, emails } of rows) await publish(chunk, emails);
