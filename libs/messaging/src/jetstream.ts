@@ -17,6 +17,13 @@ import { type MessageBus, decodeJson, encodeJson } from './bus';
 // SHA-256 rather than the client's portable pure-JavaScript default, which cost seconds per 100 MiB file.
 setSha256Backend('native');
 
+/**
+ * Chunk size for objects put into the object store (uploads, result files). The client's default, 128 KiB,
+ * means a publish and its acknowledgement for every 128 KiB, about 800 round trips for a 100 MiB upload; the
+ * client caps it at the server's max_payload.
+ */
+export const OBJECT_CHUNK_BYTES = 512 * 1024;
+
 export interface StreamSpec {
   /** Base name; the installation's namespace is prefixed. */
   name: string;
