@@ -86,9 +86,10 @@ export class ChunkWorker {
   }
 }
 
-export function toChunkItem(r: VerificationResult, creditsUsed: number): ChunkItemResult {
+/** What a chunk result carries of a verification: `email` is the key file-jobs gave (the result's by default). */
+export function toChunkItem(r: VerificationResult, creditsUsed: number, email = r.email): ChunkItemResult {
   return {
-    email: r.email,
+    email,
     status: r.status,
     reason: r.reason,
     score: r.score,

@@ -124,14 +124,15 @@ export class VerificationService {
       const hit = cached.get(email);
       // Verified before the job existed: a cache hit, free. Verified since: this job's own work (an earlier
       // delivery of this chunk cached it before its worker died), charged like a fresh result.
+      // The key is the address as file-jobs stored it, so the result row finds its way back.
       if (hit)
         return toChunkItem(
-          { ...hit.result, email },
+          hit.result,
           hit.verifiedAt.getTime() < jobCreated ? 0 : creditsFor(hit.result),
+          email,
         );
       const r = fresh.get(email)!;
-      // The key is the address as file-jobs stored it, so the result row finds its way back.
-      return toChunkItem({ ...r, email }, creditsFor(r));
+      return toChunkItem(r, creditsFor(r), email);
     });
   }
 
