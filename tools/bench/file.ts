@@ -218,6 +218,10 @@ async function main(cleanup: Cleanup): Promise<void> {
       RATE_LIMIT_OTHER: '1000000000',
       FILE_MAX_EMAILS: String(Math.max(1_000_000, ROWS)),
       ...knobEnv,
+      // Node flags for the services only (the library side runs in this process), e.g. GC sizing.
+      ...(process.env.BENCH_SERVICE_NODE_OPTIONS
+        ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS }
+        : {}),
       ...profileEnv(),
     },
   });

@@ -5,6 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { NODE_FLAGS } from '../dev/apps.mjs';
 import { ensureDependencies, root } from '../dev/lib.mjs';
 
 const BENCHMARKS = {
@@ -60,11 +61,16 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 for (const n of names) {
   const code = await new Promise((resolve) => {
     // cwd = the build directory: the test harness finds the apps at <cwd>/dist/apps/...
-    current = spawn(process.execPath, [path.join(buildDir, 'dist', 'tools', 'bench', `${n}.js`), ...rest], {
-      cwd: buildDir,
-      env: { ...process.env, BENCH_ROOT: root },
-      stdio: 'inherit',
-    });
+    // The benchmark process (the library side of every comparison) runs with the apps' V8 flags too.
+    current = spawn(
+      process.execPath,
+      [...NODE_FLAGS, path.join(buildDir, 'dist', 'tools', 'bench', `${n}.js`), ...rest],
+      {
+        cwd: buildDir,
+        env: { ...process.env, BENCH_ROOT: root },
+        stdio: 'inherit',
+      },
+    );
     current.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
   });
   if (code !== 0) process.exit(code);

@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { GATEWAY, SERVICES } from './apps.mjs';
+import { GATEWAY, NODE_FLAGS, SERVICES } from './apps.mjs';
 import {
   build,
   dataDir,
@@ -36,7 +36,7 @@ let stopping = false;
 
 function launch(app, extraEnv) {
   const out = createWriteStream(path.join(logsDir, `${app.name}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, [app.entry], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, app.entry], {
     cwd: root,
     env: { ...env, ...extraEnv },
     stdio: ['ignore', 'pipe', 'pipe'],

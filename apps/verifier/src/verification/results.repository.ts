@@ -16,51 +16,123 @@ export const FRESH_LOOKUP_SQL = `SELECT k.email, hit.result, hit.verified_at
        LIMIT 1) AS hit`;
 
 /**
- * The fields of a cached result in stored order: a row holds the values as a JSON array, less than half the
- * bytes of the object (the cache takes a row for every address verified). Rows stored as objects still read.
+ * A cached result is stored as its values in a fixed field order (a JSON array), less than half the bytes of
+ * the object: the cache takes a row for every address verified. Written out field by field, which is several
+ * times faster than a generic walk over a field list. Rows stored as objects still read.
  */
-const STORED_FIELDS = [
-  'email',
-  'status',
-  'reason',
-  'score',
-  'isDeliverable',
-  'isDisposable',
-  'isCatchall',
-  'isRole',
-  'isFree',
-  'hasGravatar',
-  'gravatarUrl',
-  'domain',
-  'domainAge',
-  'mxRecords',
-  'domainReputation',
-  'smtpCheck',
-  'smtpResponse',
-  'errorMessage',
-  'domainSuggestion',
-  'responseTime',
-  'validFormat',
-  'validDomain',
-  'validMx',
-  'smtpValid',
-] as const satisfies ReadonlyArray<keyof VerificationResult>;
-// Every field is stored: this fails to compile when VerificationResult gains one that the list lacks.
-const everyFieldStored: Exclude<keyof VerificationResult, (typeof STORED_FIELDS)[number]> extends never
-  ? true
-  : never = true;
-void everyFieldStored;
+type StoredResult = [
+  VerificationResult['email'],
+  VerificationResult['status'],
+  VerificationResult['reason'],
+  VerificationResult['score'],
+  VerificationResult['isDeliverable'],
+  VerificationResult['isDisposable'],
+  VerificationResult['isCatchall'],
+  VerificationResult['isRole'],
+  VerificationResult['isFree'],
+  VerificationResult['hasGravatar'],
+  VerificationResult['gravatarUrl'],
+  VerificationResult['domain'],
+  VerificationResult['domainAge'],
+  VerificationResult['mxRecords'],
+  VerificationResult['domainReputation'],
+  VerificationResult['smtpCheck'],
+  VerificationResult['smtpResponse'],
+  VerificationResult['errorMessage'],
+  VerificationResult['domainSuggestion'],
+  VerificationResult['responseTime'],
+  VerificationResult['validFormat'],
+  VerificationResult['validDomain'],
+  VerificationResult['validMx'],
+  VerificationResult['smtpValid'],
+];
 
 export function packResult(r: VerificationResult): string {
-  return JSON.stringify(STORED_FIELDS.map((field) => r[field]));
+  const stored: StoredResult = [
+    r.email,
+    r.status,
+    r.reason,
+    r.score,
+    r.isDeliverable,
+    r.isDisposable,
+    r.isCatchall,
+    r.isRole,
+    r.isFree,
+    r.hasGravatar,
+    r.gravatarUrl,
+    r.domain,
+    r.domainAge,
+    r.mxRecords,
+    r.domainReputation,
+    r.smtpCheck,
+    r.smtpResponse,
+    r.errorMessage,
+    r.domainSuggestion,
+    r.responseTime,
+    r.validFormat,
+    r.validDomain,
+    r.validMx,
+    r.smtpValid,
+  ];
+  return JSON.stringify(stored);
 }
 
 export function unpackResult(text: string): VerificationResult {
-  const stored = JSON.parse(text) as unknown[] | VerificationResult;
+  const stored = JSON.parse(text) as StoredResult | VerificationResult;
   if (!Array.isArray(stored)) return stored;
-  return Object.fromEntries(
-    STORED_FIELDS.map((field, i) => [field, stored[i]]),
-  ) as unknown as VerificationResult;
+  const [
+    email,
+    status,
+    reason,
+    score,
+    isDeliverable,
+    isDisposable,
+    isCatchall,
+    isRole,
+    isFree,
+    hasGravatar,
+    gravatarUrl,
+    domain,
+    domainAge,
+    mxRecords,
+    domainReputation,
+    smtpCheck,
+    smtpResponse,
+    errorMessage,
+    domainSuggestion,
+    responseTime,
+    validFormat,
+    validDomain,
+    validMx,
+    smtpValid,
+  ] = stored;
+  // `satisfies`: this stops compiling when VerificationResult gains a field that is not stored.
+  return {
+    email,
+    status,
+    reason,
+    score,
+    isDeliverable,
+    isDisposable,
+    isCatchall,
+    isRole,
+    isFree,
+    hasGravatar,
+    gravatarUrl,
+    domain,
+    domainAge,
+    mxRecords,
+    domainReputation,
+    smtpCheck,
+    smtpResponse,
+    errorMessage,
+    domainSuggestion,
+    responseTime,
+    validFormat,
+    validDomain,
+    validMx,
+    smtpValid,
+  } satisfies Required<VerificationResult>;
 }
 
 /**

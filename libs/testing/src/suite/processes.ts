@@ -32,7 +32,12 @@ export function launch(name: string, entry: string, env: NodeJS.ProcessEnv): Run
     throw new Error(
       `${entry} is missing: run "npm run build" (npm test does it) before the integration tests`,
     );
-  const child = spawn(process.execPath, [file], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The flags production runs the apps with (tools/dev/apps.mjs NODE_FLAGS, the Dockerfile's NODE_OPTIONS).
+  const child = spawn(process.execPath, ['--max-semi-space-size=32', file], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output: string[] = [];
   const keep = (chunk: Buffer) => {
     output.push(chunk.toString());
