@@ -601,7 +601,7 @@ async function inProcess(world: MailWorld) {
   const sampler = new RssSampler({}, 250);
   const meter = new CpuMeter({});
   const started = performance.now();
-  const { rows } = await openTable(Readable.from([file]), 'csv');
+  const { column, batches } = await openTable(Readable.from([file]), 'csv');
   const statuses: Record<string, number> = {};
   let done = 0;
   let batch: string[] = [];
@@ -617,9 +617,12 @@ async function inProcess(world: MailWorld) {
     done += batch.length;
     batch = [];
   };
-  for await (const row of rows) {
-    batch.push(row.email);
-    if (batch.length >= LIBRARY_BATCH) await flush();
+  // Batches of rows, as file-jobs reads them (one asynchronous step per batch, not per row).
+  for await (const rows of batches) {
+    for (const cells of rows) {
+      batch.push((cells[column.index] ?? '').trim());
+      if (batch.length >= LIBRARY_BATCH) await flush();
+    }
   }
   if (batch.length) await flush();
   const seconds = (performance.now() - started) / 1000;

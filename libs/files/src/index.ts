@@ -5,7 +5,7 @@ export { FileRejected, type FileRejectionReason } from './errors';
 export { type FileFormat, formatFromName } from './format';
 export { escapeFormula } from './formula';
 export { DEFAULT_READ_LIMITS, MAX_COLUMNS, type ReadLimits } from './limits';
-export { readRows } from './read-rows';
+export { readRowBatches, readRows } from './read-rows';
 export {
   type ResultCells,
   VERIFICATION_COLUMNS,

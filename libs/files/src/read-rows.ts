@@ -23,23 +23,44 @@ export async function* readRows(
   format: FileFormat,
   limits?: Partial<ReadLimits>,
 ): AsyncGenerator<string[]> {
+  for await (const batch of readRowBatches(source, format, limits)) yield* batch;
+}
+
+/**
+ * The rows of readRows, a batch (a few thousand rows, never empty) at a time: for callers that go through
+ * millions of rows, which then pay the asynchronous iteration once per batch instead of once per row.
+ */
+export async function* readRowBatches(
+  source: ByteSource,
+  format: FileFormat,
+  limits?: Partial<ReadLimits>,
+): AsyncGenerator<string[][]> {
   const resolved = resolveLimits(limits);
   const maxRows = resolved.maxRows === undefined ? Infinity : resolved.maxRows + 1;
   let count = 0;
   for await (const batch of rowBatches(source, format, resolved)) {
+    const rows: string[][] = [];
+    let refused: FileRejected | undefined;
     for (const row of batch) {
       if (isBlank(row)) continue;
       if (row.length > MAX_COLUMNS) {
-        throw new FileRejected(
+        refused = new FileRejected(
           'too_many_columns',
           `The file has a row with more than ${MAX_COLUMNS} columns`,
         );
+        break;
       }
       count += 1;
-      if (count > maxRows) throw tooManyRows(resolved.maxRows ?? 0);
+      if (count > maxRows) {
+        refused = tooManyRows(resolved.maxRows ?? 0);
+        break;
+      }
       if (row.length > 0 && row[0].startsWith(BOM)) row[0] = row[0].slice(1);
-      yield row;
+      rows.push(row);
     }
+    // The rows before a refused one come out first, as they would one by one.
+    if (rows.length > 0) yield rows;
+    if (refused) throw refused;
   }
 }
 

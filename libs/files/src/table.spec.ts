@@ -37,6 +37,18 @@ describe('openTable', () => {
     expect(source.destroyed).toBe(true);
   });
 
+  it('hands out the same data rows in batches, header excluded, and only one way', async () => {
+    const text = 'email,n\n' + Array.from({ length: 5000 }, (_, i) => `u${i}@example.com,${i}\n`).join('');
+    const byRow = (await collect((await openTable(sourceOf(text), 'csv')).rows)).map((r) => r.cells);
+    const table = await openTable(sourceOf(text), 'csv');
+    const batches = await collect(table.batches);
+    expect(batches.length).toBeGreaterThan(1);
+    expect(batches.flat()).toEqual(byRow);
+    expect(byRow).toHaveLength(5000);
+    expect(byRow[0]).toEqual(['u0@example.com', '0']);
+    await expect(collect(table.rows)).rejects.toThrow(/either rows or batches/);
+  });
+
   it('applies maxRows to data rows exactly, as PAYLOAD_TOO_LARGE', async () => {
     const text = 'email\n' + 'a@example.com\n'.repeat(150);
     const ok = await openTable(sourceOf(text), 'csv', { limits: { maxRows: 150 } });

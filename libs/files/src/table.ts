@@ -1,7 +1,7 @@
 import { type ColumnChoice, SAMPLE_DATA_ROWS, chooseEmailColumn } from './columns';
 import type { FileFormat } from './format';
 import type { ReadLimits } from './limits';
-import { readRows, tooManyRows } from './read-rows';
+import { readRowBatches, tooManyRows } from './read-rows';
 import type { ByteSource } from './source';
 
 export interface TableRow {
@@ -20,8 +20,13 @@ export interface OpenTableOptions {
 
 export interface Table {
   column: ColumnChoice;
-  /** Data rows, header excluded. Iterate once, to the end or until you stop (breaking out releases the file). */
+  /**
+   * Data rows, header excluded. Iterate once, to the end or until you stop (breaking out releases the file).
+   * Iterate either `rows` or `batches`, not both: they read the same file.
+   */
   rows: AsyncIterable<TableRow>;
+  /** The same data rows as their cells, a batch at a time (cheaper over millions of rows). */
+  batches: AsyncIterable<string[][]>;
   /** Releases the source (and an XLSX's temporary file) when `rows` will not be iterated to the end. */
   close(): Promise<void>;
 }
@@ -29,7 +34,7 @@ export interface Table {
 /**
  * Reads the file once: buffers the first rows (header plus up to 100 data rows) until the address column is
  * chosen, then hands out the data rows with their row numbers. Errors later in the file (broken quoting, too
- * many rows) surface while iterating `rows`. When the column cannot be chosen the source is released and the
+ * many rows) surface while iterating `rows` or `batches`. When the column cannot be chosen the source is released and the
  * FileRejected is thrown from here.
  */
 export async function openTable(
@@ -38,53 +43,77 @@ export async function openTable(
   options: OpenTableOptions = {},
 ): Promise<Table> {
   const maxRows = options.limits?.maxRows;
-  const iterator = readRows(source, format, options.limits);
+  const iterator = readRowBatches(source, format, options.limits);
   const release = async (): Promise<void> => {
     await iterator.return(undefined);
   };
-  const sample: string[][] = [];
+  // The first rows (header and sample) decide the column; they and the rest of their batch come out first.
+  const first: string[][] = [];
   let exhausted = false;
   let column: ColumnChoice;
   try {
-    while (sample.length < SAMPLE_DATA_ROWS + 1) {
+    while (first.length < SAMPLE_DATA_ROWS + 1) {
       const next = await iterator.next();
       if (next.done) {
         exhausted = true;
         break;
       }
-      sample.push(next.value);
+      first.push(...next.value);
     }
-    column = chooseEmailColumn(sample, options.emailColumn);
+    column = chooseEmailColumn(first.slice(0, SAMPLE_DATA_ROWS + 1), options.emailColumn);
   } catch (error) {
     await release();
     throw error;
   }
 
-  async function* dataRows(): AsyncGenerator<TableRow> {
-    let rowNumber = 0;
-    const emit = (cells: string[]): TableRow => {
-      rowNumber += 1;
-      if (maxRows !== undefined && rowNumber > maxRows) throw tooManyRows(maxRows);
-      return { rowNumber, cells, email: (cells[column.index] ?? '').trim() };
+  let consumed = false;
+  const claim = (): void => {
+    if (consumed) throw new Error('openTable: iterate either rows or batches, once');
+    consumed = true;
+  };
+
+  async function* dataBatches(): AsyncGenerator<string[][]> {
+    let count = 0;
+    const checked = (batch: string[][]): string[][] => {
+      count += batch.length;
+      if (maxRows !== undefined && count > maxRows) throw tooManyRows(maxRows);
+      return batch;
     };
     try {
-      for (const cells of column.hasHeader ? sample.slice(1) : sample) yield emit(cells);
-      sample.length = 0;
+      const head = column.hasHeader ? first.slice(1) : first.slice();
+      first.length = 0;
+      if (head.length > 0) yield checked(head);
       if (exhausted) return;
       for (;;) {
         const next = await iterator.next();
         if (next.done) return;
-        yield emit(next.value);
+        yield checked(next.value);
       }
     } finally {
       await release();
     }
   }
 
-  const rows = dataRows();
+  const batches = (async function* (): AsyncGenerator<string[][]> {
+    claim();
+    yield* dataBatches();
+  })();
+
+  const rows = (async function* (): AsyncGenerator<TableRow> {
+    claim();
+    let rowNumber = 0;
+    for await (const batch of dataBatches()) {
+      for (const cells of batch) {
+        rowNumber += 1;
+        yield { rowNumber, cells, email: (cells[column.index] ?? '').trim() };
+      }
+    }
+  })();
+
   const close = async (): Promise<void> => {
     await rows.return(undefined);
+    await batches.return(undefined);
     await release();
   };
-  return { column, rows, close };
+  return { column, rows, batches, close };
 }

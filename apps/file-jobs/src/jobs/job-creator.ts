@@ -36,7 +36,7 @@ export class JobCreator {
       const object = await store.get(req.uploadObject);
       if (!object)
         throw new DomainError('INVALID_REQUEST', 'The uploaded file could not be found; upload it again');
-      const { column, rows } = await openTable(object.data, format, {
+      const { column, batches } = await openTable(object.data, format, {
         emailColumn: req.emailColumn,
         limits: {
           maxLineBytes: this.config.FILE_MAX_LINE_BYTES,
@@ -51,30 +51,32 @@ export class JobCreator {
       let totalRows = 0;
       let estimated = 0;
       let billable = 0;
-      for await (const { cells } of rows) {
-        totalRows += 1;
-        const cell = rowKey(cells[column.index]);
-        if (cell.kind === 'empty') continue;
-        estimated += 1;
-        const ordinal = seen.get(cell.key);
-        if (ordinal !== undefined) {
-          if (ordinal >= 0) chunks[Math.floor(ordinal / size)]!.repeated.set(ordinal % size);
-          continue;
+      for await (const batch of batches) {
+        for (const cells of batch) {
+          totalRows += 1;
+          const cell = rowKey(cells[column.index]);
+          if (cell.kind === 'empty') continue;
+          estimated += 1;
+          const ordinal = seen.get(cell.key);
+          if (ordinal !== undefined) {
+            if (ordinal >= 0) chunks[Math.floor(ordinal / size)]!.repeated.set(ordinal % size);
+            continue;
+          }
+          if (seen.size >= this.config.FILE_MAX_EMAILS) {
+            throw new DomainError(
+              'PAYLOAD_TOO_LARGE',
+              `The file holds more than ${this.config.FILE_MAX_EMAILS} addresses`,
+            );
+          }
+          if (cell.kind === 'invalid') {
+            seen.set(cell.key, -1);
+            continue;
+          }
+          seen.set(cell.key, billable);
+          if (billable % size === 0) chunks.push({ emails: [], repeated: new RepeatBits(size) });
+          chunks.at(-1)!.emails.push(cell.key);
+          billable += 1;
         }
-        if (seen.size >= this.config.FILE_MAX_EMAILS) {
-          throw new DomainError(
-            'PAYLOAD_TOO_LARGE',
-            `The file holds more than ${this.config.FILE_MAX_EMAILS} addresses`,
-          );
-        }
-        if (cell.kind === 'invalid') {
-          seen.set(cell.key, -1);
-          continue;
-        }
-        seen.set(cell.key, billable);
-        if (billable % size === 0) chunks.push({ emails: [], repeated: new RepeatBits(size) });
-        chunks.at(-1)!.emails.push(cell.key);
-        billable += 1;
       }
       if (seen.size === 0) {
         throw new DomainError(

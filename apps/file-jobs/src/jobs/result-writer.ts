@@ -1,5 +1,5 @@
 import type { ChunkItemResult } from '@emailverify/contracts';
-import { CsvWriter, readRows, resultHeader, resultRow } from '@emailverify/files';
+import { CsvWriter, readRowBatches, resultHeader, resultRow } from '@emailverify/files';
 import { type JetStreamKit, OBJECT_CHUNK_BYTES } from '@emailverify/messaging';
 import type { FileJobsConfig } from '../config';
 import { syntaxFailure } from './job-view';
@@ -56,39 +56,41 @@ export class ResultWriter {
         maxLineBytes: this.config.FILE_MAX_LINE_BYTES,
         maxUnzippedBytes: this.config.FILE_MAX_UNZIPPED_BYTES,
       };
-      for await (const cells of readRows(source, job.format, limits)) {
-        if (first && job.has_header) {
-          first = false;
-          continue;
-        }
-        first = false;
-        const cell = rowKey(cells[job.column_index]);
-        let result: ChunkItemResult;
-        if (cell.kind === 'empty') result = syntaxFailure('');
-        else if (cell.kind === 'invalid') result = syntaxFailure(cell.key);
-        else {
-          const kept = retained.get(cell.key);
-          if (kept) result = kept;
-          else {
-            // The address's first row: it is the next one in chunk order (job creation numbered them so).
-            const chunk = Math.floor(ordinal / job.chunk_size);
-            const position = ordinal % job.chunk_size;
-            ordinal += 1;
-            if (current?.chunk !== chunk) current = await chunks.get(chunk);
-            result = current.results?.[position] ?? unverified(cell.key);
-            if (result.email !== cell.key) {
-              throw new Error(
-                `job ${job.id}: result ${position} of chunk ${chunk} is for ${result.email}, the row holds ${cell.key}`,
-              );
-            }
-            if (current.repeated?.has(position) ?? true) retained.set(cell.key, result);
+      for await (const batch of readRowBatches(source, job.format, limits)) {
+        for (const cells of batch) {
+          if (first && job.has_header) {
+            first = false;
+            continue;
           }
-        }
-        // A chunk result carries every result-file cell (and what it cost, which the file does not show).
-        rows.push(resultRow(cells, width, result, job.preserve_original));
-        if (rows.length >= BATCH) {
-          await writer.write(rows);
-          rows = [];
+          first = false;
+          const cell = rowKey(cells[job.column_index]);
+          let result: ChunkItemResult;
+          if (cell.kind === 'empty') result = syntaxFailure('');
+          else if (cell.kind === 'invalid') result = syntaxFailure(cell.key);
+          else {
+            const kept = retained.get(cell.key);
+            if (kept) result = kept;
+            else {
+              // The address's first row: it is the next one in chunk order (job creation numbered them so).
+              const chunk = Math.floor(ordinal / job.chunk_size);
+              const position = ordinal % job.chunk_size;
+              ordinal += 1;
+              if (current?.chunk !== chunk) current = await chunks.get(chunk);
+              result = current.results?.[position] ?? unverified(cell.key);
+              if (result.email !== cell.key) {
+                throw new Error(
+                  `job ${job.id}: result ${position} of chunk ${chunk} is for ${result.email}, the row holds ${cell.key}`,
+                );
+              }
+              if (current.repeated?.has(position) ?? true) retained.set(cell.key, result);
+            }
+          }
+          // A chunk result carries every result-file cell (and what it cost, which the file does not show).
+          rows.push(resultRow(cells, width, result, job.preserve_original));
+          if (rows.length >= BATCH) {
+            await writer.write(rows);
+            rows = [];
+          }
         }
       }
       if (rows.length > 0) await writer.write(rows);
