@@ -24,7 +24,7 @@ describe('result cache lookups (real PostgreSQL)', () => {
   it('looks addresses up by key, never by scanning the expiry index', async () => {
     const emails = Array.from({ length: 500 }, (_, i) => `u${20_000 + i}@d${(20_000 + i) % 500}.test`);
     const [{ 'QUERY PLAN': plan }] = (await db.query(`EXPLAIN (FORMAT JSON) ${FRESH_LOOKUP_SQL}`, [
-      emails,
+      emails.join('\n'),
       false,
     ])) as Array<{
       'QUERY PLAN': unknown;
