@@ -137,6 +137,18 @@ const FREE = 16;
 const SMTP_CHECK = 32;
 
 export function packChunkItem(r: ChunkItemResult): PackedChunkItem {
+  return packResultFields(r, r.creditsUsed, r.email);
+}
+
+/**
+ * Packs the result-file fields of any result (a verification's among them) with what it cost and the key it
+ * answers, without building a ChunkItemResult first.
+ */
+export function packResultFields(
+  r: Omit<ChunkItemResult, 'email' | 'creditsUsed'>,
+  creditsUsed: number,
+  email: string,
+): PackedChunkItem {
   const flags =
     (r.isDeliverable ? DELIVERABLE : 0) |
     (r.isDisposable ? DISPOSABLE : 0) |
@@ -144,17 +156,7 @@ export function packChunkItem(r: ChunkItemResult): PackedChunkItem {
     (r.isRole ? ROLE : 0) |
     (r.isFree ? FREE : 0) |
     (r.smtpCheck ? SMTP_CHECK : 0);
-  return [
-    r.email,
-    r.status,
-    r.reason,
-    r.score,
-    flags,
-    r.domain,
-    r.mxRecords,
-    r.domainSuggestion,
-    r.creditsUsed,
-  ];
+  return [email, r.status, r.reason, r.score, flags, r.domain, r.mxRecords, r.domainSuggestion, creditsUsed];
 }
 
 /** Reads a packed item, or an item in the earlier object form (results stored or sent before packing). */

@@ -9,7 +9,7 @@ import {
   RetentionPolicy,
   StorageType,
 } from '@nats-io/jetstream';
-import { Objm, type ObjectStore, setSha256Backend } from '@nats-io/obj';
+import { type ObjectInfo, Objm, type ObjectStore, setSha256Backend } from '@nats-io/obj';
 import { nanos } from '@nats-io/transport-node';
 import { type MessageBus, decodeJson, encodeJson } from './bus';
 
@@ -22,7 +22,7 @@ setSha256Backend('native');
  * means a publish and its acknowledgement for every 128 KiB, about 800 round trips for a 100 MiB upload; the
  * client caps it at the server's max_payload.
  */
-export const OBJECT_CHUNK_BYTES = 512 * 1024;
+const OBJECT_CHUNK_BYTES = 512 * 1024;
 
 export interface StreamSpec {
   /** Base name; the installation's namespace is prefixed. */
@@ -212,6 +212,11 @@ export class JetStreamKit {
     } catch {
       return objm.create(name, { storage: StorageType.File });
     }
+  }
+
+  /** Stores a stream as an object (replacing one of that name), in chunks of OBJECT_CHUNK_BYTES. */
+  putObject(store: ObjectStore, name: string, data: ReadableStream<Uint8Array>): Promise<ObjectInfo> {
+    return store.put({ name, options: { max_chunk_size: OBJECT_CHUNK_BYTES } }, data);
   }
 
   /** Removes every stream of this namespace (tests clean up after themselves with it). */

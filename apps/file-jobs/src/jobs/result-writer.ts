@@ -1,6 +1,6 @@
 import type { ChunkItemResult } from '@emailverify/contracts';
 import { CsvWriter, readRowBatches, resultHeader, resultRow } from '@emailverify/files';
-import { type JetStreamKit, OBJECT_CHUNK_BYTES } from '@emailverify/messaging';
+import type { JetStreamKit } from '@emailverify/messaging';
 import type { FileJobsConfig } from '../config';
 import { syntaxFailure } from './job-view';
 import type { JobRow, JobsRepository } from './jobs.repository';
@@ -35,7 +35,7 @@ export class ResultWriter {
     if (!upload) throw new Error(`upload ${job.upload_object} of job ${job.id} is missing`);
     const name = resultObjectName(job.id);
     const writer = new CsvWriter();
-    const stored = store.put({ name, options: { max_chunk_size: OBJECT_CHUNK_BYTES } }, writer.readable);
+    const stored = this.kit.putObject(store, name, writer.readable);
     const produced = this.produce(job, upload.data, writer);
     await Promise.all([stored, produced]);
     return name;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { type JetStreamKit, OBJECT_CHUNK_BYTES } from '@emailverify/messaging';
+import type { JetStreamKit } from '@emailverify/messaging';
 import type { Request } from 'express';
 import type { StorageEngine } from 'multer';
 
@@ -32,8 +32,9 @@ export class ObjectStoreStorage implements StorageEngine {
     });
     void (async () => {
       const store = await this.kit.objectStore('files');
-      const info = await store.put(
-        { name, options: { max_chunk_size: OBJECT_CHUNK_BYTES } },
+      const info = await this.kit.putObject(
+        store,
+        name,
         Readable.toWeb(file.stream) as ReadableStream<Uint8Array>,
       );
       if (truncated) {

@@ -1,11 +1,10 @@
 import {
-  type ChunkItemResult,
   type ChunkMessage,
   type ChunkResultMessage,
   chunkDoneSubject,
-  packChunkItem,
+  type PackedChunkItem,
+  packResultFields,
   Streams,
-  type VerificationResult,
 } from '@emailverify/contracts';
 import type { ConsumerHandle, JetStreamKit } from '@emailverify/messaging';
 import type { Logger } from 'pino';
@@ -53,7 +52,7 @@ export class ChunkWorker {
             jobId: payload.jobId,
             chunk: payload.chunk,
             failed: false,
-            results: results.map(packChunkItem),
+            results,
           });
           return 'ack';
         } catch (err) {
@@ -66,7 +65,7 @@ export class ChunkWorker {
             jobId: payload.jobId,
             chunk: payload.chunk,
             failed: true,
-            results: payload.emails.map((email) => packChunkItem(failedItem(email))),
+            results: payload.emails.map(failedItem),
           });
           return 'ack';
         } finally {
@@ -86,42 +85,25 @@ export class ChunkWorker {
   }
 }
 
-/** What a chunk result carries of a verification: `email` is the key file-jobs gave (the result's by default). */
-export function toChunkItem(r: VerificationResult, creditsUsed: number, email = r.email): ChunkItemResult {
-  return {
-    email,
-    status: r.status,
-    reason: r.reason,
-    score: r.score,
-    isDeliverable: r.isDeliverable,
-    isDisposable: r.isDisposable,
-    isCatchall: r.isCatchall,
-    isRole: r.isRole,
-    isFree: r.isFree,
-    domain: r.domain,
-    mxRecords: r.mxRecords,
-    domainSuggestion: r.domainSuggestion,
-    smtpCheck: r.smtpCheck,
-    creditsUsed,
-  };
-}
-
-function failedItem(email: string): ChunkItemResult {
+/** An address of a chunk given up after every delivery: unknown, free, worth retrying. */
+function failedItem(email: string): PackedChunkItem {
   const at = email.lastIndexOf('@');
-  return {
+  return packResultFields(
+    {
+      status: 'unknown',
+      reason: 'verification_failed',
+      score: 0.5,
+      isDeliverable: false,
+      isDisposable: false,
+      isCatchall: false,
+      isRole: false,
+      isFree: false,
+      domain: at >= 0 ? email.slice(at + 1) : '',
+      mxRecords: [],
+      domainSuggestion: '',
+      smtpCheck: false,
+    },
+    0,
     email,
-    status: 'unknown',
-    reason: 'verification_failed',
-    score: 0.5,
-    isDeliverable: false,
-    isDisposable: false,
-    isCatchall: false,
-    isRole: false,
-    isFree: false,
-    domain: at >= 0 ? email.slice(at + 1) : '',
-    mxRecords: [],
-    domainSuggestion: '',
-    smtpCheck: false,
-    creditsUsed: 0,
-  };
+  );
 }

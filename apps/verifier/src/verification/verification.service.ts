@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import {
   type BilledVerificationResult,
-  type ChunkItemResult,
   type ChunkMessage,
   DomainError,
+  type PackedChunkItem,
+  packResultFields,
   Subjects,
   type VerificationResult,
   type VerifyBulkReply,
@@ -14,7 +15,6 @@ import type { MessageBus } from '@emailverify/messaging';
 import { parseAddress, type VerificationEngine } from '@emailverify/verification';
 import type { Counter } from 'prom-client';
 import { cacheable, creditsFor } from './billing';
-import { toChunkItem } from './chunk-worker';
 import type { ResultsRepository } from './results.repository';
 
 export interface VerificationServiceOptions {
@@ -108,7 +108,7 @@ export class VerificationService {
    * A file-job chunk: the job reserved its credits when it was created, so nothing is reserved here; each
    * result carries what it costs (cached results nothing) and file-jobs settles the total at the end.
    */
-  async verifyChunk(chunk: ChunkMessage): Promise<ChunkItemResult[]> {
+  async verifyChunk(chunk: ChunkMessage): Promise<PackedChunkItem[]> {
     const cached = await this.results.findFreshWithTime(chunk.emails, chunk.checkSmtp);
     const jobCreated = Date.parse(chunk.jobCreatedAt);
     const toVerify = chunk.emails.filter((email) => !cached.has(email));
@@ -126,13 +126,13 @@ export class VerificationService {
       // delivery of this chunk cached it before its worker died), charged like a fresh result.
       // The key is the address as file-jobs stored it, so the result row finds its way back.
       if (hit)
-        return toChunkItem(
+        return packResultFields(
           hit.result,
           hit.verifiedAt.getTime() < jobCreated ? 0 : creditsFor(hit.result),
           email,
         );
       const r = fresh.get(email)!;
-      return toChunkItem(r, creditsFor(r), email);
+      return packResultFields(r, creditsFor(r), email);
     });
   }
 
