@@ -10,7 +10,8 @@ import { RepeatBits, rowKey } from './row-key';
 /**
  * Turns an uploaded file into a pending job: streams and parses it, assigns each unique well-formed address
  * once to a chunk (in first-seen order, noting which addresses occur again), reserves credits for them, and
- * commits the job and its chunks in one transaction. Whatever fails leaves no job, no rows, no reservation and no uploaded file behind.
+ * commits the job and its chunks in one transaction. Whatever fails leaves no job, no rows, no reservation
+ * and no uploaded file behind.
  */
 export class JobCreator {
   constructor(
