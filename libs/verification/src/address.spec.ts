@@ -1,7 +1,13 @@
 import { DomainError } from '@emailverify/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_ADDRESS_OCTETS, MAX_LOCAL_PART_OCTETS, assertValidAddress, parseAddress } from './address';
+import {
+  MAX_ADDRESS_OCTETS,
+  MAX_LOCAL_PART_OCTETS,
+  assertValidAddress,
+  parseAddress,
+  parseNormalised,
+} from './address';
 
 function ok(input: string) {
   const parsed = parseAddress(input);
@@ -150,6 +156,24 @@ describe('parseAddress properties', () => {
         expect(second).toEqual(first);
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('parseNormalised gives what parseAddress gives for every normalised address', () => {
+    const literalOrQuoted = fc.constantFrom(
+      'someone@[127.0.0.1]',
+      'someone@[IPv6:::1]',
+      '"a@b"@example.com',
+      '"with space"@Example.COM',
+      'user@xn--p1ai',
+    );
+    fc.assert(
+      fc.property(fc.oneof(anyInput, literalOrQuoted), (input) => {
+        const parsed = parseAddress(input);
+        if (!parsed.ok) return;
+        expect(parseNormalised(parsed.email)).toEqual(parsed);
+      }),
+      { numRuns: 3000 },
     );
   });
 

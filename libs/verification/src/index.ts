@@ -3,6 +3,7 @@ export {
   MAX_LOCAL_PART_OCTETS,
   assertValidAddress,
   parseAddress,
+  parseNormalised,
   type AddressError,
   type AddressParseResult,
   type ParsedAddress,

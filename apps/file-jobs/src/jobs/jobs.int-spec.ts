@@ -69,11 +69,12 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     const repo = new JobsRepository(db);
     const store = await kit.objectStore('files');
     // Chunks of 3: [a, b, c] [d, e, slow] [f]. `a` repeats in a later chunk, `e` two rows on, `f` right away;
-    // a cell that is no address and an empty cell are settled without any chunk.
+    // a cell that is no address and an empty cell are settled without any chunk. `b` first occurs in a form
+    // that is not normalised (case, spaces), which the merge must still match to its result.
     const csv = [
       'name,email',
       'r1,a@files.test',
-      'r2,b@files.test',
+      'r2, b@Files.TEST ',
       'r3,not an address',
       'r4,',
       'r5,c@files.test',

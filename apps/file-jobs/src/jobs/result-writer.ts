@@ -63,26 +63,39 @@ export class ResultWriter {
             continue;
           }
           first = false;
-          const cell = rowKey(cells[job.column_index]);
+          // The address whose first row comes next, in the order job creation numbered them.
+          const chunk = Math.floor(ordinal / job.chunk_size);
+          const position = ordinal % job.chunk_size;
+          if (ordinal < job.billable_emails && current?.chunk !== chunk) current = await chunks.get(chunk);
+          const expected = ordinal < job.billable_emails ? current?.results?.[position] : undefined;
+          const text = (cells[job.column_index] ?? '').trim();
           let result: ChunkItemResult;
-          if (cell.kind === 'empty') result = syntaxFailure('');
-          else if (cell.kind === 'invalid') result = syntaxFailure(cell.key);
-          else {
-            const kept = retained.get(cell.key);
-            if (kept) result = kept;
+          if (expected !== undefined && text === expected.email) {
+            // The cell is that address, already in normalised form (parsing it again would give the same key,
+            // and it cannot have occurred before): the common case, and no parse needed.
+            result = expected;
+            ordinal += 1;
+            if (current!.repeated?.has(position) ?? true) retained.set(text, result);
+          } else {
+            const cell = rowKey(text);
+            if (cell.kind === 'empty') result = syntaxFailure('');
+            else if (cell.kind === 'invalid') result = syntaxFailure(cell.key);
             else {
-              // The address's first row: it is the next one in chunk order (job creation numbered them so).
-              const chunk = Math.floor(ordinal / job.chunk_size);
-              const position = ordinal % job.chunk_size;
-              ordinal += 1;
-              if (current?.chunk !== chunk) current = await chunks.get(chunk);
-              result = current.results?.[position] ?? unverified(cell.key);
-              if (result.email !== cell.key) {
-                throw new Error(
-                  `job ${job.id}: result ${position} of chunk ${chunk} is for ${result.email}, the row holds ${cell.key}`,
-                );
+              const kept = retained.get(cell.key);
+              if (kept) result = kept;
+              else {
+                if (ordinal >= job.billable_emails) {
+                  throw new Error(`job ${job.id}: the file holds more addresses than the job's ${ordinal}`);
+                }
+                ordinal += 1;
+                result = expected ?? unverified(cell.key);
+                if (result.email !== cell.key) {
+                  throw new Error(
+                    `job ${job.id}: result ${position} of chunk ${chunk} is for ${result.email}, the row holds ${cell.key}`,
+                  );
+                }
+                if (current!.repeated?.has(position) ?? true) retained.set(cell.key, result);
               }
-              if (current.repeated?.has(position) ?? true) retained.set(cell.key, result);
             }
           }
           // A chunk result carries every result-file cell (and what it cost, which the file does not show).

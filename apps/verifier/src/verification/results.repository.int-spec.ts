@@ -66,6 +66,23 @@ describe('result cache lookups (real PostgreSQL)', () => {
     expect((await repo.findFresh(['saved@d1.test'], true)).size).toBe(0);
   });
 
+  it('saves a batch whole when some of its addresses already have a row, expired or not', async () => {
+    const repo = new ResultsRepository(db);
+    // u20020 holds an expired row, u20002 a fresh one (both MX-only); new@d1.test has none.
+    const batch = ['new@d1.test', 'u20020@d20.test', 'u20002@d2.test'].map(sampleResult);
+    await repo.save(batch, false, 24);
+    const found = await repo.findFresh(
+      batch.map((r) => r.email),
+      false,
+    );
+    expect(batch.map((r) => found.get(r.email))).toEqual(batch);
+    const [{ rows }] = (await db.query(
+      `SELECT count(*)::int AS rows FROM verifier.results WHERE email = ANY($1::text[])`,
+      [batch.map((r) => r.email)],
+    )) as Array<{ rows: number }>;
+    expect(rows).toBe(3);
+  });
+
   it('reads a result stored in the earlier object form', async () => {
     await db.query(
       `INSERT INTO verifier.results (email, smtp_checked, status, result, expires_at)

@@ -115,7 +115,8 @@ export class VerificationService {
     const verified = await this.engine.verifyMany(
       toVerify,
       { checkSmtp: chunk.checkSmtp },
-      { concurrency: this.options.chunkConcurrency },
+      // file-jobs keyed the chunk's addresses by their normalised form (parseAddress) when it created the job.
+      { concurrency: this.options.chunkConcurrency, normalised: true },
     );
     this.count(verified);
     await this.results.save(verified.filter(cacheable), chunk.checkSmtp, this.options.cacheTtlHours);
