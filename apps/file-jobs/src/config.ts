@@ -18,6 +18,12 @@ export const fileJobsConfigSchema = z.object({
   FILE_CHUNK_STALE_SECONDS: int(300, 5),
   /** How often each replica looks for jobs needing work (after crashes, restarts, resumes). */
   FILE_RECOVERY_INTERVAL_MS: int(5000, 100),
+  /**
+   * The result file starts being written while the last chunks are still being verified, once the job's pace
+   * says this many seconds or fewer remain; it then follows the answered chunks in order. 0 waits for every
+   * chunk, as the merge otherwise does.
+   */
+  FILE_EARLY_MERGE_SECONDS: int(60, 0, 3600),
   /** Chunk results a crashed file-jobs process held are redelivered after this long. */
   FILE_RESULTS_ACK_WAIT_MS: int(20_000, 1_000, 600_000),
 });

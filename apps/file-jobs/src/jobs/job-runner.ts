@@ -15,9 +15,11 @@ import { downloadLink } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
 import { DEV_DOWNLOAD_SECRET, type FileJobsConfig } from '../config';
 import type { JobRow, JobsRepository } from './jobs.repository';
-import type { ResultWriter } from './result-writer';
+import { MergeAbandoned, type ResultWriter } from './result-writer';
 
 const ACTIVE = ['running', 'processing'] as const;
+/** How often a merge that follows a running job looks for the next chunk's results. */
+const FOLLOW_POLL_MS = 250;
 
 /**
  * Drives jobs from pending to a terminal state. Everything it does is idempotent and re-derivable from the
@@ -30,6 +32,8 @@ export class JobRunner {
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private readonly busy = new Set<string>();
+  /** Merges of this process that started while their job was still being verified (by job id). */
+  private readonly following = new Map<string, Promise<void>>();
 
   constructor(
     private readonly repo: JobsRepository,
@@ -66,6 +70,8 @@ export class JobRunner {
     this.stopped = true;
     clearInterval(this.timer);
     await this.consumer?.stop();
+    // A following merge gives up at its next wait for results (another replica, or a restart, merges again).
+    await Promise.allSettled([...this.following.values()]);
   }
 
   /** Asks the runner to look at a job now (after creation, resume). */
@@ -105,7 +111,10 @@ export class JobRunner {
         await this.finish(job);
         return;
       }
-      if ((ACTIVE as readonly string[]).includes(job.status)) await this.fillWindow(job);
+      if ((ACTIVE as readonly string[]).includes(job.status)) {
+        await this.fillWindow(job);
+        this.mergeEarly(job);
+      }
     } finally {
       this.busy.delete(jobId);
     }
@@ -136,23 +145,76 @@ export class JobRunner {
     this.broadcast(job);
     if ((ACTIVE as readonly string[]).includes(job.status)) {
       if (allChunksAnswered(job)) await this.finish(job);
-      else await this.fillWindow(job);
+      else {
+        await this.fillWindow(job);
+        this.mergeEarly(job);
+      }
     }
   }
 
-  /** Merges the result file, settles credits, and completes the job; once, under a per-job lock. */
-  private async finish(job: JobRow): Promise<void> {
+  /**
+   * Starts writing the result file while the job's last chunks are still being verified, once its pace says
+   * FILE_EARLY_MERGE_SECONDS or fewer remain: the merge then follows the answered chunks, and the job completes
+   * moments after its last chunk instead of a whole merge later. It runs in the background, under the same
+   * per-job lock as any merge.
+   */
+  private mergeEarly(job: JobRow): void {
+    const horizon = this.config.FILE_EARLY_MERGE_SECONDS;
+    if (horizon <= 0 || this.stopped || this.following.has(job.id) || !job.started_at) return;
+    const answered = job.completed_chunks + job.failed_chunks;
+    if (answered === 0) return;
+    const elapsedSeconds = (Date.now() - job.started_at.getTime()) / 1000;
+    if (((job.total_chunks - answered) * elapsedSeconds) / answered > horizon) return;
+    const run = this.finish(job, true)
+      .catch((err: unknown) => this.logger.error({ err, jobId: job.id }, 'early merge failed'))
+      .finally(() => this.following.delete(job.id));
+    this.following.set(job.id, run);
+  }
+
+  /**
+   * Merges the result file, settles credits, and completes the job; once, under a per-job lock. With `follow`,
+   * the file is written while the job is still being verified (mergeEarly), and the job moves to merging only
+   * once every chunk has been answered and written.
+   */
+  private async finish(job: JobRow, follow = false): Promise<void> {
+    // This process already merges the job, following its chunks: that merge completes it.
+    if (!follow && this.following.has(job.id)) return;
     await withAdvisoryLock(this.db, `merge:${job.id}`, async () => {
+      let written: string | undefined;
+      if (follow) {
+        // Under the lock, again: another replica may have completed the job, or it may have stopped.
+        const current = await this.repo.findById(job.id);
+        if (!current || !(ACTIVE as readonly string[]).includes(current.status)) return;
+        try {
+          written = await this.writer.write(current, {
+            pollMs: FOLLOW_POLL_MS,
+            active: async () => {
+              const now = await this.repo.findById(job.id);
+              return !this.stopped && now !== undefined && (ACTIVE as readonly string[]).includes(now.status);
+            },
+          });
+        } catch (err) {
+          if (err instanceof MergeAbandoned) return; // nothing was stored; a later merge starts afresh
+          this.logger.error({ err, jobId: job.id }, 'merging failed; the job fails');
+          await this.fail(current, { code: 'MERGE_FAILED', message: 'The result file could not be built' });
+          return;
+        }
+      }
       const merging = await this.repo.transition(
         null,
         job.id,
         ['running', 'processing', 'merging'],
         'merging',
       );
-      if (!merging) return; // finished by another replica meanwhile
+      if (!merging) {
+        // Finished by another replica meanwhile, or cancelled. Completing takes this lock, so a file written
+        // by following (under it) can only belong to a job that was cancelled or failed since: not wanted.
+        if (written) await this.kit.objectStore('files').then((store) => store.delete(written!));
+        return;
+      }
       this.broadcast(merging);
       try {
-        const resultObject = await this.writer.write(merging);
+        const resultObject = written ?? (await this.writer.write(merging));
         const used = await this.repo.creditsUsed(job.id);
         await this.settle(merging, used);
         const status = merging.failed_chunks > 0 ? 'completed_with_warning' : 'completed';

@@ -303,13 +303,23 @@ export class JobsRepository {
     }
   }
 
-  /** Chunks `from` .. `from + count - 1` of a job, in order, for the merge. */
-  async chunkOutcomes(jobId: string, from: number, count: number): Promise<ChunkOutcome[]> {
+  /**
+   * Chunks `from` .. `from + count - 1` of a job, in order, for the merge; with `answeredOnly`, only those
+   * whose results are in (done or failed), for a merge that runs while the job is still being verified.
+   */
+  async chunkOutcomes(
+    jobId: string,
+    from: number,
+    count: number,
+    answeredOnly = false,
+  ): Promise<ChunkOutcome[]> {
     const rows: Array<{ chunk: number; results: string | null; repeated: Buffer | null }> =
       await this.db.query(
         `SELECT chunk, results, repeated FROM files.job_chunks
-        WHERE job_id = $1 AND chunk >= $2 AND chunk < $2 + $3 ORDER BY chunk`,
-        [jobId, from, count],
+        WHERE job_id = $1 AND chunk >= $2 AND chunk < $2 + $3
+          AND (NOT $4::boolean OR status IN ('done', 'failed'))
+        ORDER BY chunk`,
+        [jobId, from, count, answeredOnly],
       );
     return rows.map((r) => ({
       chunk: r.chunk,

@@ -29,22 +29,38 @@ export class ResultWriter {
     private readonly config: Readonly<FileJobsConfig>,
   ) {}
 
-  async write(job: JobRow): Promise<string> {
+  /**
+   * Writes the result file and returns its object name. Without `follow` every chunk must have been answered.
+   * With it, the merge may start while chunks are still being verified: it waits for each chunk's results in
+   * turn, and gives up with MergeAbandoned (storing nothing) as soon as `follow.active()` says the job stopped.
+   */
+  async write(job: JobRow, follow?: FollowOptions): Promise<string> {
     const store = await this.kit.objectStore('files');
     const upload = await store.get(job.upload_object);
     if (!upload) throw new Error(`upload ${job.upload_object} of job ${job.id} is missing`);
     const name = resultObjectName(job.id);
     const writer = new CsvWriter();
     const stored = this.kit.putObject(store, name, writer.readable);
-    const produced = this.produce(job, upload.data, writer);
-    await Promise.all([stored, produced]);
+    // A put that fails (NATS away) must not leave the producer waiting for room that never comes.
+    stored.catch((err: unknown) => writer.abort(err));
+    const produced = this.produce(job, upload.data, writer, follow);
+    // A producer that fails aborts the writer, which fails the put: wait for both (the put removes what it
+    // stored), then report the producer's error, which says why.
+    const [put, made] = await Promise.allSettled([stored, produced]);
+    if (made.status === 'rejected') throw made.reason;
+    if (put.status === 'rejected') throw put.reason;
     return name;
   }
 
-  private async produce(job: JobRow, source: AsyncIterable<Uint8Array>, writer: CsvWriter): Promise<void> {
+  private async produce(
+    job: JobRow,
+    source: AsyncIterable<Uint8Array>,
+    writer: CsvWriter,
+    follow: FollowOptions | undefined,
+  ): Promise<void> {
     try {
       const width = job.headers.length;
-      const chunks = new OutcomeCursor(this.repo, job.id, job.total_chunks);
+      const chunks = new OutcomeCursor(this.repo, job.id, job.total_chunks, follow);
       // Results of addresses that occur again further down; only those are kept once their row is written.
       const retained = new Map<string, ChunkItemResult>();
       let ordinal = 0;
@@ -124,19 +140,34 @@ interface LoadedChunk {
   repeated: RepeatBits | null;
 }
 
+export interface FollowOptions {
+  /** Whether the job is still being verified; asked whenever the next chunk is not answered yet. */
+  active: () => Promise<boolean>;
+  /** How long to wait before asking again for a chunk that was not answered yet. */
+  pollMs: number;
+}
+
+/** A merge that followed a job's verification stopped because the job stopped (paused, cancelled, failed). */
+export class MergeAbandoned extends Error {
+  constructor(jobId: string) {
+    super(`job ${jobId} stopped while its result file was being written`);
+  }
+}
+
 /**
  * A job's chunk outcomes in chunk order, a few per query, the next few fetched while these are used. Only
- * ever asked for the same or a later chunk.
+ * ever asked for the same or a later chunk. When following a running job, a chunk that is not answered yet
+ * is waited for.
  */
 class OutcomeCursor {
   private batch: LoadedChunk[] = [];
-  private next?: Promise<LoadedChunk[]>;
-  private fetched = 0;
+  private next?: { from: number; rows: Promise<LoadedChunk[]> };
 
   constructor(
     private readonly repo: JobsRepository,
     private readonly jobId: string,
     private readonly total: number,
+    private readonly follow: FollowOptions | undefined,
     private readonly perQuery = 8,
   ) {}
 
@@ -144,20 +175,25 @@ class OutcomeCursor {
     for (;;) {
       const found = this.batch.find((c) => c.chunk === chunk);
       if (found) return found;
-      if (this.fetched >= this.total && !this.next) {
-        throw new Error(`job ${this.jobId}: chunk ${chunk} is missing`);
+      if (chunk >= this.total) throw new Error(`job ${this.jobId}: chunk ${chunk} is missing`);
+      const next = this.next?.from === chunk ? this.next.rows : this.fetch(chunk);
+      this.next = undefined;
+      this.batch = await next;
+      const last = this.batch.at(-1)?.chunk;
+      if (last !== undefined && last + 1 < this.total) {
+        this.next = { from: last + 1, rows: this.fetch(last + 1) };
+        // A prefetch still running when the merge gives up must not become an unhandled rejection.
+        this.next.rows.catch(() => undefined);
       }
-      this.batch = await (this.next ?? this.fetch());
-      this.next = this.fetched < this.total ? this.fetch() : undefined;
-      // A prefetch still running when the merge gives up must not become an unhandled rejection.
-      this.next?.catch(() => undefined);
+      if (this.batch.some((c) => c.chunk === chunk)) continue;
+      if (!this.follow) throw new Error(`job ${this.jobId}: chunk ${chunk} is missing`);
+      await new Promise((resolve) => setTimeout(resolve, this.follow!.pollMs));
+      if (!(await this.follow.active())) throw new MergeAbandoned(this.jobId);
     }
   }
 
-  private fetch(): Promise<LoadedChunk[]> {
-    const from = this.fetched;
-    this.fetched += this.perQuery;
-    return this.repo.chunkOutcomes(this.jobId, from, this.perQuery).then((rows) =>
+  private fetch(from: number): Promise<LoadedChunk[]> {
+    return this.repo.chunkOutcomes(this.jobId, from, this.perQuery, this.follow !== undefined).then((rows) =>
       rows.map((r) => ({
         chunk: r.chunk,
         results: r.results,

@@ -38,6 +38,7 @@ export class CsvWriter {
   private readonly encoder = new TextEncoder();
   private waiters: (() => void)[] = [];
   private cancelled: { reason: unknown } | undefined;
+  private aborted: { reason: unknown } | undefined;
   private ended = false;
   private rows = 0;
   private bytes = 0;
@@ -94,6 +95,7 @@ export class CsvWriter {
   abort(reason: unknown): void {
     if (this.ended || this.cancelled) return;
     this.ended = true;
+    this.aborted = { reason };
     this.controller.error(reason);
     this.wake();
   }
@@ -106,6 +108,7 @@ export class CsvWriter {
   private assertOpen(): void {
     if (this.cancelled)
       throw new Error('CsvWriter: the reader cancelled the stream', { cause: this.cancelled.reason });
+    if (this.aborted) throw new Error('CsvWriter: the stream was aborted', { cause: this.aborted.reason });
     if (this.ended) throw new Error('CsvWriter: the stream has ended');
   }
 
