@@ -11,7 +11,7 @@ import { FilesInit1763820000000 } from '../migrations/1763820000000-files-init';
 import { ChunkStorage1763900000000 } from '../migrations/1763900000000-chunk-storage';
 import { JobCreator } from './job-creator';
 import { JobsRepository } from './jobs.repository';
-import { ResultWriter } from './result-writer';
+import { MergeAbandoned, ResultWriter, resultObjectName } from './result-writer';
 
 const natsUrl = process.env.NATS_URL || 'nats://127.0.0.1:4222';
 
@@ -162,6 +162,64 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       ['r11', 'f@files.test', 'unknown', 'verification_failed'],
       ['r12', 'a@files.test', 'valid', 'mx_found'],
       ['r13', 'not an address', 'invalid', 'invalid_syntax'],
+    ]);
+  });
+
+  it('follows a job still being verified: waits for each chunk in turn, or gives up storing nothing', async () => {
+    const repo = new JobsRepository(db);
+    const store = await kit.objectStore('files');
+    const csv = ['email', ...Array.from({ length: 7 }, (_, i) => `p${i}@files.test`), 'p0@files.test'].join(
+      '\n',
+    );
+    const upload = `uploads/${randomUUID()}`;
+    await store.putBlob({ name: upload }, new TextEncoder().encode(csv));
+    const view = await new JobCreator(repo, kit, credits, config).create({
+      accountId: randomUUID(),
+      fileName: 'follow.csv',
+      fileSize: csv.length,
+      uploadObject: upload,
+      checkSmtp: false,
+      preserveOriginal: false,
+    });
+    const emails: string[][] = [];
+    await repo.publishChunks(view.jobId, 3, async (chunk, addresses) => {
+      emails[chunk] = addresses;
+    });
+    await repo.applyChunkResult(view.jobId, 0, emails[0]!.map(verified), false);
+    const job = (await repo.findById(view.jobId))!;
+    const writer = new ResultWriter(repo, kit, config);
+
+    // The job stops (paused, say) while chunks 1 and 2 are outstanding: the merge gives up, nothing stored.
+    let asked = 0;
+    const stopping = writer.write(job, {
+      pollMs: 20,
+      active: async () => {
+        asked += 1;
+        return asked < 3;
+      },
+    });
+    await expect(stopping).rejects.toBeInstanceOf(MergeAbandoned);
+    expect(asked).toBe(3);
+    expect(await store.info(resultObjectName(view.jobId))).toBeNull();
+
+    // Followed again, it waits for chunks 1 and 2, whose results come in while it runs, and writes every row.
+    let polls = 0;
+    const following = writer.write(job, {
+      pollMs: 20,
+      active: async () => {
+        polls += 1;
+        if (polls === 2) await repo.applyChunkResult(view.jobId, 2, emails[2]!.map(verified), false);
+        if (polls === 4) await repo.applyChunkResult(view.jobId, 1, emails[1]!.map(verified), false);
+        return true;
+      },
+    });
+    const name = await following;
+    expect(polls).toBeGreaterThanOrEqual(4);
+    const rows: string[][] = [];
+    for await (const row of readCsv((await store.get(name))!.data)) rows.push(row);
+    expect(rows.slice(1).map((r) => [r[0], r[1]])).toEqual([
+      ...Array.from({ length: 7 }, (_, i) => [`p${i}@files.test`, 'valid']),
+      ['p0@files.test', 'valid'],
     ]);
   });
 
