@@ -65,6 +65,20 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     await drop?.();
   });
 
+  /** Stores a CSV as an upload and creates its job. */
+  async function createJob(csv: string, fileName: string, preserveOriginal = false) {
+    const upload = `uploads/${randomUUID()}`;
+    await (await kit.objectStore('files')).putBlob({ name: upload }, new TextEncoder().encode(csv));
+    return new JobCreator(new JobsRepository(db), kit, credits, config).create({
+      accountId: randomUUID(),
+      fileName,
+      fileSize: csv.length,
+      uploadObject: upload,
+      checkSmtp: false,
+      preserveOriginal,
+    });
+  }
+
   it('stores each address once per chunk, applies a chunk once, and merges every row in input order', async () => {
     const repo = new JobsRepository(db);
     const store = await kit.objectStore('files');
@@ -87,17 +101,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       'r12,a@files.test',
       'r13,not an address',
     ].join('\n');
-    const upload = `uploads/${randomUUID()}`;
-    await store.putBlob({ name: upload }, new TextEncoder().encode(csv));
-    const creator = new JobCreator(repo, kit, credits, config);
-    const view = await creator.create({
-      accountId: randomUUID(),
-      fileName: 'contacts.csv',
-      fileSize: csv.length,
-      uploadObject: upload,
-      checkSmtp: false,
-      preserveOriginal: true,
-    });
+    const view = await createJob(csv, 'contacts.csv', true);
     expect(view).toMatchObject({ status: 'pending', totalRows: 13, estimatedCount: 12, uniqueEmails: 8 });
     expect(view).toMatchObject({ totalChunks: 3, processedEmails: 1, counts: { invalid: 1 } });
     expect(reserved.at(-1)).toBe(7);
@@ -171,16 +175,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     const csv = ['email', ...Array.from({ length: 7 }, (_, i) => `p${i}@files.test`), 'p0@files.test'].join(
       '\n',
     );
-    const upload = `uploads/${randomUUID()}`;
-    await store.putBlob({ name: upload }, new TextEncoder().encode(csv));
-    const view = await new JobCreator(repo, kit, credits, config).create({
-      accountId: randomUUID(),
-      fileName: 'follow.csv',
-      fileSize: csv.length,
-      uploadObject: upload,
-      checkSmtp: false,
-      preserveOriginal: false,
-    });
+    const view = await createJob(csv, 'follow.csv');
     const emails: string[][] = [];
     await repo.publishChunks(view.jobId, 3, async (chunk, addresses) => {
       emails[chunk] = addresses;
@@ -225,18 +220,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
 
   it('refuses to merge a result that is not the address of its row', async () => {
     const repo = new JobsRepository(db);
-    const store = await kit.objectStore('files');
-    const csv = 'email\nx@files.test\ny@files.test\n';
-    const upload = `uploads/${randomUUID()}`;
-    await store.putBlob({ name: upload }, new TextEncoder().encode(csv));
-    const view = await new JobCreator(repo, kit, credits, config).create({
-      accountId: randomUUID(),
-      fileName: 'two.csv',
-      fileSize: csv.length,
-      uploadObject: upload,
-      checkSmtp: false,
-      preserveOriginal: false,
-    });
+    const view = await createJob('email\nx@files.test\ny@files.test\n', 'two.csv');
     await repo.applyChunkResult(view.jobId, 0, ['y@files.test', 'x@files.test'].map(verified), false);
     const job = (await repo.findById(view.jobId))!;
     await expect(new ResultWriter(repo, kit, config).write(job)).rejects.toThrow(/is for y@files.test/);
