@@ -87,6 +87,10 @@ describe('CsvWriter', () => {
     await aborted.write([['a']]);
     aborted.abort(new Error('verification failed'));
     await expect(reading).rejects.toThrow('verification failed');
-    await expect(aborted.write([['b']])).rejects.toThrow(/ended/);
+    // A write after abort() says so, and carries the reason (a producer stopped by a failed put reports why).
+    const late = await aborted.write([['b']]).catch((err: unknown) => err);
+    expect(late).toBeInstanceOf(Error);
+    expect((late as Error).message).toMatch(/aborted/);
+    expect(((late as Error).cause as Error).message).toBe('verification failed');
   });
 });
