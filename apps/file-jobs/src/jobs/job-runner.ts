@@ -104,14 +104,11 @@ export class JobRunner {
         job = (await this.repo.transition(null, jobId, ['pending'], 'running', { startedAt: true })) ?? job;
         this.broadcast(job);
       }
-      if (
-        job.status === 'merging' ||
-        ((ACTIVE as readonly string[]).includes(job.status) && allChunksAnswered(job))
-      ) {
+      if (job.status === 'merging' || (isActive(job.status) && allChunksAnswered(job))) {
         await this.finish(job);
         return;
       }
-      if ((ACTIVE as readonly string[]).includes(job.status)) {
+      if (isActive(job.status)) {
         await this.fillWindow(job);
         this.mergeEarly(job);
       }
@@ -143,7 +140,7 @@ export class JobRunner {
     );
     if (!job) return; // already applied, or the job is no longer running
     this.broadcast(job);
-    if ((ACTIVE as readonly string[]).includes(job.status)) {
+    if (isActive(job.status)) {
       if (allChunksAnswered(job)) await this.finish(job);
       else {
         await this.fillWindow(job);
@@ -184,19 +181,18 @@ export class JobRunner {
       if (follow) {
         // Under the lock, again: another replica may have completed the job, or it may have stopped.
         const current = await this.repo.findById(job.id);
-        if (!current || !(ACTIVE as readonly string[]).includes(current.status)) return;
+        if (!current || !isActive(current.status)) return;
         try {
           written = await this.writer.write(current, {
             pollMs: FOLLOW_POLL_MS,
             active: async () => {
               const now = await this.repo.findById(job.id);
-              return !this.stopped && now !== undefined && (ACTIVE as readonly string[]).includes(now.status);
+              return !this.stopped && now !== undefined && isActive(now.status);
             },
           });
         } catch (err) {
           if (err instanceof MergeAbandoned) return; // nothing was stored; a later merge starts afresh
-          this.logger.error({ err, jobId: job.id }, 'merging failed; the job fails');
-          await this.fail(current, { code: 'MERGE_FAILED', message: 'The result file could not be built' });
+          await this.mergeFailed(current, err);
           return;
         }
       }
@@ -209,7 +205,7 @@ export class JobRunner {
       if (!merging) {
         // Finished by another replica meanwhile, or cancelled. Completing takes this lock, so a file written
         // by following (under it) can only belong to a job that was cancelled or failed since: not wanted.
-        if (written) await this.kit.objectStore('files').then((store) => store.delete(written!));
+        if (written) await (await this.kit.objectStore('files')).delete(written);
         return;
       }
       this.broadcast(merging);
@@ -228,10 +224,14 @@ export class JobRunner {
           await this.emit(done);
         }
       } catch (err) {
-        this.logger.error({ err, jobId: job.id }, 'merging failed; the job fails');
-        await this.fail(merging, { code: 'MERGE_FAILED', message: 'The result file could not be built' });
+        await this.mergeFailed(merging, err);
       }
     });
+  }
+
+  private async mergeFailed(job: JobRow, err: unknown): Promise<void> {
+    this.logger.error({ err, jobId: job.id }, 'merging failed; the job fails');
+    await this.fail(job, { code: 'MERGE_FAILED', message: 'The result file could not be built' });
   }
 
   async fail(job: JobRow, error: { code: string; message: string }): Promise<void> {
@@ -319,6 +319,11 @@ export class JobRunner {
     const subject = event.event === 'file.completed' ? EventSubjects.completed : EventSubjects.failed;
     await this.kit.publish(subject, event, `${job.id}:${event.event}`);
   }
+}
+
+/** Being verified: running or processing. */
+function isActive(status: JobRow['status']): boolean {
+  return (ACTIVE as readonly string[]).includes(status);
 }
 
 function allChunksAnswered(job: JobRow): boolean {

@@ -4,7 +4,7 @@ import type { JetStreamKit } from '@emailverify/messaging';
 import type { FileJobsConfig } from '../config';
 import { syntaxFailure } from './job-view';
 import type { JobRow, JobsRepository } from './jobs.repository';
-import { RepeatBits, rowKey } from './row-key';
+import { RepeatBits, type RowKey, rowKey } from './row-key';
 
 const BATCH = 2_000;
 
@@ -85,33 +85,29 @@ export class ResultWriter {
           if (ordinal < job.billable_emails && current?.chunk !== chunk) current = await chunks.get(chunk);
           const expected = ordinal < job.billable_emails ? current?.results?.[position] : undefined;
           const text = (cells[job.column_index] ?? '').trim();
+          // A cell that is that address already in normalised form needs no parse (parsing it would give the
+          // same key): the common case.
+          const cell: RowKey =
+            expected !== undefined && text === expected.email ? { kind: 'address', key: text } : rowKey(text);
           let result: ChunkItemResult;
-          if (expected !== undefined && text === expected.email) {
-            // The cell is that address, already in normalised form (parsing it again would give the same key,
-            // and it cannot have occurred before): the common case, and no parse needed.
-            result = expected;
-            ordinal += 1;
-            if (current!.repeated?.has(position) ?? true) retained.set(text, result);
-          } else {
-            const cell = rowKey(text);
-            if (cell.kind === 'empty') result = syntaxFailure('');
-            else if (cell.kind === 'invalid') result = syntaxFailure(cell.key);
+          if (cell.kind === 'empty') result = syntaxFailure('');
+          else if (cell.kind === 'invalid') result = syntaxFailure(cell.key);
+          else {
+            const kept = retained.get(cell.key);
+            if (kept) result = kept;
             else {
-              const kept = retained.get(cell.key);
-              if (kept) result = kept;
-              else {
-                if (ordinal >= job.billable_emails) {
-                  throw new Error(`job ${job.id}: the file holds more addresses than the job's ${ordinal}`);
-                }
-                ordinal += 1;
-                result = expected ?? unverified(cell.key);
-                if (result.email !== cell.key) {
-                  throw new Error(
-                    `job ${job.id}: result ${position} of chunk ${chunk} is for ${result.email}, the row holds ${cell.key}`,
-                  );
-                }
-                if (current!.repeated?.has(position) ?? true) retained.set(cell.key, result);
+              // The address's first row: it is the next one in chunk order.
+              if (ordinal >= job.billable_emails) {
+                throw new Error(`job ${job.id}: the file holds more addresses than the job's ${ordinal}`);
               }
+              ordinal += 1;
+              result = expected ?? unverified(cell.key);
+              if (result.email !== cell.key) {
+                throw new Error(
+                  `job ${job.id}: result ${position} of chunk ${chunk} is for ${result.email}, the row holds ${cell.key}`,
+                );
+              }
+              if (current!.repeated?.has(position) ?? true) retained.set(cell.key, result);
             }
           }
           // A chunk result carries every result-file cell (and what it cost, which the file does not show).
