@@ -34,6 +34,11 @@ export class JobRunner {
   private readonly busy = new Set<string>();
   /** Merges of this process that started while their job was still being verified (by job id). */
   private readonly following = new Map<string, Promise<void>>();
+  /**
+   * Window refills running in this process (by job id). A result that arrives meanwhile asks the running refill
+   * for one more pass instead of queueing a transaction of its own behind the job's refill lock.
+   */
+  private readonly refilling = new Map<string, { again: boolean }>();
 
   constructor(
     private readonly repo: JobsRepository,
@@ -117,8 +122,20 @@ export class JobRunner {
     }
   }
 
+  /**
+   * Tops the job's window of chunks in flight up to FILE_CHUNKS_IN_FLIGHT, a quarter of the window at a time
+   * (at least one chunk): one refill transaction per few answered chunks rather than one per chunk.
+   */
   private async fillWindow(job: JobRow): Promise<void> {
-    await this.repo.publishChunks(job.id, this.config.FILE_CHUNKS_IN_FLIGHT, async (chunk, emails) => {
+    const running = this.refilling.get(job.id);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    const refill = { again: true };
+    this.refilling.set(job.id, refill);
+    const window = this.config.FILE_CHUNKS_IN_FLIGHT;
+    const publish = async (chunk: number, emails: string[]) => {
       const message: ChunkMessage = {
         jobId: job.id,
         accountId: job.account_id,
@@ -128,7 +145,15 @@ export class JobRunner {
         emails,
       };
       await this.kit.publish(chunkSubject(job.id), message, `${job.id}:${chunk}`);
-    });
+    };
+    try {
+      while (refill.again && !this.stopped) {
+        refill.again = false;
+        await this.repo.publishChunks(job.id, window, publish, Math.max(1, Math.floor(window / 4)));
+      }
+    } finally {
+      this.refilling.delete(job.id);
+    }
   }
 
   private async onChunkResult(message: ChunkResultMessage): Promise<void> {

@@ -169,6 +169,41 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     ]);
   });
 
+  it('refills a window a batch at a time: less room than the batch waits for more answers', async () => {
+    const repo = new JobsRepository(db);
+    // Chunks of 3: 6 chunks.
+    const csv = ['email', ...Array.from({ length: 18 }, (_, i) => `w${i}@files.test`)].join('\n');
+    const view = await createJob(csv, 'window.csv');
+    expect(view.totalChunks).toBe(6);
+    const published: number[] = [];
+    const collect = async (chunk: number) => {
+      published.push(chunk);
+    };
+    const answer = (chunk: number) =>
+      repo.applyChunkResult(
+        view.jobId,
+        chunk,
+        [0, 1, 2].map((i) => verified(`w${chunk * 3 + i}@files.test`)),
+        false,
+      );
+
+    // A window of 4 refilled 2 at a time.
+    expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([0, 1, 2, 3]);
+    await answer(0);
+    expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([]);
+    await answer(2);
+    expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([4, 5]);
+    // The last chunks: room for more than the queue holds.
+    for (const chunk of [1, 3, 4]) await answer(chunk);
+    expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([]);
+    expect(published).toEqual([0, 1, 2, 3, 4, 5]);
+    // A lost chunk put back (older than 0 s) goes out again once there is room for a batch.
+    expect(await repo.requeueStale(view.jobId, 0)).toBe(1);
+    expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([5]);
+    const done = await answer(5);
+    expect(done).toMatchObject({ completed_chunks: 6, processed_emails: 18 });
+  });
+
   it('follows a job still being verified: waits for each chunk in turn, or gives up storing nothing', async () => {
     const repo = new JobsRepository(db);
     const store = await kit.objectStore('files');

@@ -189,11 +189,16 @@ export class JobsRepository {
    * published in the same transaction, after its message was accepted: a crash in between leaves it queued, and
    * publishing it again is harmless (the message id makes JetStream drop the copy; a copy that got through is
    * verified twice and applied once).
+   *
+   * With `minBatch`, a window with less room than that is left as it is: the chunks in flight keep the
+   * verifiers busy, and a refill of several chunks costs one transaction instead of one each. As every chunk
+   * in flight is answered (or requeued when lost), the room always comes.
    */
   async publishChunks(
     jobId: string,
     window: number,
     publish: (chunk: number, emails: string[]) => Promise<void>,
+    minBatch = 1,
   ): Promise<number[]> {
     return this.db.transaction(async (m) => {
       // One refill of a job's window at a time (across replicas), without locking the job row: results of other
@@ -204,7 +209,7 @@ export class JobsRepository {
         [jobId],
       )) as Array<{ inflight: number }>;
       const room = window - inflight;
-      if (room <= 0) return [];
+      if (room <= 0 || room < Math.min(minBatch, window)) return [];
       const rows: Array<{ chunk: number; emails: string[] }> = await m.query(
         // As JSON (the driver's JSON.parse reads it far faster than it takes a text[] literal apart), converted
         // after the LIMIT: in the select list of a sorted scan it would convert every queued chunk of the job.
