@@ -15,6 +15,10 @@ import { MergeAbandoned, ResultWriter, resultObjectName } from './result-writer'
 
 const natsUrl = process.env.NATS_URL || 'nats://127.0.0.1:4222';
 
+async function collectNothing(): Promise<void> {
+  throw new Error('no chunk should be published');
+}
+
 /** What a verifier would answer for an address (valid, 1 credit), or unknown for the `slow` ones. */
 function verified(email: string): ChunkItemResult {
   const unknown = email.startsWith('slow');
@@ -202,6 +206,28 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([5]);
     const done = await answer(5);
     expect(done).toMatchObject({ completed_chunks: 6, processed_emails: 18 });
+  });
+
+  it('keeps a chunk answered that a verifier answered before its refill committed', async () => {
+    const repo = new JobsRepository(db);
+    const csv = ['email', ...Array.from({ length: 6 }, (_, i) => `q${i}@files.test`)].join('\n');
+    const view = await createJob(csv, 'quick.csv');
+    // A verifier fast enough to answer each chunk before the refill's transaction marks its batch published.
+    await repo.publishChunks(view.jobId, 2, async (chunk, emails) => {
+      await repo.applyChunkResult(view.jobId, chunk, emails.map(verified), false);
+    });
+    const chunks = (await db.query(
+      `SELECT chunk, status FROM files.job_chunks WHERE job_id = $1 ORDER BY chunk`,
+      [view.jobId],
+    )) as Array<{ chunk: number; status: string }>;
+    expect(chunks).toEqual([
+      { chunk: 0, status: 'done' },
+      { chunk: 1, status: 'done' },
+    ]);
+    // Nothing is in flight or queued, and nothing goes back to the queue to be verified and counted again.
+    expect(await repo.requeueStale(view.jobId, 0)).toBe(0);
+    expect(await repo.publishChunks(view.jobId, 2, collectNothing)).toEqual([]);
+    expect(await repo.findById(view.jobId)).toMatchObject({ completed_chunks: 2, processed_emails: 6 });
   });
 
   it('follows a job still being verified: waits for each chunk in turn, or gives up storing nothing', async () => {

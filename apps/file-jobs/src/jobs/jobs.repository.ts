@@ -222,8 +222,11 @@ export class JobsRepository {
       for (const { chunk, emails } of rows) await publish(chunk, emails);
       const chunks = rows.map((r) => r.chunk);
       if (chunks.length > 0) {
+        // Only chunks still queued: a verifier may have answered one already (its result applied by another
+        // connection while this transaction published the rest), and an answered chunk stays answered.
         await m.query(
-          `UPDATE files.job_chunks SET status = 'published', published_at = now() WHERE job_id = $1 AND chunk = ANY($2::int[])`,
+          `UPDATE files.job_chunks SET status = 'published', published_at = now()
+            WHERE job_id = $1 AND chunk = ANY($2::int[]) AND status = 'queued'`,
           [jobId, chunks],
         );
       }
