@@ -10,7 +10,10 @@ export const fileJobsConfigSchema = z.object({
   FILE_MAX_EMAILS: int(1_000_000, 1),
   /** Addresses per chunk published to the verifiers. */
   FILE_CHUNK_SIZE: int(500, 1, 10_000),
-  /** Chunks of one job published and not yet answered; pause stops refilling this window. */
+  /**
+   * Chunks of one job published and not yet answered; pause stops refilling this window. It is topped up a
+   * quarter of it at a time (at least one chunk).
+   */
   FILE_CHUNKS_IN_FLIGHT: int(16, 1, 10_000),
   FILE_MAX_LINE_BYTES: int(1_048_576, 1024),
   FILE_MAX_UNZIPPED_BYTES: int(512 * 1024 * 1024, 1024 * 1024),
