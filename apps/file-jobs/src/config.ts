@@ -27,6 +27,12 @@ export const fileJobsConfigSchema = z.object({
    * chunk, as the merge otherwise does.
    */
   FILE_EARLY_MERGE_SECONDS: int(60, 0, 3600),
+  /**
+   * An upload or result file whose writer died mid-way (a gateway or file-jobs process killed) leaves stored
+   * chunks that no file refers to; they are removed once nothing was added to them for this long. Each replica
+   * looks every quarter of it.
+   */
+  FILE_PARTIAL_OBJECT_MINUTES: int(60, 1, 7 * 24 * 60),
   /** Chunk results a crashed file-jobs process held are redelivered after this long. */
   FILE_RESULTS_ACK_WAIT_MS: int(20_000, 1_000, 600_000),
 });

@@ -214,6 +214,32 @@ export class JetStreamKit {
     }
   }
 
+  /**
+   * Removes object chunks that no object refers to and that nothing was added to for `idleMs`: what a put
+   * left behind when its process died before the put finished (a put that fails in a living process removes
+   * its own). A put in progress keeps adding chunks, and a finished one is listed, so neither is touched.
+   * Returns how many partial objects were removed.
+   */
+  async removePartialObjects(bucket: string, idleMs: number): Promise<number> {
+    const store = await this.objectStore(bucket);
+    const name = this.bus.ns.resource(bucket);
+    const stream = `OBJ_${name}`;
+    const prefix = `$O.${name}.C.`;
+    const jsm = await this.jsm();
+    // Objects first, chunks second: a put that finishes in between has fresh chunks, which are left alone.
+    const objects = new Set((await store.list()).map((info) => info.nuid));
+    const info = await jsm.streams.info(stream, { subjects_filter: `${prefix}>` });
+    let removed = 0;
+    for (const subject of Object.keys(info.state.subjects ?? {})) {
+      if (objects.has(subject.slice(prefix.length))) continue;
+      const last = await jsm.streams.getMessage(stream, { last_by_subj: subject });
+      if (!last || Date.now() - last.time.getTime() < idleMs) continue;
+      await jsm.streams.purge(stream, { filter: subject });
+      removed += 1;
+    }
+    return removed;
+  }
+
   /** Stores a stream as an object (replacing one of that name), in chunks of OBJECT_CHUNK_BYTES. */
   putObject(store: ObjectStore, name: string, data: ReadableStream<Uint8Array>): Promise<ObjectInfo> {
     return store.put({ name, options: { max_chunk_size: OBJECT_CHUNK_BYTES } }, data);

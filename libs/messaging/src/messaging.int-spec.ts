@@ -196,4 +196,49 @@ describe('messaging: JetStream streams, consumers and object store (real NATS)',
     const back = await store.getBlob('upload-1');
     expect(Buffer.from(back!).equals(data)).toBe(true);
   });
+
+  it('removes what a put left behind when its process died, once idle, and nothing else', async () => {
+    const store = await kit.objectStore('files');
+    const kept = randomBytes(300 * 1024);
+    await store.putBlob({ name: 'kept' }, kept);
+
+    // A process that starts a put, gets two chunks stored, and dies before the put finishes.
+    const doomed = await MessageBus.connect({ url, namespace: bus.ns.prefix, name: 'doomed-put' });
+    const doomedStore = await new JetStreamKit(doomed).objectStore('files');
+    let feed!: ReadableStreamDefaultController<Uint8Array>;
+    const source = new ReadableStream<Uint8Array>({
+      start(controller) {
+        feed = controller;
+        controller.enqueue(randomBytes(300 * 1024)); // 128 KiB chunks: two stored, the rest held back
+      },
+    });
+    const put = doomedStore.put({ name: 'never-finished' }, source).catch(() => undefined);
+    const jsm = await kit.jsm();
+    const stream = `OBJ_${bus.ns.resource('files')}`;
+    const chunkSubjects = async () =>
+      Object.keys(
+        (await jsm.streams.info(stream, { subjects_filter: `$O.${bus.ns.resource('files')}.C.>` })).state
+          .subjects ?? {},
+      );
+    const before = (await chunkSubjects()).length;
+    for (let i = 0; i < 100 && (await chunkSubjects()).length === before; i++) await sleep(50);
+    expect((await chunkSubjects()).length).toBe(before + 1);
+    await doomed.connection.close();
+    feed.error(new Error('the process died'));
+    await put;
+    expect(await store.info('never-finished')).toBeNull();
+
+    // Still fresh: it could be a put in progress.
+    expect(await kit.removePartialObjects('files', 3_600_000)).toBe(0);
+    expect((await chunkSubjects()).length).toBe(before + 1);
+    // Idle long enough (here: at all): removed; the stored objects keep every chunk.
+    expect(await kit.removePartialObjects('files', 0)).toBe(1);
+    expect((await chunkSubjects()).length).toBe(before);
+    expect(Buffer.from((await store.getBlob('kept'))!).equals(kept)).toBe(true);
+    expect(await kit.removePartialObjects('files', 0)).toBe(0);
+  });
 });
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -30,6 +30,7 @@ const FOLLOW_POLL_MS = 250;
 export class JobRunner {
   private consumer?: ConsumerHandle;
   private timer?: NodeJS.Timeout;
+  private sweeper?: NodeJS.Timeout;
   private stopped = false;
   private readonly busy = new Set<string>();
   /** Merges of this process that started while their job was still being verified (by job id). */
@@ -69,11 +70,15 @@ export class JobRunner {
     this.timer = setInterval(() => void this.recover(), this.config.FILE_RECOVERY_INTERVAL_MS);
     this.timer.unref();
     void this.recover();
+    const idleMs = this.config.FILE_PARTIAL_OBJECT_MINUTES * 60_000;
+    this.sweeper = setInterval(() => void this.removePartialObjects(idleMs), idleMs / 4);
+    this.sweeper.unref();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearInterval(this.sweeper);
     await this.consumer?.stop();
     // A following merge gives up at its next wait for results (another replica, or a restart, merges again).
     await Promise.allSettled([...this.following.values()]);
@@ -96,6 +101,17 @@ export class JobRunner {
       }
     } catch (err) {
       this.logger.warn({ err }, 'recovery pass failed');
+    }
+  }
+
+  /** Uploads and result files whose writer died mid-way (see FILE_PARTIAL_OBJECT_MINUTES). */
+  private async removePartialObjects(idleMs: number): Promise<void> {
+    if (this.stopped) return;
+    try {
+      const removed = await this.kit.removePartialObjects('files', idleMs);
+      if (removed > 0) this.logger.info({ removed }, 'removed files left unfinished by a stopped process');
+    } catch (err) {
+      this.logger.warn({ err }, 'looking for unfinished files failed');
     }
   }
 
