@@ -69,11 +69,11 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     await drop?.();
   });
 
-  /** Stores a CSV as an upload and creates its job. */
+  /** Stores a CSV as an upload, creates its job, and starts it (as the runner does: pending to running). */
   async function createJob(csv: string, fileName: string, preserveOriginal = false) {
     const upload = `uploads/${randomUUID()}`;
     await (await kit.objectStore('files')).putBlob({ name: upload }, new TextEncoder().encode(csv));
-    return new JobCreator(new JobsRepository(db), kit, credits, config).create({
+    const view = await new JobCreator(new JobsRepository(db), kit, credits, config).create({
       accountId: randomUUID(),
       fileName,
       fileSize: csv.length,
@@ -81,6 +81,8 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       checkSmtp: false,
       preserveOriginal,
     });
+    await new JobsRepository(db).transition(null, view.jobId, ['pending'], 'running', { startedAt: true });
+    return view;
   }
 
   it('stores each address once per chunk, applies a chunk once, and merges every row in input order', async () => {
@@ -196,6 +198,10 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     await answer(0);
     expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([]);
     await answer(2);
+    // Paused: no refill publishes anything, whatever the room; resumed, the window fills again.
+    await repo.transition(null, view.jobId, ['running', 'processing'], 'paused');
+    expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([]);
+    await repo.transition(null, view.jobId, ['paused'], 'running');
     expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([4, 5]);
     // The last chunks: room for more than the queue holds.
     for (const chunk of [1, 3, 4]) await answer(chunk);

@@ -213,9 +213,12 @@ export class JobsRepository {
       const rows: Array<{ chunk: number; emails: string[] }> = await m.query(
         // As JSON (the driver's JSON.parse reads it far faster than it takes a text[] literal apart), converted
         // after the LIMIT: in the select list of a sorted scan it would convert every queued chunk of the job.
+        // Only while the job is being verified: a refill that was already on its way when the job was paused,
+        // cancelled or failed publishes nothing.
         `SELECT q.chunk, array_to_json(q.emails) AS emails
            FROM (SELECT chunk, emails FROM files.job_chunks
                   WHERE job_id = $1 AND status = 'queued' ORDER BY chunk LIMIT $2) q
+          WHERE EXISTS (SELECT 1 FROM files.jobs j WHERE j.id = $1 AND j.status IN ('running', 'processing'))
           ORDER BY q.chunk`,
         [jobId, room],
       );
