@@ -222,16 +222,15 @@ export class JetStreamKit {
    */
   async removePartialObjects(bucket: string, idleMs: number): Promise<number> {
     const store = await this.objectStore(bucket);
-    const name = this.bus.ns.resource(bucket);
-    const stream = `OBJ_${name}`;
-    const prefix = `$O.${name}.C.`;
     const jsm = await this.jsm();
     // Objects first, chunks second: a put that finishes in between has fresh chunks, which are left alone.
     const objects = new Set((await store.list()).map((info) => info.nuid));
-    const info = await jsm.streams.info(stream, { subjects_filter: `${prefix}>` });
+    // The bucket's stream holds only its own subjects; chunks are `$O.<bucket>.C.<nuid>`.
+    const { streamInfo } = await store.status({ subjects_filter: '$O.*.C.>' });
+    const stream = streamInfo.config.name;
     let removed = 0;
-    for (const subject of Object.keys(info.state.subjects ?? {})) {
-      if (objects.has(subject.slice(prefix.length))) continue;
+    for (const subject of Object.keys(streamInfo.state.subjects ?? {})) {
+      if (objects.has(subject.slice(subject.lastIndexOf('.') + 1))) continue;
       const last = await jsm.streams.getMessage(stream, { last_by_subj: subject });
       if (!last || Date.now() - last.time.getTime() < idleMs) continue;
       await jsm.streams.purge(stream, { filter: subject });
