@@ -8,6 +8,20 @@ import type {
   FileJobResultsReply,
   FileJobView,
 } from './file-jobs';
+import type {
+  Delivery,
+  DeliveryListReply,
+  DeliveryListRequest,
+  RedeliverRequest,
+  Webhook,
+  WebhookCreateReply,
+  WebhookCreateRequest,
+  WebhookDeleteReply,
+  WebhookListReply,
+  WebhookListRequest,
+  WebhookRef,
+  WebhookUpdateRequest,
+} from './webhooks';
 
 /**
  * Every NATS subject of the suite, without the installation's namespace prefix (the messaging library adds
@@ -36,6 +50,13 @@ export const Subjects = {
   filesJobResults: 'files.job.results',
   filesJobLocate: 'files.job.locate',
   filesPing: 'files.health.ping',
+  webhooksCreate: 'webhooks.webhook.create',
+  webhooksList: 'webhooks.webhook.list',
+  webhooksUpdate: 'webhooks.webhook.update',
+  webhooksDelete: 'webhooks.webhook.delete',
+  webhooksDeliveryList: 'webhooks.delivery.list',
+  webhooksRedeliver: 'webhooks.delivery.redeliver',
+  webhooksPing: 'webhooks.health.ping',
 } as const;
 export type Subject = (typeof Subjects)[keyof typeof Subjects];
 
@@ -229,6 +250,13 @@ export interface RpcMap {
     reply: FileJobResultsReply & { accountId: string; status: string };
   };
   [Subjects.filesPing]: { request: Record<string, never>; reply: PingReply };
+  [Subjects.webhooksCreate]: { request: WebhookCreateRequest; reply: WebhookCreateReply };
+  [Subjects.webhooksList]: { request: WebhookListRequest; reply: WebhookListReply };
+  [Subjects.webhooksUpdate]: { request: WebhookUpdateRequest; reply: Webhook };
+  [Subjects.webhooksDelete]: { request: WebhookRef; reply: WebhookDeleteReply };
+  [Subjects.webhooksDeliveryList]: { request: DeliveryListRequest; reply: DeliveryListReply };
+  [Subjects.webhooksRedeliver]: { request: RedeliverRequest; reply: Delivery };
+  [Subjects.webhooksPing]: { request: Record<string, never>; reply: PingReply };
 }
 export type RpcSubject = keyof RpcMap;
 export type RpcRequest<S extends RpcSubject> = RpcMap[S]['request'];

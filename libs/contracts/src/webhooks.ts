@@ -1,3 +1,100 @@
 /** Webhook event kinds (API_SPEC 6.1); no others exist. */
 export const WEBHOOK_EVENTS = ['file.completed', 'file.failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** At most this many webhooks per account; creating one more is 400 INVALID_REQUEST naming the limit. */
+export const MAX_WEBHOOKS_PER_ACCOUNT = 25;
+
+/** Outcome of a delivery: `pending` while attempts remain, then `success` or `failed`. */
+export const DELIVERY_STATUSES = ['pending', 'success', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** Page size of the delivery log: 1..100, default 20. */
+export const DELIVERY_PAGE = { min: 1, max: 100, default: 20 } as const;
+
+/** A webhook as the webhooks service reports it (never with its secret). */
+export interface Webhook {
+  id: string;
+  accountId: string;
+  url: string;
+  events: WebhookEvent[];
+  isActive: boolean;
+  createdAt: string;
+  updatedAt: string;
+  /** Outcome of the latest delivery that ended (success or failed); null before any ended. */
+  lastDeliveryStatus: 'success' | 'failed' | null;
+  lastDeliveryAt: string | null;
+  /** Error of the latest final failure (or why the webhook was deactivated); null after a success. */
+  lastError: string | null;
+}
+
+export interface WebhookCreateRequest {
+  accountId: string;
+  url: string;
+  events: string[];
+}
+/** The only reply that carries the signing secret (`whsec_` + base64 of 32 random bytes). */
+export interface WebhookCreateReply {
+  webhook: Webhook;
+  secret: string;
+}
+
+export interface WebhookListRequest {
+  accountId: string;
+}
+export interface WebhookListReply {
+  webhooks: Webhook[];
+  total: number;
+}
+
+export interface WebhookRef {
+  accountId: string;
+  /** Any string: one that is not a webhook of the account (malformed included) is WEBHOOK_NOT_FOUND. */
+  webhookId: string;
+}
+
+export interface WebhookUpdateRequest extends WebhookRef {
+  url?: string;
+  events?: string[];
+  isActive?: boolean;
+}
+
+export interface WebhookDeleteReply {
+  webhookId: string;
+}
+
+export interface DeliveryAttempt {
+  /** When the attempt started. */
+  at: string;
+  /** The receiver's HTTP status; null when no reply came (refused target, connection error, timeout). */
+  httpStatus: number | null;
+  durationMs: number;
+  /** Why the attempt failed; null for a 2xx. */
+  error: string | null;
+}
+
+export interface Delivery {
+  /** Also the `X-Webhook-Id` / `webhook-id` header: the same on every attempt and redelivery. */
+  id: string;
+  event: WebhookEvent;
+  jobId: string;
+  status: DeliveryStatus;
+  /** Oldest first. */
+  attempts: DeliveryAttempt[];
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+
+export interface DeliveryListRequest extends WebhookRef {
+  limit: number;
+  /** Opaque, from the previous page's `nextCursor`. */
+  cursor?: string;
+}
+export interface DeliveryListReply {
+  deliveries: Delivery[];
+  nextCursor: string | null;
+}
+
+export interface RedeliverRequest extends WebhookRef {
+  deliveryId: string;
+}
