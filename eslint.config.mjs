@@ -21,7 +21,11 @@ export default tseslint.config(
             { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
             { sourceTag: 'lib:contracts', onlyDependOnLibsWithTags: ['lib:contracts'] },
             // The testing library is allowed by tag here; no-restricted-imports keeps it out of non-test files.
-            { sourceTag: 'lib:verification', onlyDependOnLibsWithTags: ['lib:contracts', 'lib:testing'] },
+            {
+              sourceTag: 'lib:verification',
+              onlyDependOnLibsWithTags: ['lib:contracts', 'lib:net-policy', 'lib:testing'],
+            },
+            { sourceTag: 'lib:net-policy', onlyDependOnLibsWithTags: [] },
           ],
         },
       ],
