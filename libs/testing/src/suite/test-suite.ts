@@ -113,16 +113,21 @@ export class TestSuite {
     };
   }
 
-  async startService(name: ServiceName, extraEnv: Record<string, string> = {}): Promise<void> {
-    const port = this.servicePorts.get(name) ?? (await freePort());
-    this.servicePorts.set(name, port);
-    const proc = launch(name, ENTRIES[name], this.env({ HTTP_PORT: String(port), ...extraEnv }));
-    this.processes.set(name, proc);
+  /**
+   * Starts a service process; `replica` 1, 2, ... starts further processes of the same service beside the first
+   * (they share its database and NATS namespace, as replicas do).
+   */
+  async startService(name: ServiceName, extraEnv: Record<string, string> = {}, replica = 0): Promise<void> {
+    const key = replicaKey(name, replica);
+    const port = this.servicePorts.get(key) ?? (await freePort());
+    this.servicePorts.set(key, port);
+    const proc = launch(key, ENTRIES[name], this.env({ HTTP_PORT: String(port), ...extraEnv }));
+    this.processes.set(key, proc);
     await waitUntilReady(proc, `http://127.0.0.1:${port}/health/ready`);
   }
 
-  async stopService(name: ServiceName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-    const proc = this.processes.get(name);
+  async stopService(name: ServiceName, signal: NodeJS.Signals = 'SIGTERM', replica = 0): Promise<void> {
+    const proc = this.processes.get(replicaKey(name, replica));
     if (proc) await stopProcess(proc, signal);
   }
 
@@ -275,6 +280,10 @@ export class TestSuite {
       await client.end().catch(() => undefined);
     }
   }
+}
+
+function replicaKey(name: ServiceName, replica: number): string {
+  return replica === 0 ? name : `${name}#${replica}`;
 }
 
 /**
