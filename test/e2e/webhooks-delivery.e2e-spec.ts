@@ -361,11 +361,11 @@ describe('webhooks: signed, durable, retried delivery of file events', () => {
     await suite.stopService('webhooks');
     await suite.startService('webhooks', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' });
     try {
-      const hook = await createWebhook('/ssrf', ['file.completed']);
-      await suite.bus.request(Subjects.webhooksUpdate, {
+      // A host name is only resolved, and refused, when an attempt is made.
+      const hook = await suite.bus.request(Subjects.webhooksCreate, {
         accountId: account.accountId,
-        webhookId: hook.webhook.id,
         url: receiver.urlFor('localhost', '/ssrf'),
+        events: ['file.completed'],
       });
       // An IP literal in a private range is refused when the webhook is made.
       await expect(

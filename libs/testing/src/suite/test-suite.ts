@@ -63,6 +63,8 @@ export class TestSuite {
   readonly webhookSecretKey = randomBytes(32).toString('hex');
   readonly processes = new Map<string, RunningProcess>();
   readonly gatewayPorts: number[] = [];
+  /** The first gateway's port, chosen before any process starts so every service knows PUBLIC_BASE_URL. */
+  private firstGatewayPort?: number;
   private readonly servicePorts = new Map<string, number>();
   bus!: MessageBus;
 
@@ -75,6 +77,7 @@ export class TestSuite {
   static async start(options: SuiteOptions = {}): Promise<TestSuite> {
     const suite = new TestSuite(options);
     try {
+      suite.firstGatewayPort = await freePort();
       suite.bus = await MessageBus.connect({
         url: suite.natsUrl,
         namespace: suite.namespace,
@@ -107,6 +110,8 @@ export class TestSuite {
       GRAVATAR_BASE_URL: '',
       RDAP_BASE_URL: '',
       WEBHOOK_SECRET_KEY: this.webhookSecretKey,
+      // Links in events and replies name the first gateway, as an installation's PUBLIC_BASE_URL names its own.
+      ...(this.firstGatewayPort ? { PUBLIC_BASE_URL: `http://127.0.0.1:${this.firstGatewayPort}` } : {}),
       ...(this.options.redis ? { REDIS_URL: this.redisUrl } : {}),
       ...this.options.env,
       ...extra,
@@ -134,7 +139,7 @@ export class TestSuite {
   /** Starts one more gateway process; returns its index for `call(..., { gateway })`. */
   async startGateway(extraEnv: Record<string, string> = {}): Promise<number> {
     const index = this.gatewayPorts.length;
-    const port = await freePort();
+    const port = index === 0 && this.firstGatewayPort ? this.firstGatewayPort : await freePort();
     const proc = launch(
       `gateway${index}`,
       ENTRIES.gateway,
