@@ -101,13 +101,22 @@ describe('webhooks under faults: nothing lost, nothing doubled', () => {
     await hook('/killed', owner);
     const id = await upload(owner);
     await receiver.waitFor('/killed', 1);
-    // The first attempt failed and the next one is 3 s away: the process dies with the retry in its future.
+    // Once the failed first attempt is recorded (the next one 3 s away), the process dies.
+    for (;;) {
+      const recorded = await suite.sql(
+        `SELECT 1 FROM webhooks.attempts a JOIN webhooks.deliveries d ON d.id = a.delivery_id WHERE d.job_id = $1`,
+        [id],
+      );
+      if (recorded.length > 0) break;
+      await quiet(20);
+    }
     await suite.stopService('webhooks', 'SIGKILL');
-    const [pending] = await suite.sql<{ status: string; attempt_count: number }>(
-      `SELECT status, attempt_count FROM webhooks.deliveries WHERE job_id = $1`,
+    const [pending] = await suite.sql<{ status: string; attempt_count: number; due: boolean }>(
+      `SELECT status, attempt_count, next_attempt_at > now() AS due FROM webhooks.deliveries WHERE job_id = $1`,
       [id],
     );
-    expect(pending).toMatchObject({ status: 'pending', attempt_count: 1 });
+    // The fault came between the two attempts: one made, the next still ahead.
+    expect(pending).toMatchObject({ status: 'pending', attempt_count: 1, due: true });
     await suite.startService('webhooks');
     const [first, second] = await receiver.waitFor('/killed', 2);
     expect(second!.headers['x-webhook-id']).toBe(first!.headers['x-webhook-id']);
