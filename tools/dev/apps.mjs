@@ -4,6 +4,7 @@ export const SERVICES = [
   { name: 'credits', entry: 'dist/apps/credits/src/main.js', portOffset: 101 },
   { name: 'verifier', entry: 'dist/apps/verifier/src/main.js', portOffset: 102 },
   { name: 'file-jobs', entry: 'dist/apps/file-jobs/src/main.js', portOffset: 103 },
+  { name: 'webhooks', entry: 'dist/apps/webhooks/src/main.js', portOffset: 104 },
 ];
 /**
  * V8 flags every app runs with (also the Dockerfile's NODE_OPTIONS and the test harness's launch): a young

@@ -1,6 +1,7 @@
 // `npm start`: installs what is missing, finds or starts PostgreSQL and NATS, builds, starts every app, and
 // prints the base URL, the docs URL and a demo API key with credits. Ctrl-C stops everything it started.
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { GATEWAY, NODE_FLAGS, SERVICES } from './apps.mjs';
@@ -19,6 +20,17 @@ ensureDependencies();
 const infra = await ensureInfrastructure({ redis: false });
 build();
 
+/**
+ * A secret of this installation, made once and kept in .data/ readable by its owner only, so restarts (and the
+ * data it protects) keep working; an explicit environment variable wins.
+ */
+function installationSecret(name) {
+  if (process.env[name]) return process.env[name];
+  const file = path.join(dataDir, `${name.toLowerCase().replaceAll('_', '-')}.txt`);
+  if (!existsSync(file)) writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
 const port = Number(process.env.PORT || GATEWAY.port);
 const baseUrl = process.env.PUBLIC_BASE_URL || `http://localhost:${port}`;
 const env = {
@@ -27,6 +39,7 @@ const env = {
   PORT: String(port),
   PUBLIC_BASE_URL: baseUrl,
   NODE_ENV: process.env.NODE_ENV || 'development',
+  WEBHOOK_SECRET_KEY: installationSecret('WEBHOOK_SECRET_KEY'),
 };
 const logsDir = path.join(dataDir, 'logs');
 mkdirSync(logsDir, { recursive: true });

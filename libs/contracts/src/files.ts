@@ -24,3 +24,19 @@ export const FINISHED_JOB_STATES: readonly JobState[] = ['completed', 'completed
 export function isTerminalJobState(state: JobState): boolean {
   return TERMINAL_JOB_STATES.includes(state);
 }
+
+/**
+ * The webhook event a job emits on reaching a state: `completed` and `completed_with_warning` emit
+ * `file.completed`, `failed` emits `file.failed`; every other state (`cancelled` included) emits nothing.
+ */
+export function eventOfState(state: JobState): 'file.completed' | 'file.failed' | undefined {
+  switch (state) {
+    case 'completed':
+    case 'completed_with_warning':
+      return 'file.completed';
+    case 'failed':
+      return 'file.failed';
+    default:
+      return undefined;
+  }
+}

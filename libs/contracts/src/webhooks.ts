@@ -71,6 +71,8 @@ export interface DeliveryAttempt {
   durationMs: number;
   /** Why the attempt failed; null for a 2xx. */
   error: string | null;
+  /** The first KiB of the receiver's reply body, when it sent one. */
+  responseBody: string | null;
 }
 
 export interface Delivery {

@@ -3,6 +3,7 @@ import {
   type ChunkResultMessage,
   chunkSubject,
   EventSubjects,
+  eventOfState,
   type FileEvent,
   jobStatusSubject,
   type JobStatusBroadcast,
@@ -18,6 +19,8 @@ import type { JobRow, JobsRepository } from './jobs.repository';
 import { MergeAbandoned, type ResultWriter } from './result-writer';
 
 const ACTIVE = ['running', 'processing'] as const;
+/** An outbox row this old was not published by the process that wrote it (it died, or publishing failed). */
+const OUTBOX_GRACE_SECONDS = 10;
 /** How often a merge that follows a running job looks for the next chunk's results. */
 const FOLLOW_POLL_MS = 250;
 
@@ -98,6 +101,12 @@ export class JobRunner {
       for (const { id } of await this.repo.activeJobIds()) {
         await this.repo.requeueStale(id, this.config.FILE_CHUNK_STALE_SECONDS);
         await this.advance(id);
+      }
+      // Events whose publication a crash (or an unreachable JetStream) interrupted; the deterministic message id
+      // and the webhooks service's unique deliveries keep a second publication from reaching anyone twice.
+      for (const { job_id } of await this.repo.unpublishedEvents(OUTBOX_GRACE_SECONDS)) {
+        const job = await this.repo.findById(job_id);
+        if (job) await this.emit(job);
       }
     } catch (err) {
       this.logger.warn({ err }, 'recovery pass failed');
@@ -262,7 +271,7 @@ export class JobRunner {
         });
         if (done) {
           this.broadcast(done);
-          await this.emit(done);
+          await this.emitNow(done);
         }
       } catch (err) {
         await this.mergeFailed(merging, err);
@@ -287,7 +296,7 @@ export class JobRunner {
     );
     if (failed) {
       this.broadcast(failed);
-      await this.emit(failed);
+      await this.emitNow(failed);
     }
   }
 
@@ -309,10 +318,25 @@ export class JobRunner {
     } satisfies JobStatusBroadcast);
   }
 
+  /** Publishes a job's event right after its state change; what fails here the recovery publishes later. */
+  private async emitNow(job: JobRow): Promise<void> {
+    try {
+      await this.emit(job);
+    } catch (err) {
+      this.logger.warn({ err, jobId: job.id }, 'event not published yet; recovery publishes it');
+    }
+  }
+
+  /**
+   * Publishes the event of a job in a terminal state and clears its outbox row. The body is built from the
+   * stored job alone (its timestamp is the job's completion), so a repeated publication is the same event.
+   */
   private async emit(job: JobRow): Promise<void> {
-    const timestamp = new Date().toISOString();
+    const kind = eventOfState(job.status);
+    if (!kind) return;
+    const timestamp = (job.completed_at ?? job.created_at).toISOString();
     let event: FileEvent;
-    if (job.status === 'failed') {
+    if (kind === 'file.failed') {
       event = {
         event: 'file.failed',
         timestamp,
@@ -359,6 +383,7 @@ export class JobRunner {
     }
     const subject = event.event === 'file.completed' ? EventSubjects.completed : EventSubjects.failed;
     await this.kit.publish(subject, event, `${job.id}:${event.event}`);
+    await this.repo.markEventPublished(job.id, event.event);
   }
 }
 

@@ -1,5 +1,6 @@
 import {
   type ChunkItemResult,
+  eventOfState,
   type JobState,
   type PackedChunkItem,
   packChunkItem,
@@ -146,16 +147,24 @@ export class JobsRepository {
       error?: { code: string; message: string };
     } = {},
   ): Promise<JobRow | undefined> {
+    // A state that emits an event records the intent in the same statement (the outbox), so a crash before the
+    // event is published delays it but never loses it: the runner's recovery publishes what is left.
     const raw: unknown = await this.db.query(
-      `UPDATE files.jobs SET status = $3, updated_at = now(),
-              started_at = CASE WHEN $4::boolean THEN COALESCE(started_at, now()) ELSE started_at END,
-              completed_at = CASE WHEN $5::boolean THEN now() ELSE completed_at END,
-              result_object = COALESCE($6, result_object),
-              credits_used = COALESCE($7, credits_used),
-              error_code = COALESCE($8, error_code),
-              error_message = COALESCE($9, error_message)
-        WHERE id = $2 AND ($1::uuid IS NULL OR account_id = $1::uuid) AND status = ANY($10::text[])
-        RETURNING *`,
+      `WITH moved AS (
+         UPDATE files.jobs SET status = $3, updated_at = now(),
+                started_at = CASE WHEN $4::boolean THEN COALESCE(started_at, now()) ELSE started_at END,
+                completed_at = CASE WHEN $5::boolean THEN now() ELSE completed_at END,
+                result_object = COALESCE($6, result_object),
+                credits_used = COALESCE($7, credits_used),
+                error_code = COALESCE($8, error_code),
+                error_message = COALESCE($9, error_message)
+          WHERE id = $2 AND ($1::uuid IS NULL OR account_id = $1::uuid) AND status = ANY($10::text[])
+          RETURNING *),
+       outbox AS (
+         INSERT INTO files.event_outbox (job_id, event)
+         SELECT id, $11::text FROM moved WHERE $11::text IS NOT NULL
+         ON CONFLICT DO NOTHING)
+       SELECT * FROM moved`,
       [
         accountId,
         jobId,
@@ -167,9 +176,25 @@ export class JobsRepository {
         extra.error?.code ?? null,
         extra.error?.message ?? null,
         from,
+        eventOfState(to) ?? null,
       ],
     );
     return returnedRows<JobRow>(raw)[0];
+  }
+
+  /** Events recorded with their job's state change and not yet published, oldest first (recovery). */
+  async unpublishedEvents(olderThanSeconds: number): Promise<Array<{ job_id: string; event: string }>> {
+    return (await this.db.query(
+      `SELECT job_id, event FROM files.event_outbox
+        WHERE created_at < now() - make_interval(secs => $1)
+        ORDER BY created_at LIMIT 100`,
+      [olderThanSeconds],
+    )) as Array<{ job_id: string; event: string }>;
+  }
+
+  /** The event is on the EVENTS stream: its outbox row goes. */
+  async markEventPublished(jobId: string, event: string): Promise<void> {
+    await this.db.query(`DELETE FROM files.event_outbox WHERE job_id = $1 AND event = $2`, [jobId, event]);
   }
 
   async markSettled(jobId: string): Promise<void> {

@@ -78,8 +78,8 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 
 {{/*
-The Secret holding DATABASE_URL, DOWNLOAD_SIGNING_SECRET, REDIS_URL (and POSTGRES_PASSWORD for the
-bundled PostgreSQL): the chart's own, or .Values.secret.existingSecret.
+The Secret holding DATABASE_URL, DOWNLOAD_SIGNING_SECRET, WEBHOOK_SECRET_KEY, REDIS_URL (and
+POSTGRES_PASSWORD for the bundled PostgreSQL): the chart's own, or .Values.secret.existingSecret.
 */}}
 {{- define "emailverify.secretName" -}}
 {{- if .Values.secret.existingSecret }}

@@ -4,12 +4,13 @@ import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { Client } from 'pg';
 import { freePort, launch, type RunningProcess, stopProcess, waitUntilReady } from './processes';
 
-export type ServiceName = 'credits' | 'verifier' | 'file-jobs';
+export type ServiceName = 'credits' | 'verifier' | 'file-jobs' | 'webhooks';
 
 const ENTRIES: Record<ServiceName | 'gateway', string> = {
   credits: 'dist/apps/credits/src/main.js',
   verifier: 'dist/apps/verifier/src/main.js',
   'file-jobs': 'dist/apps/file-jobs/src/main.js',
+  webhooks: 'dist/apps/webhooks/src/main.js',
   gateway: 'dist/apps/gateway/src/main.js',
 };
 
@@ -58,6 +59,8 @@ export class TestSuite {
   readonly databaseUrl: string;
   readonly natsUrl = process.env.NATS_URL || 'nats://127.0.0.1:4222';
   readonly redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
+  /** This installation's key for webhook secrets at rest. */
+  readonly webhookSecretKey = randomBytes(32).toString('hex');
   readonly processes = new Map<string, RunningProcess>();
   readonly gatewayPorts: number[] = [];
   private readonly servicePorts = new Map<string, number>();
@@ -77,7 +80,7 @@ export class TestSuite {
         namespace: suite.namespace,
         name: `test-${suite.id}`,
       });
-      for (const service of options.services ?? ['credits', 'verifier', 'file-jobs'])
+      for (const service of options.services ?? ['credits', 'verifier', 'file-jobs', 'webhooks'])
         await suite.startService(service);
       for (let i = 0; i < (options.gateways ?? 1); i++) await suite.startGateway();
       return suite;
@@ -103,6 +106,7 @@ export class TestSuite {
       DNSBL_DOMAIN_ZONES: '',
       GRAVATAR_BASE_URL: '',
       RDAP_BASE_URL: '',
+      WEBHOOK_SECRET_KEY: this.webhookSecretKey,
       ...(this.options.redis ? { REDIS_URL: this.redisUrl } : {}),
       ...this.options.env,
       ...extra,

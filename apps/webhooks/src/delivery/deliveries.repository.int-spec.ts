@@ -1,0 +1,183 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { DataSource } from '@emailverify/persistence';
+import { openTestDatabase } from '@emailverify/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhooksMigrations } from '../migrations';
+import { SecretBox } from '../webhooks/secret-box';
+import { WebhooksRepository } from '../webhooks/webhooks.repository';
+import { type AttemptRecord, DeliveriesRepository } from './deliveries.repository';
+
+describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes', () => {
+  let db: DataSource;
+  let drop: () => Promise<void>;
+  let webhooks: WebhooksRepository;
+  let deliveries: DeliveriesRepository;
+  const box = new SecretBox(randomBytes(32));
+
+  beforeAll(async () => {
+    ({ db, drop } = await openTestDatabase('webhooks', webhooksMigrations));
+    webhooks = new WebhooksRepository(db);
+    deliveries = new DeliveriesRepository(db);
+  });
+  afterAll(async () => drop?.());
+
+  async function makeWebhook(accountId: string, events = ['file.completed', 'file.failed']) {
+    const id = randomUUID();
+    const row = await webhooks.create(
+      accountId,
+      { id, url: 'https://hooks.example.com/in', events, secretSealed: box.seal('whsec_x', id) },
+      25,
+    );
+    return row!;
+  }
+
+  function event(accountId: string, kind = 'file.completed', jobId = randomUUID()) {
+    return {
+      accountId,
+      eventId: `${jobId}:${kind}`,
+      event: kind,
+      jobId,
+      body: `{"event":"${kind}"}`,
+      requestId: null,
+      firstDelayMs: 0,
+    };
+  }
+
+  function attempt(delivery: { id: string; webhook_id: string; attempt_count: number }): AttemptRecord {
+    return {
+      deliveryId: delivery.id,
+      webhookId: delivery.webhook_id,
+      n: delivery.attempt_count,
+      at: new Date(),
+      httpStatus: 500,
+      durationMs: 12,
+      error: 'HTTP 500',
+      responseBody: 'oops',
+    };
+  }
+
+  /** Claims until nothing is due (other tests' deliveries included), keeping those of `webhookIds`. */
+  async function claimAll(webhookIds: string[]) {
+    const mine = [];
+    for (;;) {
+      const claimed = await deliveries.claimDue(100, 60_000);
+      if (claimed.length === 0) return mine;
+      mine.push(...claimed.filter((d) => webhookIds.includes(d.webhook_id)));
+    }
+  }
+
+  it('makes one delivery per active subscribed webhook of the account, once per event', async () => {
+    const account = randomUUID();
+    const both = await makeWebhook(account);
+    const failedOnly = await makeWebhook(account, ['file.failed']);
+    const inactive = await makeWebhook(account);
+    await webhooks.update(account, inactive.id, { isActive: false });
+    const other = await makeWebhook(randomUUID());
+    const e = event(account);
+    expect(await deliveries.createForEvent(e)).toHaveLength(1);
+    expect(await deliveries.createForEvent(e)).toHaveLength(0);
+    const claimed = await claimAll([both.id, failedOnly.id, inactive.id, other.id]);
+    expect(claimed.map((d) => d.webhook_id)).toEqual([both.id]);
+  });
+
+  it('hands each due delivery to exactly one of several concurrent claimers', async () => {
+    const account = randomUUID();
+    const hooks = await Promise.all(Array.from({ length: 5 }, () => makeWebhook(account)));
+    for (let i = 0; i < 20; i++) await deliveries.createForEvent(event(account));
+    const ids = hooks.map((h) => h.id);
+    const rounds = await Promise.all(Array.from({ length: 6 }, () => claimAll(ids)));
+    const claimed = rounds.flat().map((d) => d.id);
+    expect(claimed).toHaveLength(100);
+    expect(new Set(claimed).size).toBe(100);
+  });
+
+  it('gives an expired claim to the next claimer, and the first process then records nothing', async () => {
+    const account = randomUUID();
+    const hook = await makeWebhook(account);
+    await deliveries.createForEvent(event(account));
+    const [first] = (await deliveries.claimDue(100, 1)).filter((d) => d.webhook_id === hook.id);
+    expect(first?.attempt_count).toBe(1);
+    await db.query(
+      `UPDATE webhooks.deliveries SET claimed_until = now() - interval '1 second' WHERE id = $1`,
+      [first!.id],
+    );
+    const [second] = (await claimAll([hook.id])).filter((d) => d.id === first!.id);
+    expect(second?.attempt_count).toBe(2);
+    expect(await deliveries.recordAttempt(attempt(first!), { kind: 'failed' }, { disableAfterDays: 5 })).toBe(
+      false,
+    );
+    expect(
+      await deliveries.recordAttempt(attempt(second!), { kind: 'success' }, { disableAfterDays: 5 }),
+    ).toBe(true);
+    const [log] = await deliveries.list(account, hook.id, 10);
+    expect(log).toMatchObject({ status: 'success' });
+    expect(log!.attempts.map((a) => a.n)).toEqual([2]);
+  });
+
+  it('deactivates a webhook whose deliveries all failed for the set number of days, and not before', async () => {
+    const account = randomUUID();
+    const hook = await makeWebhook(account);
+    const fail = async () => {
+      await deliveries.createForEvent(event(account));
+      const [claimed] = await claimAll([hook.id]);
+      await deliveries.recordAttempt(attempt(claimed!), { kind: 'failed' }, { disableAfterDays: 5 });
+      return (await webhooks.find(account, hook.id))!;
+    };
+    expect(await fail()).toMatchObject({
+      is_active: true,
+      last_delivery_status: 'failed',
+      last_error: 'HTTP 500',
+    });
+    // Four days of failures: still active.
+    await db.query(`UPDATE webhooks.webhooks SET failing_since = now() - interval '4 days' WHERE id = $1`, [
+      hook.id,
+    ]);
+    expect((await fail()).is_active).toBe(true);
+    // Five days: the next final failure deactivates it, and says why.
+    await db.query(`UPDATE webhooks.webhooks SET failing_since = now() - interval '5 days' WHERE id = $1`, [
+      hook.id,
+    ]);
+    const disabled = await fail();
+    expect(disabled.is_active).toBe(false);
+    expect(disabled.last_error).toMatch(/Deactivated: every delivery failed for 5 days.*HTTP 500/);
+    // Reactivated, the count starts afresh.
+    await webhooks.update(account, hook.id, { isActive: true });
+    expect((await fail()).is_active).toBe(true);
+  });
+
+  it('starts the count afresh after a success', async () => {
+    const account = randomUUID();
+    const hook = await makeWebhook(account);
+    await db.query(`UPDATE webhooks.webhooks SET failing_since = now() - interval '9 days' WHERE id = $1`, [
+      hook.id,
+    ]);
+    await deliveries.createForEvent(event(account));
+    const [ok] = await claimAll([hook.id]);
+    await deliveries.recordAttempt(attempt(ok!), { kind: 'success' }, { disableAfterDays: 5 });
+    await deliveries.createForEvent(event(account));
+    const [failed] = await claimAll([hook.id]);
+    await deliveries.recordAttempt(attempt(failed!), { kind: 'failed' }, { disableAfterDays: 5 });
+    expect(await webhooks.find(account, hook.id)).toMatchObject({
+      is_active: true,
+      last_delivery_status: 'failed',
+    });
+  });
+
+  it('pages the delivery log newest first without skipping or repeating rows', async () => {
+    const account = randomUUID();
+    const hook = await makeWebhook(account);
+    for (let i = 0; i < 7; i++) await deliveries.createForEvent(event(account));
+    const seen: string[] = [];
+    let after: { createdKey: string; id: string } | undefined;
+    for (;;) {
+      const page = await deliveries.list(account, hook.id, 3, after);
+      seen.push(...page.map((d) => d.id));
+      if (page.length < 3) break;
+      const last = page[page.length - 1]!;
+      after = { createdKey: last.created_key, id: last.id };
+    }
+    expect(seen).toHaveLength(7);
+    expect(new Set(seen).size).toBe(7);
+    expect(await deliveries.list(randomUUID(), hook.id, 10)).toEqual([]);
+  });
+});

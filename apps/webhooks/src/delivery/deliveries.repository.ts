@@ -1,0 +1,289 @@
+import { type DataSource, returnedRows } from '@emailverify/persistence';
+
+export interface NewEventDeliveries {
+  accountId: string;
+  eventId: string;
+  event: string;
+  jobId: string;
+  body: string;
+  requestId: string | null;
+  /** Delay before the first attempt. */
+  firstDelayMs: number;
+}
+
+/** A delivery claimed for one attempt, with what the attempt needs of its webhook. */
+export interface ClaimedDelivery {
+  id: string;
+  webhook_id: string;
+  event: string;
+  body: string;
+  /** The number of this attempt (1 for the first). */
+  attempt_count: number;
+  max_attempts: number | null;
+  request_id: string | null;
+  url: string;
+  secret_sealed: Buffer;
+  is_active: boolean;
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  webhookId: string;
+  /** The claimed attempt number: a claim that expired and was taken over records nothing. */
+  n: number;
+  at: Date;
+  httpStatus: number | null;
+  durationMs: number;
+  error: string | null;
+  responseBody: string | null;
+}
+
+/**
+ * What an attempt leads to: delivered; another attempt at `nextAttemptAt`; failed for good; or `gone` (410),
+ * which also deactivates the webhook. `inactive` ends a delivery whose webhook was deactivated meanwhile.
+ */
+export type AttemptOutcome =
+  | { kind: 'success' }
+  | { kind: 'retry'; nextAttemptAt: Date }
+  | { kind: 'failed' }
+  | { kind: 'gone' }
+  | { kind: 'inactive' };
+
+export interface AttemptRow {
+  n: number;
+  at: string;
+  http_status: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_body: string | null;
+}
+
+export interface DeliveryRow {
+  id: string;
+  event: string;
+  job_id: string;
+  status: 'pending' | 'success' | 'failed';
+  next_attempt_at: Date | null;
+  created_at: Date;
+  /** created_at as PostgreSQL prints it (microseconds kept): the page cursor. */
+  created_key: string;
+  attempts: AttemptRow[];
+}
+
+const DELIVERY_VIEW = `
+  d.id, d.event, d.job_id, d.status, d.next_attempt_at, d.created_at, d.created_at::text AS created_key,
+  COALESCE((SELECT json_agg(json_build_object('n', a.n, 'at', a.at, 'http_status', a.http_status,
+                                              'duration_ms', a.duration_ms, 'error', a.error,
+                                              'response_body', a.response_body) ORDER BY a.n)
+              FROM webhooks.attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempts`;
+
+export class DeliveriesRepository {
+  constructor(private readonly db: DataSource) {}
+
+  /**
+   * One delivery per active webhook of the account subscribed to the event, in one statement. The unique key
+   * (event, webhook) makes a repeated event add nothing. Returns the ids of the deliveries made now.
+   */
+  async createForEvent(input: NewEventDeliveries): Promise<string[]> {
+    const rows = (await this.db.query(
+      `INSERT INTO webhooks.deliveries
+              (id, webhook_id, account_id, event_id, event, job_id, body, request_id, next_attempt_at)
+       SELECT gen_random_uuid(), w.id, w.account_id, $2, $3, $4, $5, $6, now() + make_interval(secs => $7)
+         FROM webhooks.webhooks w
+        WHERE w.account_id = $1 AND w.is_active AND $3 = ANY (w.events)
+       ON CONFLICT (event_id, webhook_id) DO NOTHING
+       RETURNING id`,
+      [
+        input.accountId,
+        input.eventId,
+        input.event,
+        input.jobId,
+        input.body,
+        input.requestId,
+        input.firstDelayMs / 1000,
+      ],
+    )) as Array<{ id: string }>;
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Claims up to `limit` deliveries whose next attempt is due, skipping rows another replica holds (FOR UPDATE
+   * SKIP LOCKED), and counts the attempt. The claim lasts `leaseMs`: a process that dies mid-attempt leaves the
+   * delivery to be claimed again once it runs out.
+   */
+  async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    return returnedRows<ClaimedDelivery>(
+      await this.db.query(
+        `UPDATE webhooks.deliveries d
+            SET attempt_count = d.attempt_count + 1, claimed_until = now() + make_interval(secs => $2)
+           FROM webhooks.webhooks w
+          WHERE w.id = d.webhook_id
+            AND d.id IN (SELECT id FROM webhooks.deliveries
+                          WHERE status = 'pending' AND next_attempt_at <= now()
+                            AND (claimed_until IS NULL OR claimed_until < now())
+                          ORDER BY next_attempt_at
+                          LIMIT $1
+                          FOR UPDATE SKIP LOCKED)
+          RETURNING d.id, d.webhook_id, d.event, d.body, d.attempt_count, d.max_attempts, d.request_id,
+                    w.url, w.secret_sealed, w.is_active`,
+        [limit, leaseMs / 1000],
+      ),
+    );
+  }
+
+  /**
+   * Stores an attempt and its outcome in one transaction: the attempt row, the delivery's state, and on a
+   * final outcome the webhook's `last_delivery_*` (with the auto-disable rule). Returns false when the claim
+   * had expired and another process took the delivery over (nothing is stored then).
+   */
+  async recordAttempt(
+    attempt: AttemptRecord,
+    outcome: AttemptOutcome,
+    rules: { disableAfterDays: number },
+  ): Promise<boolean> {
+    return this.db.transaction(async (m) => {
+      const status = outcome.kind === 'success' ? 'success' : outcome.kind === 'retry' ? 'pending' : 'failed';
+      const next = outcome.kind === 'retry' ? outcome.nextAttemptAt : null;
+      const updated = returnedRows<{ id: string }>(
+        await m.query(
+          `UPDATE webhooks.deliveries SET status = $3, next_attempt_at = $4, claimed_until = NULL
+            WHERE id = $1 AND attempt_count = $2 AND status = 'pending'
+            RETURNING id`,
+          [attempt.deliveryId, attempt.n, status, next],
+        ),
+      );
+      if (updated.length === 0) return false;
+      await m.query(
+        `INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+        [
+          attempt.deliveryId,
+          attempt.n,
+          attempt.at,
+          attempt.httpStatus,
+          Math.round(attempt.durationMs),
+          attempt.error,
+          attempt.responseBody,
+        ],
+      );
+      switch (outcome.kind) {
+        case 'success':
+          await m.query(
+            `UPDATE webhooks.webhooks
+                SET last_delivery_status = 'success', last_delivery_at = now(), last_error = NULL,
+                    failing_since = NULL
+              WHERE id = $1`,
+            [attempt.webhookId],
+          );
+          break;
+        case 'failed': {
+          const rows = returnedRows<{ is_active: boolean }>(
+            await m.query(
+              `UPDATE webhooks.webhooks
+                  SET last_delivery_status = 'failed', last_delivery_at = now(),
+                      failing_since = COALESCE(failing_since, now()),
+                      is_active = is_active AND COALESCE(failing_since, now()) > now() - make_interval(days => $3),
+                      last_error = CASE
+                        WHEN is_active AND COALESCE(failing_since, now()) <= now() - make_interval(days => $3)
+                        THEN $4 ELSE $2 END
+                WHERE id = $1
+                RETURNING is_active`,
+              [
+                attempt.webhookId,
+                attempt.error,
+                rules.disableAfterDays,
+                `Deactivated: every delivery failed for ${rules.disableAfterDays} days with no success. Last error: ${attempt.error ?? 'unknown'}`,
+              ],
+            ),
+          );
+          if (rows[0] && !rows[0].is_active) await endPending(m, attempt.webhookId);
+          break;
+        }
+        case 'gone':
+          await m.query(
+            `UPDATE webhooks.webhooks
+                SET last_delivery_status = 'failed', last_delivery_at = now(), last_error = $2,
+                    is_active = false, updated_at = now()
+              WHERE id = $1`,
+            [attempt.webhookId, attempt.error],
+          );
+          await endPending(m, attempt.webhookId);
+          break;
+        case 'retry':
+        case 'inactive':
+          break;
+      }
+      return true;
+    });
+  }
+
+  /** A page of the webhook's delivery log, newest first; `after` is the last row of the previous page. */
+  async list(
+    accountId: string,
+    webhookId: string,
+    limit: number,
+    after?: { createdKey: string; id: string },
+  ): Promise<DeliveryRow[]> {
+    return (await this.db.query(
+      `SELECT ${DELIVERY_VIEW}
+         FROM webhooks.deliveries d
+        WHERE d.account_id = $1 AND d.webhook_id = $2
+          AND ($3::timestamptz IS NULL OR (d.created_at, d.id) < ($3::timestamptz, $4::uuid))
+        ORDER BY d.created_at DESC, d.id DESC
+        LIMIT $5`,
+      [accountId, webhookId, after?.createdKey ?? null, after?.id ?? null, limit],
+    )) as DeliveryRow[];
+  }
+
+  async find(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
+    const rows = (await this.db.query(
+      `SELECT ${DELIVERY_VIEW} FROM webhooks.deliveries d
+        WHERE d.account_id = $1 AND d.webhook_id = $2 AND d.id = $3`,
+      [accountId, webhookId, deliveryId],
+    )) as DeliveryRow[];
+    return rows[0];
+  }
+
+  /**
+   * Makes one more attempt of a delivery due now, with the same id and body. A delivery that had ended gets
+   * exactly one more attempt; one still pending keeps its remaining attempts and is simply brought forward.
+   */
+  async redeliver(accountId: string, webhookId: string, deliveryId: string): Promise<boolean> {
+    const rows = returnedRows<{ id: string }>(
+      await this.db.query(
+        `UPDATE webhooks.deliveries
+            SET max_attempts = CASE WHEN status = 'pending' THEN max_attempts ELSE attempt_count + 1 END,
+                status = 'pending',
+                next_attempt_at = now()
+          WHERE account_id = $1 AND webhook_id = $2 AND id = $3
+          RETURNING id`,
+        [accountId, webhookId, deliveryId],
+      ),
+    );
+    return rows.length > 0;
+  }
+
+  /** Removes ended deliveries older than the retention period (their attempts go with them). */
+  async deleteEndedBefore(days: number): Promise<number> {
+    const rows = returnedRows<{ id: string }>(
+      await this.db.query(
+        `DELETE FROM webhooks.deliveries
+          WHERE created_at < now() - make_interval(days => $1) AND status <> 'pending'
+          RETURNING id`,
+        [days],
+      ),
+    );
+    return rows.length;
+  }
+}
+
+type Queryable = { query(sql: string, params?: unknown[]): Promise<unknown> };
+
+/** An inactive webhook receives nothing: its deliveries still waiting end as failed. */
+async function endPending(m: Queryable, webhookId: string): Promise<void> {
+  await m.query(
+    `UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL
+      WHERE webhook_id = $1 AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < now())`,
+    [webhookId],
+  );
+}

@@ -1,0 +1,209 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { Agent, request } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { classifyAddress, isIpLiteral } from '@emailverify/net-policy';
+
+/** What one POST came to: the receiver's status (null when none came), a short body excerpt, or an error. */
+export interface SendResult {
+  status: number | null;
+  headers: Record<string, string | string[] | undefined>;
+  /** The first KEEP_BODY_BYTES of the reply body. */
+  body: string | null;
+  /** Why no usable reply came (refused target, connection or TLS error, time-out); null when one came. */
+  error: string | null;
+  durationMs: number;
+}
+
+export interface SenderOptions {
+  timeoutMs: number;
+  allowPrivateNetworks: boolean;
+  /** Resolves a host name to every address it has (injected so tests can point names anywhere). */
+  resolve?: (host: string) => Promise<Array<{ address: string; family: number }>>;
+}
+
+/** Reply bodies are read up to this much (then the connection is dropped) ... */
+const READ_BODY_BYTES = 64 * 1024;
+/** ... and this much is kept for the delivery log. */
+const KEEP_BODY_BYTES = 1024;
+/** Idle pooled connections to one checked address are closed after this long. */
+const AGENT_IDLE_MS = 60_000;
+
+const systemResolve = (host: string) => dnsLookup(host, { all: true, verbatim: true });
+
+/**
+ * POSTs webhook deliveries over HTTPS, only to where they may go: the host is resolved at every attempt, the
+ * attempt is refused when any of its addresses is non-public (unless private networks are allowed), and the
+ * connection goes to the address that was checked — a second, different DNS answer cannot redirect it. TLS
+ * still verifies the certificate against the host name. Redirects are never followed.
+ *
+ * Connections are pooled per (host, port, checked address), so a kept-alive connection is always one made to
+ * an address that passed the check.
+ */
+export class HttpSender {
+  private readonly agents = new Map<string, { agent: Agent; usedAt: number }>();
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly resolve: NonNullable<SenderOptions['resolve']>;
+
+  constructor(private readonly options: SenderOptions) {
+    this.resolve = options.resolve ?? systemResolve;
+    this.sweeper = setInterval(() => this.closeIdleAgents(), AGENT_IDLE_MS);
+    this.sweeper.unref();
+  }
+
+  async post(target: string, headers: Record<string, string>, body: string): Promise<SendResult> {
+    const started = performance.now();
+    const elapsed = () => performance.now() - started;
+    const signal = AbortSignal.timeout(this.options.timeoutMs);
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      return failure('the webhook URL is not valid', elapsed());
+    }
+    if (url.protocol !== 'https:') return failure('only https URLs are delivered to', elapsed());
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    let address: { address: string; family: number };
+    try {
+      address = await this.checkedAddress(host, signal);
+    } catch (err) {
+      return failure((err as Error).message, elapsed());
+    }
+    const port = Number(url.port || 443);
+    try {
+      return await new Promise<SendResult>((resolve, reject) => {
+        const req = request(
+          {
+            host,
+            port,
+            path: `${url.pathname}${url.search}`,
+            method: 'POST',
+            headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+            agent: this.agentFor(host, port, address),
+            lookup: pinnedLookup(address),
+            signal,
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            let read = 0;
+            let kept = 0;
+            const done = () => {
+              const text = Buffer.concat(chunks).subarray(0, KEEP_BODY_BYTES).toString('utf8');
+              resolve({
+                status: res.statusCode ?? null,
+                headers: res.headers,
+                body: text || null,
+                error: null,
+                durationMs: elapsed(),
+              });
+            };
+            res.on('data', (chunk: Buffer) => {
+              read += chunk.length;
+              if (kept < KEEP_BODY_BYTES) {
+                chunks.push(chunk);
+                kept += chunk.length;
+              }
+              if (read >= READ_BODY_BYTES) {
+                // Enough read: the outcome is known; the rest is not wanted.
+                res.destroy();
+                done();
+              }
+            });
+            res.on('end', done);
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    } catch (err) {
+      const message = signal.aborted
+        ? `no reply within ${this.options.timeoutMs} ms`
+        : `could not deliver: ${describeError(err)}`;
+      return failure(message, elapsed());
+    }
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    for (const { agent } of this.agents.values()) agent.destroy();
+    this.agents.clear();
+  }
+
+  /** Resolves the host (an IP literal is its own answer) and applies the address rule to every answer. */
+  private async checkedAddress(
+    host: string,
+    signal: AbortSignal,
+  ): Promise<{ address: string; family: number }> {
+    let addresses: Array<{ address: string; family: number }>;
+    if (isIpLiteral(host)) addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];
+    else {
+      try {
+        addresses = await Promise.race([
+          this.resolve(host),
+          new Promise<never>((_, reject) =>
+            signal.addEventListener('abort', () => reject(new Error(`resolving ${host} timed out`)), {
+              once: true,
+            }),
+          ),
+        ]);
+      } catch (err) {
+        throw new Error(`could not resolve ${host}: ${describeError(err)}`);
+      }
+    }
+    if (addresses.length === 0) throw new Error(`${host} has no address`);
+    if (!this.options.allowPrivateNetworks) {
+      for (const { address } of addresses) {
+        const range = classifyAddress(address);
+        if (range !== 'public')
+          throw new Error(
+            `refused: ${host} resolves to ${address} (${range}), a non-public address; deliveries go only to public addresses`,
+          );
+      }
+    }
+    return addresses[0]!;
+  }
+
+  private agentFor(host: string, port: number, address: { address: string }): Agent {
+    const key = `${host}|${port}|${address.address}`;
+    const now = Date.now();
+    let entry = this.agents.get(key);
+    if (!entry) {
+      entry = {
+        agent: new Agent({ keepAlive: true, maxSockets: 16, timeout: this.options.timeoutMs }),
+        usedAt: now,
+      };
+      this.agents.set(key, entry);
+    }
+    entry.usedAt = now;
+    return entry.agent;
+  }
+
+  private closeIdleAgents(): void {
+    const cutoff = Date.now() - AGENT_IDLE_MS;
+    for (const [key, entry] of this.agents) {
+      if (entry.usedAt < cutoff) {
+        entry.agent.destroy();
+        this.agents.delete(key);
+      }
+    }
+  }
+}
+
+/** A lookup that answers every question with the address that was checked. */
+function pinnedLookup(checked: { address: string; family: number }): LookupFunction {
+  return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address: checked.address, family: checked.family }]);
+    else callback(null, checked.address, checked.family);
+  }) as unknown as LookupFunction;
+}
+
+function failure(error: string, durationMs: number): SendResult {
+  return { status: null, headers: {}, body: null, error, durationMs };
+}
+
+function describeError(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  return e?.code
+    ? `${e.code}${e.message && !e.message.includes(e.code) ? ` (${e.message})` : ''}`
+    : String(e?.message ?? err);
+}

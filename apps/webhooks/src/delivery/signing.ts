@@ -1,0 +1,45 @@
+import { createHmac } from 'node:crypto';
+
+export const USER_AGENT = 'Service-Webhook/1.0';
+
+export interface SignedRequest {
+  deliveryId: string;
+  event: string;
+  /** The body exactly as sent: fixed when the delivery was made, the same bytes on every attempt. */
+  body: string;
+  /** The webhook's signing secret as shown to the customer (`whsec_...`). */
+  secret: string;
+  /** Unix seconds of this attempt. */
+  timestamp: number;
+}
+
+/**
+ * The headers of one attempt: the contract's `X-Webhook-*` set with its `sha256=` signature (HMAC-SHA256 keyed
+ * by the secret string over `{timestamp}.{body}`) and the Standard Webhooks 1.0 set (`webhook-signature`:
+ * HMAC-SHA256 keyed by the base64-decoded secret over `{id}.{timestamp}.{body}`), so receivers can use either.
+ */
+export function deliveryHeaders(request: SignedRequest): Record<string, string> {
+  const { deliveryId, event, body, secret, timestamp } = request;
+  const contract = createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(`${timestamp}.${body}`)
+    .digest('hex');
+  const standard = createHmac('sha256', standardWebhooksKey(secret))
+    .update(`${deliveryId}.${timestamp}.${body}`)
+    .digest('base64');
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': USER_AGENT,
+    'X-Webhook-Event': event,
+    'X-Webhook-Id': deliveryId,
+    'X-Webhook-Timestamp': String(timestamp),
+    'X-Webhook-Signature': `sha256=${contract}`,
+    'webhook-id': deliveryId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': `v1,${standard}`,
+  };
+}
+
+/** Standard Webhooks keys HMAC with the bytes the secret encodes: the base64 after `whsec_`. */
+function standardWebhooksKey(secret: string): Buffer {
+  return Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+}
