@@ -77,7 +77,10 @@ describe('webhooks API: create, list, update, delete (API_SPEC 4.8-4.10, DESIGN 
   let suite: TestSuite;
 
   beforeAll(async () => {
-    suite = await TestSuite.start({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' } });
+    suite = await TestSuite.start({
+      services: ['credits', 'webhooks'],
+      env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' },
+    });
   });
   afterAll(async () => suite?.stop());
 
@@ -305,6 +308,7 @@ describe('webhooks API: create, list, update, delete (API_SPEC 4.8-4.10, DESIGN 
     expectFieldError(style, await patch({ url: 'https://10.0.0.5/x' }), 'url');
     expectFieldError(style, await patch({ events: [] }), 'events');
     expectFieldError(style, await patch({ is_active: 'no' }), 'is_active');
+    expectFieldError(style, await patch({}), 'body');
     // Nothing changed.
     const { secret: _secret, ...unchanged } = created;
     expect(payloadOf('current', await list(account)).webhooks).toEqual([unchanged]);
@@ -357,6 +361,7 @@ describe('webhooks API: create, list, update, delete (API_SPEC 4.8-4.10, DESIGN 
             'not-a-uuid',
             '00000000-0000-4000-8000-000000000000',
             '1%20OR%201=1',
+            'x'.repeat(300),
           ]) {
             const res = await suite.call(path(id), { method, key: stranger.apiKey, body, style });
             expectNotFound(style, res);
@@ -371,6 +376,24 @@ describe('webhooks API: create, list, update, delete (API_SPEC 4.8-4.10, DESIGN 
       expect(listed.total).toBe(1);
       expect(listed.webhooks[0]).toMatchObject({ id: foreignId, is_active: true });
     });
+  });
+
+  it.each(STYLES)('redelivering an unknown delivery is 404 code 4040 (%s style)', async (style) => {
+    const account = await suite.createAccount();
+    const created = payloadOf(
+      'current',
+      await create(account, { url: 'https://hooks.example.com/hook', events: ['file.completed'] }),
+    );
+    for (const deliveryId of ['00000000-0000-4000-8000-000000000000', 'not-a-delivery', 'y'.repeat(300)]) {
+      const res = await suite.call(`/v1/webhooks/${created.id}/deliveries/${deliveryId}/redeliver`, {
+        method: 'POST',
+        key: account.apiKey,
+        style,
+      });
+      expect(res.status, res.text).toBe(404);
+      expect(res.json.error.code).toBe('NOT_FOUND');
+      if (style === 'current') expect(res.json.code).toBe('4040');
+    }
   });
 
   it.each(STYLES)('answers an empty delivery log for a fresh webhook (%s style)', async (style) => {

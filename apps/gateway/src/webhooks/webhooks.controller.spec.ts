@@ -136,8 +136,14 @@ function makeDelivery(overrides: Partial<Delivery> = {}): Delivery {
     jobId: '8f0c5a1e-2d34-4b8e-9a0e-5c1f6d7b2a90',
     status: 'success',
     attempts: [
-      { at: '2026-11-22T10:02:13.100Z', httpStatus: 500, durationMs: 84, error: 'HTTP 500' },
-      { at: '2026-11-22T10:02:18.300Z', httpStatus: 200, durationMs: 61, error: null },
+      {
+        at: '2026-11-22T10:02:13.100Z',
+        httpStatus: 500,
+        durationMs: 84,
+        error: 'HTTP 500',
+        responseBody: 'upstream unavailable',
+      },
+      { at: '2026-11-22T10:02:18.300Z', httpStatus: 200, durationMs: 61, error: null, responseBody: null },
     ],
     nextAttemptAt: null,
     createdAt: '2026-11-22T10:02:13.000Z',
@@ -163,8 +169,14 @@ const deliveryJson = {
   job_id: '8f0c5a1e-2d34-4b8e-9a0e-5c1f6d7b2a90',
   status: 'success',
   attempts: [
-    { at: '2026-11-22T10:02:13.100Z', http_status: 500, duration_ms: 84, error: 'HTTP 500' },
-    { at: '2026-11-22T10:02:18.300Z', http_status: 200, duration_ms: 61, error: null },
+    {
+      at: '2026-11-22T10:02:13.100Z',
+      http_status: 500,
+      duration_ms: 84,
+      error: 'HTTP 500',
+      response_body: 'upstream unavailable',
+    },
+    { at: '2026-11-22T10:02:18.300Z', http_status: 200, duration_ms: 61, error: null, response_body: null },
   ],
   next_attempt_at: null,
   created_at: '2026-11-22T10:02:13.000Z',
@@ -464,7 +476,6 @@ describe('webhook routes over HTTP (in-process gateway, stand-in bus)', () => {
     });
 
     const shapeErrors: Array<[string, unknown, string]> = [
-      ['an empty body', {}, 'body'],
       ['is_active as a string', { is_active: 'yes' }, 'is_active'],
       ['is_active null', { is_active: null }, 'is_active'],
       ['url null', { url: null }, 'url'],
@@ -593,8 +604,8 @@ describe('webhook routes over HTTP (in-process gateway, stand-in bus)', () => {
     });
 
     for (const [method, template, body] of routes) {
-      it(`${method} ${template}: a malformed id goes to the webhooks service as given and is 404 code 4040`, async () => {
-        const current = await call(template.replace('{id}', 'not-a-uuid'), { method, body });
+      it(`${method} ${template}: the webhooks service's WEBHOOK_NOT_FOUND is 404 code 4040 in both styles`, async () => {
+        const current = await call(template.replace('{id}', WEBHOOK_ID), { method, body });
         expect(current.status).toBe(404);
         expect(current.json).toEqual({
           success: false,
@@ -602,13 +613,42 @@ describe('webhook routes over HTTP (in-process gateway, stand-in bus)', () => {
           message: 'Webhook not found',
           error: { code: 'WEBHOOK_NOT_FOUND', message: 'No such webhook' },
         });
-        expect(bus.asked[0]?.payload).toMatchObject({ accountId: ACCOUNT, webhookId: 'not-a-uuid' });
+        expect(bus.asked[0]?.payload).toMatchObject({ accountId: ACCOUNT, webhookId: WEBHOOK_ID });
 
         const legacy = await call(template.replace('{id}', WEBHOOK_ID), { method, body, style: 'legacy' });
         expect(legacy.status).toBe(404);
         expect(legacy.json).toEqual({ error: { code: 'WEBHOOK_NOT_FOUND', message: 'No such webhook' } });
       });
+
+      it(`${method} ${template}: a malformed id is 404 code 4040 in both styles, answered without a hop`, async () => {
+        for (const id of ['not-a-uuid', 'x'.repeat(300), `${WEBHOOK_ID}0`, '1%20OR%201=1']) {
+          const current = await call(template.replace('{id}', id), { method, body });
+          expect(current.status).toBe(404);
+          expect(current.json).toMatchObject({
+            success: false,
+            code: '4040',
+            error: { code: 'WEBHOOK_NOT_FOUND', message: expect.stringContaining('not found') },
+          });
+          const legacy = await call(template.replace('{id}', id), { method, body, style: 'legacy' });
+          expect(legacy.status).toBe(404);
+          expect(legacy.json).toEqual({
+            error: { code: 'WEBHOOK_NOT_FOUND', message: expect.stringContaining('not found') },
+          });
+        }
+        expect(bus.asked).toEqual([]);
+      });
     }
+
+    it.each(STYLES)('a malformed delivery id is 404 code 4040 without a hop (%s style)', async (style) => {
+      const res = await call(`/v1/webhooks/${WEBHOOK_ID}/deliveries/${'y'.repeat(300)}/redeliver`, {
+        method: 'POST',
+        style,
+      });
+      expect(res.status).toBe(404);
+      if (style === 'current') expect(res.json).toMatchObject({ code: '4040', error: { code: 'NOT_FOUND' } });
+      else expect(res.json.error.code).toBe('NOT_FOUND');
+      expect(bus.asked).toEqual([]);
+    });
   });
 
   it('answers 503 in both styles when the webhooks service does not answer', async () => {

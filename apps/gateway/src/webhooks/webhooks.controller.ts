@@ -32,7 +32,8 @@ import { WebhooksService } from './webhooks.service';
 
 const WebhookIdParam = ApiParam({
   name: 'webhookId',
-  description: 'A webhook of the authenticated account; any other id (malformed included) is 404',
+  description:
+    'A webhook of the authenticated account; any other id (malformed included) is 404 WEBHOOK_NOT_FOUND',
 });
 
 /** Webhook CRUD and the delivery log; every route is in the "other" rate class (the default). */
@@ -139,12 +140,15 @@ export class WebhooksController {
   @ApiParam({ name: 'deliveryId', description: 'A delivery of that webhook, from its delivery log' })
   @ApiOperation({
     summary: 'Send a delivery again now, with the same delivery id and body (extension)',
+    description:
+      'An unknown delivery is 404 NOT_FOUND; a delivery of an inactive webhook is 400 (activate it first).',
   })
   @ApiStyledOk({ description: 'The delivery, due at once', ...deliveryDocs })
   @ApiErrors(
     'INVALID_REQUEST',
     'INVALID_API_KEY',
     'WEBHOOK_NOT_FOUND',
+    'NOT_FOUND',
     'RATE_LIMIT_EXCEEDED',
     'SERVICE_UNAVAILABLE',
   )

@@ -47,7 +47,7 @@ const createdSchema = {
 
 const attemptSchema = {
   type: 'object',
-  required: ['at', 'http_status', 'duration_ms', 'error'],
+  required: ['at', 'http_status', 'duration_ms', 'error', 'response_body'],
   properties: {
     at: { ...time, description: 'When the attempt started' },
     http_status: {
@@ -58,6 +58,11 @@ const attemptSchema = {
     },
     duration_ms: { type: 'integer' },
     error: { type: 'string', nullable: true, description: 'Why the attempt failed; null for a 2xx' },
+    response_body: {
+      type: 'string',
+      nullable: true,
+      description: "The first KiB of the receiver's reply body; null when it sent none",
+    },
   },
 };
 
@@ -107,8 +112,15 @@ const deliveryExample = {
       http_status: 500,
       duration_ms: 84,
       error: 'HTTP 500',
+      response_body: 'upstream unavailable',
     },
-    { at: '2026-11-22T10:02:18.300Z', http_status: 200, duration_ms: 61, error: null },
+    {
+      at: '2026-11-22T10:02:18.300Z',
+      http_status: 200,
+      duration_ms: 61,
+      error: null,
+      response_body: null,
+    },
   ],
   next_attempt_at: null,
   created_at: '2026-11-22T10:02:13.000Z',

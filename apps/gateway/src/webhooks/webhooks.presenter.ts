@@ -44,6 +44,7 @@ function deliveryBody(delivery: Delivery): Record<string, unknown> {
       http_status: attempt.httpStatus,
       duration_ms: attempt.durationMs,
       error: attempt.error,
+      response_body: attempt.responseBody,
     })),
     next_attempt_at: delivery.nextAttemptAt,
     created_at: delivery.createdAt,

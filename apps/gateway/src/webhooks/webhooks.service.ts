@@ -17,10 +17,15 @@ import { MessageBus } from '@emailverify/messaging';
 import type { AuthContext } from '../common/http/request-context';
 import type { CreateWebhookDto, DeliveryListQueryDto, UpdateWebhookDto } from './dto/webhooks.dto';
 
+/** Webhook and delivery ids are UUIDs; any other string names nothing. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
  * Webhooks at the edge: the DTOs have checked the shape; the webhooks service decides everything else (https,
- * private addresses, known events, the per-account limit, which ids exist) and answers over NATS. Ids travel
- * as given: one that is not a webhook of the account, malformed or not, comes back as WEBHOOK_NOT_FOUND.
+ * private addresses, known events, at least one field to change, the per-account limit, which ids exist) and
+ * answers over NATS. An id that is not a UUID is answered here as not found (404), like an unknown one: it
+ * would only make the hop to be refused, and one longer than the service accepts on receipt must not come back
+ * as a 400.
  */
 @Injectable()
 export class WebhooksService {
@@ -39,11 +44,7 @@ export class WebhooksService {
   }
 
   update(auth: AuthContext, webhookId: string, dto: UpdateWebhookDto, requestId: string): Promise<Webhook> {
-    if (dto.url === undefined && dto.events === undefined && dto.is_active === undefined) {
-      throw new DomainError('INVALID_REQUEST', 'body: send at least one of url, events, is_active', {
-        field: 'body',
-      });
-    }
+    assertWebhookId(webhookId);
     return this.ask(
       Subjects.webhooksUpdate,
       {
@@ -58,6 +59,7 @@ export class WebhooksService {
   }
 
   remove(auth: AuthContext, webhookId: string, requestId: string): Promise<WebhookDeleteReply> {
+    assertWebhookId(webhookId);
     return this.ask(Subjects.webhooksDelete, { accountId: auth.accountId, webhookId }, requestId);
   }
 
@@ -67,6 +69,7 @@ export class WebhooksService {
     query: DeliveryListQueryDto,
     requestId: string,
   ): Promise<DeliveryListReply> {
+    assertWebhookId(webhookId);
     return this.ask(
       Subjects.webhooksDeliveryList,
       {
@@ -80,6 +83,9 @@ export class WebhooksService {
   }
 
   redeliver(auth: AuthContext, webhookId: string, deliveryId: string, requestId: string): Promise<Delivery> {
+    assertWebhookId(webhookId);
+    if (!UUID.test(deliveryId))
+      throw new DomainError('NOT_FOUND', `Delivery ${deliveryId.slice(0, 100)} not found`);
     return this.ask(
       Subjects.webhooksRedeliver,
       { accountId: auth.accountId, webhookId, deliveryId },
@@ -98,6 +104,11 @@ export class WebhooksService {
       throw namingField(err);
     }
   }
+}
+
+function assertWebhookId(webhookId: string): void {
+  if (!UUID.test(webhookId))
+    throw new DomainError('WEBHOOK_NOT_FOUND', `Webhook ${webhookId.slice(0, 100)} not found`);
 }
 
 /**

@@ -16,8 +16,8 @@ import {
 /** Longest webhook URL accepted (the shape check; https, host and credentials are the webhooks service's). */
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
-/** Longest delivery-log cursor accepted; real cursors are far shorter. */
-const CURSOR_MAX_LENGTH = 512;
+/** Longest delivery-log cursor accepted (as the webhooks service does); real cursors are far shorter. */
+const CURSOR_MAX_LENGTH = 500;
 
 /**
  * Query values arrive as strings: only plain decimal digits become a number ("1.5", "1e1", "0x10", " 5" and
@@ -56,7 +56,7 @@ export class CreateWebhookDto {
 /** A PATCH field may be left out, but not sent as null. */
 const unlessOmitted = ValidateIf((_dto: object, value: unknown) => value !== undefined);
 
-/** Body of PATCH /webhooks/{webhook_id}: any of the three fields (the service asks for at least one). */
+/** Body of PATCH /webhooks/{webhook_id}: any of the three fields (the webhooks service asks for at least one). */
 export class UpdateWebhookDto {
   @ApiPropertyOptional(urlDoc)
   @unlessOmitted
