@@ -4,3 +4,4 @@ export { DNSBL_DOMAIN_ANSWER, DNSBL_IP_ANSWER } from './dns/dns-answer';
 export type { HttpService } from './http/http-stand-ins';
 export * from './suite';
 export * from './fixtures/xlsx';
+export * from './webhooks';

@@ -63,6 +63,8 @@ export class TestSuite {
   readonly webhookSecretKey = randomBytes(32).toString('hex');
   readonly processes = new Map<string, RunningProcess>();
   readonly gatewayPorts: number[] = [];
+  /** The first gateway's port, chosen before any process starts so every service knows PUBLIC_BASE_URL. */
+  private firstGatewayPort?: number;
   private readonly servicePorts = new Map<string, number>();
   bus!: MessageBus;
 
@@ -75,6 +77,7 @@ export class TestSuite {
   static async start(options: SuiteOptions = {}): Promise<TestSuite> {
     const suite = new TestSuite(options);
     try {
+      suite.firstGatewayPort = await freePort();
       suite.bus = await MessageBus.connect({
         url: suite.natsUrl,
         namespace: suite.namespace,
@@ -107,29 +110,36 @@ export class TestSuite {
       GRAVATAR_BASE_URL: '',
       RDAP_BASE_URL: '',
       WEBHOOK_SECRET_KEY: this.webhookSecretKey,
+      // Links in events and replies name the first gateway, as an installation's PUBLIC_BASE_URL names its own.
+      ...(this.firstGatewayPort ? { PUBLIC_BASE_URL: `http://127.0.0.1:${this.firstGatewayPort}` } : {}),
       ...(this.options.redis ? { REDIS_URL: this.redisUrl } : {}),
       ...this.options.env,
       ...extra,
     };
   }
 
-  async startService(name: ServiceName, extraEnv: Record<string, string> = {}): Promise<void> {
-    const port = this.servicePorts.get(name) ?? (await freePort());
-    this.servicePorts.set(name, port);
-    const proc = launch(name, ENTRIES[name], this.env({ HTTP_PORT: String(port), ...extraEnv }));
-    this.processes.set(name, proc);
+  /**
+   * Starts a service process; `replica` 1, 2, ... starts further processes of the same service beside the first
+   * (they share its database and NATS namespace, as replicas do).
+   */
+  async startService(name: ServiceName, extraEnv: Record<string, string> = {}, replica = 0): Promise<void> {
+    const key = replicaKey(name, replica);
+    const port = this.servicePorts.get(key) ?? (await freePort());
+    this.servicePorts.set(key, port);
+    const proc = launch(key, ENTRIES[name], this.env({ HTTP_PORT: String(port), ...extraEnv }));
+    this.processes.set(key, proc);
     await waitUntilReady(proc, `http://127.0.0.1:${port}/health/ready`);
   }
 
-  async stopService(name: ServiceName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-    const proc = this.processes.get(name);
+  async stopService(name: ServiceName, signal: NodeJS.Signals = 'SIGTERM', replica = 0): Promise<void> {
+    const proc = this.processes.get(replicaKey(name, replica));
     if (proc) await stopProcess(proc, signal);
   }
 
   /** Starts one more gateway process; returns its index for `call(..., { gateway })`. */
   async startGateway(extraEnv: Record<string, string> = {}): Promise<number> {
     const index = this.gatewayPorts.length;
-    const port = await freePort();
+    const port = index === 0 && this.firstGatewayPort ? this.firstGatewayPort : await freePort();
     const proc = launch(
       `gateway${index}`,
       ENTRIES.gateway,
@@ -275,6 +285,10 @@ export class TestSuite {
       await client.end().catch(() => undefined);
     }
   }
+}
+
+function replicaKey(name: ServiceName, replica: number): string {
+  return replica === 0 ? name : `${name}#${replica}`;
 }
 
 /**
