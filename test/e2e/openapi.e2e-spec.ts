@@ -36,7 +36,16 @@ describe('OpenAPI document and docs page', () => {
     // Every documented path answers something other than "no such endpoint", and the known API routes are all there.
     const documented = Object.keys(doc.paths);
     expect(documented).toEqual(
-      expect.arrayContaining(['/v1/credits', '/health/live', '/health/ready', '/metrics']),
+      expect.arrayContaining([
+        '/v1/credits',
+        '/v1/webhooks',
+        '/v1/webhooks/{webhookId}',
+        '/v1/webhooks/{webhookId}/deliveries',
+        '/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver',
+        '/health/live',
+        '/health/ready',
+        '/metrics',
+      ]),
     );
     const account = await suite.createAccount();
     for (const p of documented) {
@@ -59,6 +68,28 @@ describe('OpenAPI document and docs page', () => {
       available: expect.any(Number),
       rate_limit: expect.any(Object),
     });
+  });
+
+  it('documents every webhook route in both styles (the same payload), the secret only on create', () => {
+    const operations: Array<[string, string]> = [
+      ['/v1/webhooks', 'post'],
+      ['/v1/webhooks', 'get'],
+      ['/v1/webhooks/{webhookId}', 'patch'],
+      ['/v1/webhooks/{webhookId}', 'delete'],
+      ['/v1/webhooks/{webhookId}/deliveries', 'get'],
+      ['/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', 'post'],
+    ];
+    for (const [path, method] of operations) {
+      const operation = doc.paths[path]?.[method];
+      expect(operation, `${method} ${path}`).toBeDefined();
+      const examples = operation.responses['200'].content['application/json'].examples;
+      expect(examples.current.value).toMatchObject({ success: true, code: '0', data: expect.any(Object) });
+      expect(examples.legacy.value).toEqual(examples.current.value.data);
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['401', '429', '503']));
+      if (path !== '/v1/webhooks') expect(Object.keys(operation.responses)).toContain('404');
+      const createsWebhook = path === '/v1/webhooks' && method === 'post';
+      expect(JSON.stringify(examples).includes('"secret"'), `${method} ${path}`).toBe(createsWebhook);
+    }
   });
 
   it('serves the interactive documentation at /docs without a key', async () => {

@@ -1,4 +1,4 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { ObservabilityModule, serviceProviders } from '@emailverify/service-kit';
@@ -19,11 +19,26 @@ import { FilesService } from './files/files.service';
 import { ObjectStoreStorage } from './files/upload.storage';
 import { VerifyController } from './verify/verify.controller';
 import { VerifyService } from './verify/verify.service';
+import { WebhooksController } from './webhooks/webhooks.controller';
+import { WebhooksService } from './webhooks/webhooks.service';
 
 /**
- * The HTTP entry: guards authenticate then rate-limit; interceptors parse the body and render presenters;
- * one pipe validates DTOs; one filter renders every error in the caller's style.
+ * What every request passes, in order: guards authenticate then rate-limit; interceptors parse the body and
+ * render presenters; one pipe validates DTOs; one filter renders every error in the caller's style. Needs
+ * MessageBus, GATEWAY_CONFIG, LOGGER and Metrics from the application.
  */
+export const HTTP_PIPELINE: Provider[] = [
+  AuthService,
+  RateLimiterService,
+  { provide: APP_GUARD, useClass: ApiKeyGuard },
+  { provide: APP_GUARD, useClass: RateLimitGuard },
+  { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
+  { provide: APP_INTERCEPTOR, useClass: PresenterInterceptor },
+  { provide: APP_PIPE, useFactory: createValidationPipe },
+  { provide: APP_FILTER, useClass: ApiExceptionFilter },
+];
+
+/** The HTTP entry: the API's controllers behind the HTTP pipeline, on the suite's NATS bus. */
 @Module({})
 export class GatewayModule {
   static forRoot(config: Readonly<GatewayConfig>): DynamicModule {
@@ -44,23 +59,17 @@ export class GatewayModule {
           ],
         }),
       ],
-      controllers: [CreditsController, VerifyController, FilesController],
+      controllers: [CreditsController, VerifyController, FilesController, WebhooksController],
       providers: [
-        AuthService,
+        ...HTTP_PIPELINE,
         VerifyService,
         FilesService,
+        WebhooksService,
         {
           provide: JetStreamKit,
           inject: [MessageBus],
           useFactory: (bus: MessageBus) => new JetStreamKit(bus),
         },
-        RateLimiterService,
-        { provide: APP_GUARD, useClass: ApiKeyGuard },
-        { provide: APP_GUARD, useClass: RateLimitGuard },
-        { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
-        { provide: APP_INTERCEPTOR, useClass: PresenterInterceptor },
-        { provide: APP_PIPE, useFactory: createValidationPipe },
-        { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],
     };
   }

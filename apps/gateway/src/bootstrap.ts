@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { INestApplication } from '@nestjs/common';
+import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createLogger, Metrics } from '@emailverify/service-kit';
@@ -11,9 +11,15 @@ import type { GatewayRequest } from './common/http/request-context';
 import type { GatewayConfig } from './config';
 import { buildOpenApiDocument, mountOpenApi } from './openapi/document';
 
-/** Builds the gateway application (used by main and by tests). */
-export async function createGatewayApp(config: Readonly<GatewayConfig>): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot(config), {
+/**
+ * Builds the gateway application (used by main and by tests). Controller specs pass a narrower module (the
+ * HTTP pipeline and one feature on a stand-in bus), set up exactly as production sets up the whole one.
+ */
+export async function createGatewayApp(
+  config: Readonly<GatewayConfig>,
+  module: DynamicModule = GatewayModule.forRoot(config),
+): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(module, {
     bodyParser: false,
     logger: false,
     abortOnError: false,

@@ -7,6 +7,7 @@ export const REQUIRED_SERVICES: Array<{ name: string; subject: RpcSubject & `${s
   { name: 'credits', subject: Subjects.creditsPing },
   { name: 'verifier', subject: Subjects.verifierPing },
   { name: 'file-jobs', subject: Subjects.filesPing },
+  { name: 'webhooks', subject: Subjects.webhooksPing },
 ];
 
 export function serviceChecks(bus: MessageBus): HealthCheck[] {

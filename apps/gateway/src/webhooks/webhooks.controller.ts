@@ -1,0 +1,165 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type {
+  Delivery,
+  DeliveryListReply,
+  Webhook,
+  WebhookCreateReply,
+  WebhookDeleteReply,
+  WebhookListReply,
+} from '@emailverify/contracts';
+import { present, type Presented } from '../common/http/presenter';
+import type { GatewayRequest } from '../common/http/request-context';
+import { ApiErrors, ApiStyledOk } from '../openapi/styled-responses';
+import { CreateWebhookDto, DeliveryListQueryDto, UpdateWebhookDto } from './dto/webhooks.dto';
+import {
+  createdDocs,
+  deletedDocs,
+  deliveryDocs,
+  deliveryListDocs,
+  listDocs,
+  webhookDocs,
+} from './webhooks.openapi';
+import {
+  DeliveryListPresenter,
+  DeliveryPresenter,
+  WebhookCreatedPresenter,
+  WebhookDeletedPresenter,
+  WebhookListPresenter,
+  WebhookPresenter,
+} from './webhooks.presenter';
+import { WebhooksService } from './webhooks.service';
+
+const WebhookIdParam = ApiParam({
+  name: 'webhookId',
+  description:
+    'A webhook of the authenticated account; any other id (malformed included) is 404 WEBHOOK_NOT_FOUND',
+});
+
+/** Webhook CRUD and the delivery log; every route is in the "other" rate class (the default). */
+@ApiTags('webhooks')
+@Controller('webhooks')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Create a webhook (at most 25 per account)',
+    description:
+      'The URL must be HTTPS, without user name or password, and not a private IP address. The reply is the only one that carries the signing `secret`.',
+  })
+  @ApiStyledOk({ description: 'The webhook, with its signing secret', ...createdDocs })
+  @ApiErrors(
+    'INVALID_REQUEST',
+    'INVALID_API_KEY',
+    'PAYLOAD_TOO_LARGE',
+    'RATE_LIMIT_EXCEEDED',
+    'SERVICE_UNAVAILABLE',
+  )
+  async create(
+    @Req() req: GatewayRequest,
+    @Body() dto: CreateWebhookDto,
+  ): Promise<Presented<WebhookCreateReply>> {
+    return present(WebhookCreatedPresenter, await this.webhooks.create(req.auth!, dto, req.requestId));
+  }
+
+  @Get()
+  @ApiOperation({ summary: "The account's webhooks (without secrets)" })
+  @ApiStyledOk({ description: 'Webhooks and their count', ...listDocs })
+  @ApiErrors('INVALID_API_KEY', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
+  async list(@Req() req: GatewayRequest): Promise<Presented<WebhookListReply>> {
+    return present(WebhookListPresenter, await this.webhooks.list(req.auth!, req.requestId));
+  }
+
+  @Patch(':webhookId')
+  @WebhookIdParam
+  @ApiOperation({
+    summary: 'Change the url, events or is_active of a webhook (extension)',
+    description:
+      'Send at least one of the three fields. Setting is_active to true re-activates a webhook that was deactivated.',
+  })
+  @ApiStyledOk({ description: 'The updated webhook (without secret)', ...webhookDocs })
+  @ApiErrors(
+    'INVALID_REQUEST',
+    'INVALID_API_KEY',
+    'WEBHOOK_NOT_FOUND',
+    'PAYLOAD_TOO_LARGE',
+    'RATE_LIMIT_EXCEEDED',
+    'SERVICE_UNAVAILABLE',
+  )
+  async update(
+    @Req() req: GatewayRequest,
+    @Param('webhookId') webhookId: string,
+    @Body() dto: UpdateWebhookDto,
+  ): Promise<Presented<Webhook>> {
+    return present(WebhookPresenter, await this.webhooks.update(req.auth!, webhookId, dto, req.requestId));
+  }
+
+  @Delete(':webhookId')
+  @WebhookIdParam
+  @ApiOperation({ summary: 'Delete a webhook; no further deliveries are made to it' })
+  @ApiStyledOk({ description: 'Confirmation', ...deletedDocs })
+  @ApiErrors('INVALID_API_KEY', 'WEBHOOK_NOT_FOUND', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
+  async remove(
+    @Req() req: GatewayRequest,
+    @Param('webhookId') webhookId: string,
+  ): Promise<Presented<WebhookDeleteReply>> {
+    return present(WebhookDeletedPresenter, await this.webhooks.remove(req.auth!, webhookId, req.requestId));
+  }
+
+  @Get(':webhookId/deliveries')
+  @WebhookIdParam
+  @ApiOperation({
+    summary: 'Delivery log of a webhook, newest first (extension)',
+    description:
+      'Each delivery lists its attempts with HTTP status and duration. Pages are `limit` long (1-100, default 20); pass `next_cursor` as `cursor` for the next one. Deliveries are kept 30 days.',
+  })
+  @ApiStyledOk({ description: 'A page of deliveries', ...deliveryListDocs })
+  @ApiErrors(
+    'INVALID_REQUEST',
+    'INVALID_API_KEY',
+    'WEBHOOK_NOT_FOUND',
+    'RATE_LIMIT_EXCEEDED',
+    'SERVICE_UNAVAILABLE',
+  )
+  async deliveries(
+    @Req() req: GatewayRequest,
+    @Param('webhookId') webhookId: string,
+    @Query() query: DeliveryListQueryDto,
+  ): Promise<Presented<DeliveryListReply>> {
+    return present(
+      DeliveryListPresenter,
+      await this.webhooks.deliveries(req.auth!, webhookId, query, req.requestId),
+    );
+  }
+
+  @Post(':webhookId/deliveries/:deliveryId/redeliver')
+  @HttpCode(200)
+  @WebhookIdParam
+  @ApiParam({ name: 'deliveryId', description: 'A delivery of that webhook, from its delivery log' })
+  @ApiOperation({
+    summary: 'Send a delivery again now, with the same delivery id and body (extension)',
+    description:
+      'An unknown delivery is 404 NOT_FOUND; a delivery of an inactive webhook is 400 (activate it first).',
+  })
+  @ApiStyledOk({ description: 'The delivery, due at once', ...deliveryDocs })
+  @ApiErrors(
+    'INVALID_REQUEST',
+    'INVALID_API_KEY',
+    'WEBHOOK_NOT_FOUND',
+    'NOT_FOUND',
+    'RATE_LIMIT_EXCEEDED',
+    'SERVICE_UNAVAILABLE',
+  )
+  async redeliver(
+    @Req() req: GatewayRequest,
+    @Param('webhookId') webhookId: string,
+    @Param('deliveryId') deliveryId: string,
+  ): Promise<Presented<Delivery>> {
+    return present(
+      DeliveryPresenter,
+      await this.webhooks.redeliver(req.auth!, webhookId, deliveryId, req.requestId),
+    );
+  }
+}

@@ -1,0 +1,81 @@
+import type {
+  Delivery,
+  DeliveryListReply,
+  Webhook,
+  WebhookCreateReply,
+  WebhookDeleteReply,
+  WebhookListReply,
+} from '@emailverify/contracts';
+import type { Presenter } from '../common/http/presenter';
+
+/**
+ * No older variant of the webhook endpoints is documented, so the legacy style is the current `data` payload
+ * unwrapped (DESIGN 3, "Resolved conflicts").
+ */
+const inBothStyles = <T>(render: (value: T) => unknown): Presenter<T> => ({
+  current: render,
+  legacy: render,
+});
+
+/** A webhook (API_SPEC 2.7); the secret is added by the create reply alone. */
+function webhookBody(webhook: Webhook, secret?: string): Record<string, unknown> {
+  return {
+    id: webhook.id,
+    url: webhook.url,
+    events: webhook.events,
+    ...(secret !== undefined ? { secret } : {}),
+    is_active: webhook.isActive,
+    created_at: webhook.createdAt,
+    updated_at: webhook.updatedAt,
+    last_delivery_status: webhook.lastDeliveryStatus,
+    last_delivery_at: webhook.lastDeliveryAt,
+    last_error: webhook.lastError,
+  };
+}
+
+function deliveryBody(delivery: Delivery): Record<string, unknown> {
+  return {
+    id: delivery.id,
+    event: delivery.event,
+    job_id: delivery.jobId,
+    status: delivery.status,
+    attempts: delivery.attempts.map((attempt) => ({
+      at: attempt.at,
+      http_status: attempt.httpStatus,
+      duration_ms: attempt.durationMs,
+      error: attempt.error,
+      response_body: attempt.responseBody,
+    })),
+    next_attempt_at: delivery.nextAttemptAt,
+    created_at: delivery.createdAt,
+  };
+}
+
+/** POST /webhooks: the only reply that carries the signing secret. */
+export const WebhookCreatedPresenter = inBothStyles<WebhookCreateReply>(({ webhook, secret }) =>
+  webhookBody(webhook, secret),
+);
+
+/** PATCH /webhooks/{id}. */
+export const WebhookPresenter = inBothStyles<Webhook>((webhook) => webhookBody(webhook));
+
+/** GET /webhooks (API_SPEC 4.9). */
+export const WebhookListPresenter = inBothStyles<WebhookListReply>(({ webhooks, total }) => ({
+  webhooks: webhooks.map((webhook) => webhookBody(webhook)),
+  total,
+}));
+
+/** DELETE /webhooks/{id} (API_SPEC 4.10). */
+export const WebhookDeletedPresenter = inBothStyles<WebhookDeleteReply>(({ webhookId }) => ({
+  message: 'Webhook deleted',
+  webhook_id: webhookId,
+}));
+
+/** GET /webhooks/{id}/deliveries: newest first, with the cursor of the next page (null on the last). */
+export const DeliveryListPresenter = inBothStyles<DeliveryListReply>(({ deliveries, nextCursor }) => ({
+  deliveries: deliveries.map(deliveryBody),
+  next_cursor: nextCursor,
+}));
+
+/** POST /webhooks/{id}/deliveries/{delivery_id}/redeliver. */
+export const DeliveryPresenter = inBothStyles<Delivery>(deliveryBody);

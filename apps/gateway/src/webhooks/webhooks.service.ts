@@ -1,0 +1,123 @@
+import { Injectable } from '@nestjs/common';
+import {
+  DELIVERY_PAGE,
+  type Delivery,
+  type DeliveryListReply,
+  DomainError,
+  type RpcReply,
+  type RpcRequest,
+  type RpcSubject,
+  Subjects,
+  type Webhook,
+  type WebhookCreateReply,
+  type WebhookDeleteReply,
+  type WebhookListReply,
+} from '@emailverify/contracts';
+import { MessageBus } from '@emailverify/messaging';
+import type { AuthContext } from '../common/http/request-context';
+import type { CreateWebhookDto, DeliveryListQueryDto, UpdateWebhookDto } from './dto/webhooks.dto';
+
+/** Webhook and delivery ids are UUIDs; any other string names nothing. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Webhooks at the edge: the DTOs have checked the shape; the webhooks service decides everything else (https,
+ * private addresses, known events, at least one field to change, the per-account limit, which ids exist) and
+ * answers over NATS. An id that is not a UUID is answered here as not found (404), like an unknown one: it
+ * would only make the hop to be refused, and one longer than the service accepts on receipt must not come back
+ * as a 400.
+ */
+@Injectable()
+export class WebhooksService {
+  constructor(private readonly bus: MessageBus) {}
+
+  create(auth: AuthContext, dto: CreateWebhookDto, requestId: string): Promise<WebhookCreateReply> {
+    return this.ask(
+      Subjects.webhooksCreate,
+      { accountId: auth.accountId, url: dto.url, events: dto.events },
+      requestId,
+    );
+  }
+
+  list(auth: AuthContext, requestId: string): Promise<WebhookListReply> {
+    return this.ask(Subjects.webhooksList, { accountId: auth.accountId }, requestId);
+  }
+
+  update(auth: AuthContext, webhookId: string, dto: UpdateWebhookDto, requestId: string): Promise<Webhook> {
+    assertWebhookId(webhookId);
+    return this.ask(
+      Subjects.webhooksUpdate,
+      {
+        accountId: auth.accountId,
+        webhookId,
+        ...(dto.url !== undefined ? { url: dto.url } : {}),
+        ...(dto.events !== undefined ? { events: dto.events } : {}),
+        ...(dto.is_active !== undefined ? { isActive: dto.is_active } : {}),
+      },
+      requestId,
+    );
+  }
+
+  remove(auth: AuthContext, webhookId: string, requestId: string): Promise<WebhookDeleteReply> {
+    assertWebhookId(webhookId);
+    return this.ask(Subjects.webhooksDelete, { accountId: auth.accountId, webhookId }, requestId);
+  }
+
+  deliveries(
+    auth: AuthContext,
+    webhookId: string,
+    query: DeliveryListQueryDto,
+    requestId: string,
+  ): Promise<DeliveryListReply> {
+    assertWebhookId(webhookId);
+    return this.ask(
+      Subjects.webhooksDeliveryList,
+      {
+        accountId: auth.accountId,
+        webhookId,
+        limit: query.limit ?? DELIVERY_PAGE.default,
+        ...(query.cursor ? { cursor: query.cursor } : {}),
+      },
+      requestId,
+    );
+  }
+
+  redeliver(auth: AuthContext, webhookId: string, deliveryId: string, requestId: string): Promise<Delivery> {
+    assertWebhookId(webhookId);
+    if (!UUID.test(deliveryId))
+      throw new DomainError('NOT_FOUND', `Delivery ${deliveryId.slice(0, 100)} not found`);
+    return this.ask(
+      Subjects.webhooksRedeliver,
+      { accountId: auth.accountId, webhookId, deliveryId },
+      requestId,
+    );
+  }
+
+  private async ask<S extends RpcSubject>(
+    subject: S,
+    payload: RpcRequest<S>,
+    requestId: string,
+  ): Promise<RpcReply<S>> {
+    try {
+      return await this.bus.request(subject, payload, { requestId });
+    } catch (err) {
+      throw namingField(err);
+    }
+  }
+}
+
+function assertWebhookId(webhookId: string): void {
+  if (!UUID.test(webhookId))
+    throw new DomainError('WEBHOOK_NOT_FOUND', `Webhook ${webhookId.slice(0, 100)} not found`);
+}
+
+/**
+ * A refusal that names its field in `details.field` names it in the message too, so the current style (which
+ * shows only the message) tells the caller which field to fix as the legacy style's `details` does.
+ */
+function namingField(err: unknown): unknown {
+  if (!(err instanceof DomainError) || err.code !== 'INVALID_REQUEST') return err;
+  const field = err.details?.field;
+  if (typeof field !== 'string' || field === '' || err.message.includes(field)) return err;
+  return new DomainError(err.code, `${field}: ${err.message}`, err.details);
+}
