@@ -168,11 +168,21 @@ describe('webhooks: signed, durable, retried delivery of file events', () => {
       status: 'success',
       attempts: [{ httpStatus: 200, error: null, durationMs: expect.any(Number) }],
     });
-    expect(await webhookOf(both.webhook.id)).toMatchObject({
-      lastDeliveryStatus: 'success',
-      lastDeliveryAt: expect.any(String),
-      lastError: null,
-    });
+    // What the customer sees in the list, in both styles.
+    for (const style of ['current', 'legacy'] as const) {
+      const list = await suite.call('/v1/webhooks', { key: account.apiKey, style });
+      expect(list.status).toBe(200);
+      const webhooks = (style === 'current' ? list.json.data : list.json).webhooks as Json[];
+      expect(webhooks.find((w) => w.id === both.webhook.id)).toMatchObject({
+        last_delivery_status: 'success',
+        last_delivery_at: expect.any(String),
+        last_error: null,
+      });
+      expect(webhooks.find((w) => w.id === inactive.webhook.id)).toMatchObject({
+        is_active: false,
+        last_delivery_status: null,
+      });
+    }
 
     // Single and bulk verification send nothing: the next job's deliveries arrive with nothing before them.
     await suite.call('/v1/verify/single', { key: account.apiKey, body: { email: 'ann@hooks.test' } });
