@@ -170,6 +170,9 @@ describe('chunks that fail on every delivery', () => {
         });
         const balance = (await suite.call('/v1/credits', { key: account.apiKey })).json.data.credits_balance;
         expect(balance).toBe(1_000);
+        // Completed with a warning is completed: it emits file.completed.
+        const events = (await suite.events()) as Array<{ event: string; data: { job_id: string } }>;
+        expect(events.filter((e) => e.data.job_id === id).map((e) => e.event)).toEqual(['file.completed']);
         const file = await suite.call(`/v1/verify/file/${id}/results`, {
           key: account.apiKey,
           style: 'legacy',

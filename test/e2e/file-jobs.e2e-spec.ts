@@ -390,6 +390,10 @@ describe('file jobs: upload, progress, results, pause/resume/cancel', () => {
     const again = await suite.call(`/v1/verify/file/${id}/cancel`, { key: account.apiKey, method: 'POST' });
     expect(again.status).toBe(400);
     expect((await download(id)).status).toBe(400);
+    // A cancelled job emits no event: none is owed (the outbox row would be written with the state change)
+    // and none was published.
+    expect(await suite.sql(`SELECT event FROM files.event_outbox WHERE job_id = $1`, [id])).toEqual([]);
+    expect((await suite.events()).filter((e) => (e as EventRecord).data.job_id === id)).toEqual([]);
   });
 
   it('refuses a job the credits cannot cover: 402/403, no job, no stored file', async () => {
