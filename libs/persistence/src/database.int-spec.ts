@@ -25,4 +25,32 @@ describe('ensureDatabase (real PostgreSQL)', () => {
     expect((await client.query('SELECT current_database() AS db')).rows[0].db).toBe(name);
     await client.end();
   });
+
+  it('opens an existing database without touching the postgres database (restricted roles, PgBouncer)', async () => {
+    const role = `ev_test_role_${randomBytes(4).toString('hex')}`;
+    const admin = new URL(base);
+    admin.pathname = '/postgres';
+    const su = new Client({ connectionString: admin.toString() });
+    await su.connect();
+    try {
+      await su.query(`CREATE ROLE "${role}" LOGIN`);
+      await su.query(`GRANT CONNECT ON DATABASE "${name}" TO "${role}"`);
+      // This role may open only its own database.
+      await su.query(`REVOKE CONNECT ON DATABASE postgres FROM PUBLIC`);
+      const restricted = new URL(url);
+      restricted.username = role;
+      restricted.password = '';
+      const asAdmin = new URL(restricted);
+      asAdmin.pathname = '/postgres';
+      const refused = new Client({ connectionString: asAdmin.toString() });
+      await expect(refused.connect()).rejects.toMatchObject({ code: '42501' });
+      await refused.end().catch(() => undefined);
+      await expect(ensureDatabase(restricted.toString())).resolves.toBeUndefined();
+    } finally {
+      await su.query(`GRANT CONNECT ON DATABASE postgres TO PUBLIC`);
+      await su.query(`REVOKE ALL ON DATABASE "${name}" FROM "${role}"`);
+      await su.query(`DROP ROLE IF EXISTS "${role}"`);
+      await su.end();
+    }
+  });
 });

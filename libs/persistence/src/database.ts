@@ -11,27 +11,35 @@ export interface SchemaDataSourceOptions {
   applicationName?: string;
 }
 
-/** Creates the database named in `url` when it does not exist yet (needs rights on the `postgres` database). */
+/**
+ * Creates the database named in `url` when it does not exist yet. The target is tried first, so where it exists
+ * (the usual case, and the only one behind PgBouncer or with a role that may not open the `postgres`
+ * database) nothing else is touched; only a missing database (3D000) asks `postgres` to create it.
+ */
 export async function ensureDatabase(url: string): Promise<void> {
   const target = new URL(url);
   const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
   if (!name) throw new Error('DATABASE_URL names no database');
+  const probe = new Client({ connectionString: url });
+  try {
+    await probe.connect();
+    return;
+  } catch (err) {
+    if ((err as { code?: string }).code !== '3D000') throw err;
+  } finally {
+    await probe.end().catch(() => undefined);
+  }
   const admin = new URL(url);
   admin.pathname = '/postgres';
   const client = new Client({ connectionString: admin.toString() });
   await client.connect();
   try {
-    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (found.rowCount === 0) {
-      try {
-        await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
-      } catch (err) {
-        // Services starting together race to create it; losing that race is fine. PostgreSQL reports the
-        // loser as 42P04 (exists) or, when both got past the check, 23505 on pg_database's unique index.
-        const code = (err as { code?: string }).code;
-        if (code !== '42P04' && code !== '23505') throw err;
-      }
-    }
+    await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+  } catch (err) {
+    // Services starting together race to create it; losing that race is fine. PostgreSQL reports the loser as
+    // 42P04 (exists) or, when both got past the check, 23505 on pg_database's unique index.
+    const code = (err as { code?: string }).code;
+    if (code !== '42P04' && code !== '23505') throw err;
   } finally {
     await client.end();
   }
