@@ -18,6 +18,11 @@ export interface BusOptions {
   name: string;
   /** Default deadline of a request, in milliseconds. */
   requestTimeoutMs?: number;
+  /**
+   * Replicas of every stream, consumer and object-store bucket this installation creates: 1 on a single NATS
+   * server, 3 on a JetStream cluster (so queued work survives the loss of a node).
+   */
+  streamReplicas?: number;
 }
 
 export interface MessageContext {
@@ -65,6 +70,8 @@ export class MessageBus {
     readonly connection: NatsConnection,
     readonly ns: Namespace,
     private readonly requestTimeoutMs: number,
+    /** See BusOptions.streamReplicas. */
+    readonly streamReplicas: number,
   ) {}
 
   static async connect(options: BusOptions): Promise<MessageBus> {
@@ -76,7 +83,7 @@ export class MessageBus {
       reconnectTimeWait: 500,
       pingInterval: 10_000,
     });
-    return new MessageBus(connection, ns, options.requestTimeoutMs ?? 5_000);
+    return new MessageBus(connection, ns, options.requestTimeoutMs ?? 5_000, options.streamReplicas ?? 1);
   }
 
   /** Sends a request and waits for the reply, at most `timeoutMs`; failures come back as DomainError. */

@@ -92,6 +92,7 @@ export class JetStreamKit {
       storage: StorageType.File,
       max_age: spec.maxAgeMs ? nanos(spec.maxAgeMs) : 0,
       duplicate_window: nanos(spec.duplicateWindowMs ?? 120_000),
+      num_replicas: this.bus.streamReplicas,
     };
     try {
       await jsm.streams.info(config.name);
@@ -132,6 +133,7 @@ export class JetStreamKit {
       ack_wait: nanos(spec.ackWaitMs),
       max_deliver: spec.maxDeliver ?? -1,
       max_ack_pending: Math.max(1000, spec.concurrency * 4),
+      num_replicas: this.bus.streamReplicas,
       ...(spec.filterSubject ? { filter_subject: this.bus.ns.subject(spec.filterSubject) } : {}),
     };
     try {
@@ -210,7 +212,7 @@ export class JetStreamKit {
     try {
       return await objm.open(name);
     } catch {
-      return objm.create(name, { storage: StorageType.File });
+      return objm.create(name, { storage: StorageType.File, replicas: this.bus.streamReplicas });
     }
   }
 

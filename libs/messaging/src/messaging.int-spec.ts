@@ -123,6 +123,27 @@ describe('messaging: JetStream streams, consumers and object store (real NATS)',
     await bus?.close();
   });
 
+  it('creates streams, consumers and buckets with the configured replica count', async () => {
+    const jsm = await kit.jsm();
+    expect((await jsm.streams.info(kit.streamName('WORK'))).config.num_replicas).toBe(1);
+    // A single server cannot hold three replicas: asking for them reaches the server and is refused, where a
+    // three-node cluster would accept them.
+    const clustered = await MessageBus.connect({
+      url,
+      namespace: ns(),
+      name: 'clustered',
+      streamReplicas: 3,
+    });
+    try {
+      const clusteredKit = new JetStreamKit(clustered);
+      await expect(
+        clusteredKit.ensureStream({ name: 'R3', subjects: ['r3.>'], retention: 'workqueue' }),
+      ).rejects.toThrow(/replicas/i);
+    } finally {
+      await clustered.close();
+    }
+  });
+
   it('drops a repeated publish with the same message id', async () => {
     const first = await kit.publish('work.dedupe', { n: 1 }, 'same-id');
     const second = await kit.publish('work.dedupe', { n: 1 }, 'same-id');

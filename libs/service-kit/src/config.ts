@@ -58,6 +58,8 @@ export const baseConfigShape = {
     .regex(/^[A-Za-z0-9_-]+$/, "letters, digits, '-' or '_' only")
     .default('emailverify'),
   NATS_REQUEST_TIMEOUT_MS: int(5000, 100, 600_000),
+  /** Replicas of every JetStream stream, consumer and object-store bucket: 3 on a clustered NATS. */
+  NATS_STREAM_REPLICAS: int(1, 1, 5),
 };
 
 export const baseConfigSchema = z.object(baseConfigShape);

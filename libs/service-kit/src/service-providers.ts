@@ -38,6 +38,7 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
           namespace: config.NATS_NAMESPACE,
           name: `${service}:${process.pid}`,
           requestTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS,
+          streamReplicas: config.NATS_STREAM_REPLICAS,
         }),
     },
   ];
