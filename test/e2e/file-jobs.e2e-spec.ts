@@ -81,15 +81,7 @@ describe('file jobs: upload, progress, results, pause/resume/cancel', () => {
     return peak;
   }
 
-  /** Long-polls until the job is terminal (the test's own timeout bounds the wait). */
-  async function finished(id: string): Promise<Record<string, unknown>> {
-    for (;;) {
-      const res = await status(id, '?timeout=30');
-      expect(res.status).toBe(200);
-      if (['completed', 'completed_with_warning', 'failed', 'cancelled'].includes(res.json.data.status))
-        return res.json.data;
-    }
-  }
+  const finished = (id: string): Promise<Record<string, unknown>> => suite.finishedJob(id, account.apiKey);
 
   async function download(
     id: string,
