@@ -1,4 +1,4 @@
-// Benchmark "file" (DESIGN section 10): a generated CSV of 100,000 rows (1,000,000 with `--large`) over about
+// Benchmark "file": a generated CSV of 100,000 rows (1,000,000 with `--large`) over about
 // 20,000 mail-world domains, MX-only (check_smtp false): addresses/s from the start of the upload to
 // `completed`, and the peak RSS of every process, against one process (this one) parsing the same file with
 // the files library and verifying it with the verification library; then the service again with two verifier

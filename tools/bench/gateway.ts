@@ -1,4 +1,4 @@
-// Benchmark "gateway" (DESIGN section 10): GET /v1/verify/disposable through the real gateway process
+// Benchmark "gateway": GET /v1/verify/disposable through the real gateway process
 // (auth, rate limits, validation, presenter, logging, metrics, Nest) against a bare node:http process doing
 // the same lookup, both on loopback at 64 connections. The ratio gateway / bare is the cost of the gateway.
 import { type ChildProcess, spawn } from 'node:child_process';

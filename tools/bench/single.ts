@@ -1,4 +1,4 @@
-// Benchmark "single" (DESIGN section 10): POST /v1/verify/single, MX-only (check_smtp false), uncached
+// Benchmark "single": POST /v1/verify/single, MX-only (check_smtp false), uncached
 // (every address distinct, so the verifier's result cache never answers), through gateway -> credits ->
 // verifier -> credits, against VerificationEngine.verify called in-process on the same addresses with the
 // same concurrency. Both resolve against one mail world (real DNS on 127.0.0.1) of a few hundred domains.

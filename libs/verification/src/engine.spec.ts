@@ -413,7 +413,7 @@ describe('status precedence and scores', () => {
     }
   });
 
-  it('scores each status as DESIGN section 4 says', () => {
+  it('scores each status, valid by whether SMTP confirmed the mailbox', () => {
     expect(scoreFor('valid', true)).toBe(0.99);
     expect(scoreFor('valid', false)).toBe(0.9);
     expect(scoreFor('catchall', true)).toBe(0.7);
