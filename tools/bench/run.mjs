@@ -1,4 +1,4 @@
-// `npm run bench -- <name> [--quick] [--profile]`: on-demand benchmarks (DESIGN section 10), never part of
+// `npm run bench -- <name> [--quick] [--profile]`: on-demand benchmarks, never part of
 // `npm test`. Compiles apps, libs and tools with the repository's swc settings into a private directory
 // (.data/bench/build/dist), so a benchmark neither wipes nor depends on a dist/ that someone else is
 // rebuilding, then runs the benchmark there. See tools/bench/README.md.
