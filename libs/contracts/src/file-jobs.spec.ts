@@ -43,8 +43,7 @@ describe('packed chunk items', () => {
     }
   });
 
-  it('are a good deal smaller than the object form, and the object form is still read', () => {
+  it('are a good deal smaller than the object', () => {
     expect(JSON.stringify(packChunkItem(item)).length).toBeLessThan(JSON.stringify(item).length / 2);
-    expect(unpackChunkItem(item)).toEqual(item);
   });
 });

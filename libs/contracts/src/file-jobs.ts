@@ -159,9 +159,7 @@ export function packResultFields(
   return [email, r.status, r.reason, r.score, flags, r.domain, r.mxRecords, r.domainSuggestion, creditsUsed];
 }
 
-/** Reads a packed item, or an item in the earlier object form (results stored or sent before packing). */
-export function unpackChunkItem(item: PackedChunkItem | ChunkItemResult): ChunkItemResult {
-  if (!Array.isArray(item)) return item;
+export function unpackChunkItem(item: PackedChunkItem): ChunkItemResult {
   const [email, status, reason, score, flags, domain, mxRecords, domainSuggestion, creditsUsed] = item;
   return {
     email,
@@ -186,8 +184,8 @@ export interface ChunkResultMessage {
   chunk: number;
   /** True when the verifier gave up on the chunk: every item is unknown `verification_failed`, free. */
   failed: boolean;
-  /** In the chunk's address order. Packed (PackedChunkItem); the object form is still read. */
-  results: Array<PackedChunkItem | ChunkItemResult>;
+  /** In the chunk's address order. */
+  results: PackedChunkItem[];
 }
 
 export interface JobStatusBroadcast {

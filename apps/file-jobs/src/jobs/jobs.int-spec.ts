@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type ChunkItemResult, packChunkItem } from '@emailverify/contracts';
+import { type ChunkItemResult, type PackedChunkItem, packChunkItem } from '@emailverify/contracts';
 import { readCsv } from '@emailverify/files';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import type { DataSource } from '@emailverify/persistence';
@@ -17,8 +17,12 @@ async function collectNothing(): Promise<void> {
   throw new Error('no chunk should be published');
 }
 
-/** What a verifier would answer for an address (valid, 1 credit), or unknown for the `slow` ones. */
-function verified(email: string): ChunkItemResult {
+/** What a verifier would answer for an address (valid, 1 credit), or unknown for the `slow` ones; packed. */
+function verified(email: string): PackedChunkItem {
+  return packChunkItem(answer(email));
+}
+
+function answer(email: string): ChunkItemResult {
   const unknown = email.startsWith('slow');
   return {
     email,
@@ -133,14 +137,10 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       ['d@files.test', 'e@files.test', 'slow@files.test'],
       ['f@files.test'],
     ]);
-    // As the verifier sends them: packed.
-    await repo.applyChunkResult(view.jobId, 1, emails[1]!.map(verified).map(packChunkItem), false);
-    const failed = emails[2]!.map((email) => ({
-      ...verified(email),
-      status: 'unknown' as const,
-      reason: 'verification_failed' as const,
-      creditsUsed: 0,
-    }));
+    await repo.applyChunkResult(view.jobId, 1, emails[1]!.map(verified), false);
+    const failed = emails[2]!.map((email) =>
+      packChunkItem({ ...answer(email), status: 'unknown', reason: 'verification_failed', creditsUsed: 0 }),
+    );
     const last = await repo.applyChunkResult(view.jobId, 2, failed, true);
     expect(last).toMatchObject({
       completed_chunks: 2,

@@ -3,7 +3,6 @@ import {
   eventOfState,
   type JobState,
   type PackedChunkItem,
-  packChunkItem,
   unpackChunkItem,
 } from '@emailverify/contracts';
 import { type DataSource, type EntityManager, returnedRows } from '@emailverify/persistence';
@@ -280,10 +279,9 @@ export class JobsRepository {
   async applyChunkResult(
     jobId: string,
     chunk: number,
-    items: ReadonlyArray<PackedChunkItem | ChunkItemResult>,
+    results: readonly PackedChunkItem[],
     failed: boolean,
   ): Promise<JobRow | undefined> {
-    const results = items.map((item) => (Array.isArray(item) ? item : packChunkItem(item)));
     try {
       return await this.db.transaction(async (m) => {
         // Claiming the chunk row is what makes this happen once; the job row is locked only by the last
@@ -359,10 +357,7 @@ export class JobsRepository {
       );
     return rows.map((r) => ({
       chunk: r.chunk,
-      results:
-        r.results === null
-          ? null
-          : (JSON.parse(r.results) as Array<PackedChunkItem | ChunkItemResult>).map(unpackChunkItem),
+      results: r.results === null ? null : (JSON.parse(r.results) as PackedChunkItem[]).map(unpackChunkItem),
       repeated: r.repeated,
     }));
   }

@@ -46,7 +46,10 @@ const SMTP_VALID = 1024;
 const LISTED = 2048;
 const REPUTATION_CHECKED = 4096;
 
-/** Marks the current stored form; the form before it was an array starting with the address. */
+/**
+ * The stored form's number, checked on every read. The table holds one form only: a change of form comes
+ * with a migration that empties it (see VerifierInit), so a row of another form is a defect, never guessed at.
+ */
 const FORMAT = 2;
 
 /**
@@ -70,34 +73,6 @@ type StoredResult = [
   errorMessage: string,
   domainSuggestion: string,
   responseTime: number,
-];
-
-/** The earlier stored form: every field in order, the address first. */
-type StoredResultV1 = [
-  VerificationResult['email'],
-  VerificationResult['status'],
-  VerificationResult['reason'],
-  VerificationResult['score'],
-  VerificationResult['isDeliverable'],
-  VerificationResult['isDisposable'],
-  VerificationResult['isCatchall'],
-  VerificationResult['isRole'],
-  VerificationResult['isFree'],
-  VerificationResult['hasGravatar'],
-  VerificationResult['gravatarUrl'],
-  VerificationResult['domain'],
-  VerificationResult['domainAge'],
-  VerificationResult['mxRecords'],
-  VerificationResult['domainReputation'],
-  VerificationResult['smtpCheck'],
-  VerificationResult['smtpResponse'],
-  VerificationResult['errorMessage'],
-  VerificationResult['domainSuggestion'],
-  VerificationResult['responseTime'],
-  VerificationResult['validFormat'],
-  VerificationResult['validDomain'],
-  VerificationResult['validMx'],
-  VerificationResult['smtpValid'],
 ];
 
 /** The `result` column of a row; its `email` and `status` columns hold the rest. */
@@ -136,15 +111,14 @@ export function packResult(r: VerificationResult): string {
   return JSON.stringify(stored);
 }
 
-/** A row back as a result; rows in the earlier forms (a full array, or the object) still read. */
+/** A row back as a result. */
 export function unpackResult(
   email: string,
   status: VerificationResult['status'],
   text: string,
 ): VerificationResult {
-  const stored = JSON.parse(text) as StoredResult | StoredResultV1 | VerificationResult;
-  if (!Array.isArray(stored)) return stored;
-  if (stored[0] !== FORMAT) return unpackV1(stored as StoredResultV1);
+  const stored = JSON.parse(text) as StoredResult;
+  if (stored[0] !== FORMAT) throw new Error(`a cached result of ${email} is not in stored form ${FORMAT}`);
   const [
     ,
     reason,
@@ -160,7 +134,7 @@ export function unpackResult(
     errorMessage,
     domainSuggestion,
     responseTime,
-  ] = stored as StoredResult;
+  ] = stored;
   // `satisfies`: this stops compiling when VerificationResult gains a field that is not stored.
   return {
     email,
@@ -193,35 +167,6 @@ export function unpackResult(
     validMx: (flags & VALID_MX) !== 0,
     smtpValid: (flags & SMTP_VALID) !== 0,
   } satisfies Required<VerificationResult>;
-}
-
-function unpackV1(v: StoredResultV1): VerificationResult {
-  return {
-    email: v[0],
-    status: v[1],
-    reason: v[2],
-    score: v[3],
-    isDeliverable: v[4],
-    isDisposable: v[5],
-    isCatchall: v[6],
-    isRole: v[7],
-    isFree: v[8],
-    hasGravatar: v[9],
-    gravatarUrl: v[10],
-    domain: v[11],
-    domainAge: v[12],
-    mxRecords: v[13],
-    domainReputation: v[14],
-    smtpCheck: v[15],
-    smtpResponse: v[16],
-    errorMessage: v[17],
-    domainSuggestion: v[18],
-    responseTime: v[19],
-    validFormat: v[20],
-    validDomain: v[21],
-    validMx: v[22],
-    smtpValid: v[23],
-  };
 }
 
 /**
