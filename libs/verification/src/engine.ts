@@ -136,10 +136,7 @@ export class VerificationEngine {
     } catch (error) {
       // A defect or an unexpected failure of a dependency: report it as retryable rather than lose the item.
       result = {
-        ...blankResult(typeof email === 'string' ? email.trim() : '', ''),
-        status: 'unknown',
-        reason: 'verification_failed',
-        score: scoreFor('unknown', false),
+        ...fallbackResult(typeof email === 'string' ? email.trim() : '', ''),
         errorMessage: `verification failed: ${error instanceof Error ? error.message : String(error)}`,
       };
     }
@@ -168,11 +165,17 @@ export class VerificationEngine {
 
   private async run(email: string, options: VerifyOptions, normalised: boolean): Promise<VerificationResult> {
     const parsed = normalised ? parseNormalised(email) : parseAddress(email);
-    if (!parsed.ok) return syntaxFailure(email, parsed);
+    if (!parsed.ok) {
+      return syntaxFailureResult(
+        typeof email === 'string' ? email.trim() : '',
+        parsed.reason,
+        parsed.message,
+      );
+    }
 
     const literal = parsed.ipLiteral !== undefined;
     const result: VerificationResult = {
-      ...blankResult(parsed.email, parsed.domain),
+      ...fallbackResult(parsed.email, parsed.domain),
       validFormat: true,
       isDisposable: !literal && isDisposableDomain(parsed.domain),
       isFree: !literal && isFreeProvider(parsed.domain),
@@ -247,7 +250,14 @@ export class VerificationEngine {
   }
 }
 
-function blankResult(email: string, domain: string): VerificationResult {
+/**
+ * The fallback result of an address: unknown `verification_failed` (free, and worth retrying), every other field
+ * at its nothing-found value. What an address gets when it could not be verified (an unexpected failure here, a
+ * file-job chunk given up after every delivery, a chunk answered as failed), and what every result of the
+ * engine starts from.
+ * @param domain the domain shown; by default what follows the address's last "@", lower-cased
+ */
+export function fallbackResult(email: string, domain = domainOf(email)): VerificationResult {
   return {
     email,
     status: 'unknown',
@@ -290,16 +300,28 @@ function finish(
   return result;
 }
 
-function syntaxFailure(input: unknown, error: AddressError): VerificationResult {
-  const text = typeof input === 'string' ? input.trim() : '';
-  const at = text.lastIndexOf('@');
+/**
+ * The result of input that is not an address at all (`missing_email` when empty, else `invalid_syntax`):
+ * invalid and free, known without any network work.
+ * @param text the input, trimmed
+ */
+export function syntaxFailureResult(
+  text: string,
+  reason: AddressError['reason'],
+  errorMessage = '',
+): VerificationResult {
   return {
-    ...blankResult(text, at >= 0 ? text.slice(at + 1).toLowerCase() : ''),
+    ...fallbackResult(text),
     status: 'invalid',
-    reason: error.reason,
+    reason,
     score: scoreFor('invalid', false),
-    errorMessage: error.message,
+    errorMessage,
   };
+}
+
+function domainOf(text: string): string {
+  const at = text.lastIndexOf('@');
+  return at >= 0 ? text.slice(at + 1).toLowerCase() : '';
 }
 
 /** An address literal names its mail host directly: no DNS, the IP is the only host. */
