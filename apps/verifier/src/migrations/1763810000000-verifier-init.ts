@@ -7,9 +7,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * - UNLOGGED: no write-ahead log. After a crash of PostgreSQL (not a clean restart) the table comes back
  *   empty, and standbys do not have it; either only means verifying again. Nothing is billed from it twice: a
  *   file job's chunks are charged once by file-jobs whatever the verifier finds here.
- * - `result` as text (packed by the verifier, see ResultsRepository) rather than jsonb: it is only ever read
- *   back whole, never queried into, and building (or even validating) JSON values costs PostgreSQL more than
- *   storing the row.
+ * - `result` as text (packResult's JSON, libs/contracts) rather than jsonb: it is only ever read back whole,
+ *   never queried into, and building (or even validating) JSON values costs PostgreSQL more than storing the
+ *   row.
  * - the address compared byte by byte (COLLATE "C"): it is a key, never sorted for people, and the database's
  *   default collation would make every comparison in the primary key a locale-aware one.
  * - expiry indexed with BRIN instead of a B-tree: rows arrive in expiry order, so block ranges summarise it

@@ -1,9 +1,9 @@
-import type { VerificationResult } from '@emailverify/contracts';
+import { packResult, type VerificationResult } from '@emailverify/contracts';
 import type { DataSource } from '@emailverify/persistence';
 import { openTestDatabase } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifierMigrations } from '../migrations';
-import { FRESH_LOOKUP_SQL, packResult, ResultsRepository } from './results.repository';
+import { FRESH_LOOKUP_SQL, ResultsRepository } from './results.repository';
 
 describe('result cache lookups (real PostgreSQL)', () => {
   let db: DataSource;

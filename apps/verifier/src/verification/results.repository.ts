@@ -1,4 +1,4 @@
-import type { VerificationResult } from '@emailverify/contracts';
+import { packResult, unpackResult, type VerificationResult } from '@emailverify/contracts';
 import type { DataSource } from '@emailverify/persistence';
 
 /**
@@ -31,147 +31,10 @@ function lines(emails: readonly string[]): string {
   return emails.join('\n');
 }
 
-// Bits of a stored result's flags number.
-const DELIVERABLE = 1;
-const DISPOSABLE = 2;
-const CATCHALL = 4;
-const ROLE = 8;
-const FREE = 16;
-const GRAVATAR = 32;
-const SMTP_CHECK = 64;
-const VALID_FORMAT = 128;
-const VALID_DOMAIN = 256;
-const VALID_MX = 512;
-const SMTP_VALID = 1024;
-const LISTED = 2048;
-const REPUTATION_CHECKED = 4096;
-
-/**
- * The stored form's number, checked on every read. The table holds one form only: a change of form comes
- * with a migration that empties it (see VerifierInit), so a row of another form is a defect, never guessed at.
- */
-const FORMAT = 2;
-
-/**
- * A cached result as stored: its values in a fixed order (a JSON array), the booleans as bits of one number,
- * and without what the row's own columns hold (the address and the status). A third of the bytes of the
- * object, and several times faster to write than a generic walk over a field list: the cache takes a row for
- * every address verified, written by the verifier's one thread.
- */
-type StoredResult = [
-  format: typeof FORMAT,
-  reason: VerificationResult['reason'],
-  score: number,
-  flags: number,
-  domain: string,
-  domainAge: number,
-  mxRecords: string[],
-  mxIp: string,
-  blacklists: string[],
-  gravatarUrl: string,
-  smtpResponse: string,
-  errorMessage: string,
-  domainSuggestion: string,
-  responseTime: number,
-];
-
-/** The `result` column of a row; its `email` and `status` columns hold the rest. */
-export function packResult(r: VerificationResult): string {
-  const rep = r.domainReputation;
-  const flags =
-    (r.isDeliverable ? DELIVERABLE : 0) |
-    (r.isDisposable ? DISPOSABLE : 0) |
-    (r.isCatchall ? CATCHALL : 0) |
-    (r.isRole ? ROLE : 0) |
-    (r.isFree ? FREE : 0) |
-    (r.hasGravatar ? GRAVATAR : 0) |
-    (r.smtpCheck ? SMTP_CHECK : 0) |
-    (r.validFormat ? VALID_FORMAT : 0) |
-    (r.validDomain ? VALID_DOMAIN : 0) |
-    (r.validMx ? VALID_MX : 0) |
-    (r.smtpValid ? SMTP_VALID : 0) |
-    (rep.isListed ? LISTED : 0) |
-    (rep.checked ? REPUTATION_CHECKED : 0);
-  const stored: StoredResult = [
-    FORMAT,
-    r.reason,
-    r.score,
-    flags,
-    r.domain,
-    r.domainAge,
-    r.mxRecords,
-    rep.mxIp,
-    rep.blacklists,
-    r.gravatarUrl,
-    r.smtpResponse,
-    r.errorMessage,
-    r.domainSuggestion,
-    r.responseTime,
-  ];
-  return JSON.stringify(stored);
-}
-
-/** A row back as a result. */
-export function unpackResult(
-  email: string,
-  status: VerificationResult['status'],
-  text: string,
-): VerificationResult {
-  const stored = JSON.parse(text) as StoredResult;
-  if (stored[0] !== FORMAT) throw new Error(`a cached result of ${email} is not in stored form ${FORMAT}`);
-  const [
-    ,
-    reason,
-    score,
-    flags,
-    domain,
-    domainAge,
-    mxRecords,
-    mxIp,
-    blacklists,
-    gravatarUrl,
-    smtpResponse,
-    errorMessage,
-    domainSuggestion,
-    responseTime,
-  ] = stored;
-  // `satisfies`: this stops compiling when VerificationResult gains a field that is not stored.
-  return {
-    email,
-    status,
-    reason,
-    score,
-    isDeliverable: (flags & DELIVERABLE) !== 0,
-    isDisposable: (flags & DISPOSABLE) !== 0,
-    isCatchall: (flags & CATCHALL) !== 0,
-    isRole: (flags & ROLE) !== 0,
-    isFree: (flags & FREE) !== 0,
-    hasGravatar: (flags & GRAVATAR) !== 0,
-    gravatarUrl,
-    domain,
-    domainAge,
-    mxRecords,
-    domainReputation: {
-      mxIp,
-      isListed: (flags & LISTED) !== 0,
-      blacklists,
-      checked: (flags & REPUTATION_CHECKED) !== 0,
-    } satisfies Required<VerificationResult['domainReputation']>,
-    smtpCheck: (flags & SMTP_CHECK) !== 0,
-    smtpResponse,
-    errorMessage,
-    domainSuggestion,
-    responseTime,
-    validFormat: (flags & VALID_FORMAT) !== 0,
-    validDomain: (flags & VALID_DOMAIN) !== 0,
-    validMx: (flags & VALID_MX) !== 0,
-    smtpValid: (flags & SMTP_VALID) !== 0,
-  } satisfies Required<VerificationResult>;
-}
-
 /**
  * The verification result cache (schema `verifier`). Results are not customer data: an address verifies the
- * same for every account, so the cache is shared and keyed by the normalised address and SMTP mode.
+ * same for every account, so the cache is shared and keyed by the normalised address and SMTP mode. A row's
+ * `result` is the rest of the result, packed (packResult).
  */
 export class ResultsRepository {
   constructor(private readonly db: DataSource) {}
