@@ -64,6 +64,9 @@ export function decide(findings: readonly Finding[]): Finding {
   );
 }
 
+/** parseAddress, or parseNormalised for addresses already in normalised form. */
+type Parse = (email: string) => ReturnType<typeof parseAddress>;
+
 const NO_REPUTATION: DomainReputation = { mxIp: '', isListed: false, blacklists: [], checked: false };
 
 /**
@@ -127,12 +130,45 @@ export class VerificationEngine {
     );
   }
 
-  /** @param normalised `email` is a normalised form that parseAddress produced (see VerifyManyOptions) */
-  async verify(email: string, options: VerifyOptions, normalised = false): Promise<VerificationResult> {
+  verify(email: string, options: VerifyOptions): Promise<VerificationResult> {
+    return this.timed(email, options, parseAddress);
+  }
+
+  /**
+   * As verify, for an address that is a normalised form parseAddress produced (a file-job chunk's): it is split,
+   * not parsed again (parseNormalised).
+   */
+  verifyNormalised(email: string, options: VerifyOptions): Promise<VerificationResult> {
+    return this.timed(email, options, parseNormalised);
+  }
+
+  /** Verifies a list with at most `concurrency` addresses in flight; results come back in input order. */
+  async verifyMany(
+    emails: readonly string[],
+    options: VerifyOptions,
+    { concurrency = 10, normalised = false }: VerifyManyOptions = {},
+  ): Promise<VerificationResult[]> {
+    const verifyOne = normalised
+      ? (email: string) => this.verifyNormalised(email, options)
+      : (email: string) => this.verify(email, options);
+    const results = new Array<VerificationResult>(emails.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < emails.length) {
+        const index = next++;
+        results[index] = await verifyOne(emails[index]);
+      }
+    };
+    const workers = Math.max(1, Math.min(Math.floor(concurrency), emails.length));
+    await Promise.all(Array.from({ length: workers }, worker));
+    return results;
+  }
+
+  private async timed(email: string, options: VerifyOptions, parse: Parse): Promise<VerificationResult> {
     const started = this.deps.clock.now();
     let result: VerificationResult;
     try {
-      result = await this.run(email, options, normalised);
+      result = await this.run(email, options, parse);
     } catch (error) {
       // A defect or an unexpected failure of a dependency: report it as retryable rather than lose the item.
       result = {
@@ -144,27 +180,8 @@ export class VerificationEngine {
     return result;
   }
 
-  /** Verifies a list with at most `concurrency` addresses in flight; results come back in input order. */
-  async verifyMany(
-    emails: readonly string[],
-    options: VerifyOptions,
-    { concurrency = 10, normalised = false }: VerifyManyOptions = {},
-  ): Promise<VerificationResult[]> {
-    const results = new Array<VerificationResult>(emails.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < emails.length) {
-        const index = next++;
-        results[index] = await this.verify(emails[index], options, normalised);
-      }
-    };
-    const workers = Math.max(1, Math.min(Math.floor(concurrency), emails.length));
-    await Promise.all(Array.from({ length: workers }, worker));
-    return results;
-  }
-
-  private async run(email: string, options: VerifyOptions, normalised: boolean): Promise<VerificationResult> {
-    const parsed = normalised ? parseNormalised(email) : parseAddress(email);
+  private async run(email: string, options: VerifyOptions, parse: Parse): Promise<VerificationResult> {
+    const parsed = parse(email);
     if (!parsed.ok) {
       return syntaxFailureResult(
         typeof email === 'string' ? email.trim() : '',

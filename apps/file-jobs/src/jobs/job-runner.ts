@@ -131,7 +131,7 @@ export class JobRunner {
       let job = await this.repo.findById(jobId);
       if (!job) return;
       if (job.status === 'pending') {
-        job = (await this.repo.transition(null, jobId, ['pending'], 'running', { startedAt: true })) ?? job;
+        job = (await this.repo.transitionInternal(jobId, ['pending'], 'running', { startedAt: true })) ?? job;
         this.broadcast(job);
       }
       if (job.status === 'merging' || (isActive(job.status) && allChunksAnswered(job))) {
@@ -246,8 +246,7 @@ export class JobRunner {
           return;
         }
       }
-      const merging = await this.repo.transition(
-        null,
+      const merging = await this.repo.transitionInternal(
         job.id,
         ['running', 'processing', 'merging'],
         'merging',
@@ -264,7 +263,7 @@ export class JobRunner {
         const used = await this.repo.creditsUsed(job.id);
         await this.settle(merging, used);
         const status = merging.failed_chunks > 0 ? 'completed_with_warning' : 'completed';
-        const done = await this.repo.transition(null, job.id, ['merging'], status, {
+        const done = await this.repo.transitionInternal(job.id, ['merging'], status, {
           completedAt: true,
           resultObject,
           creditsUsed: used,
@@ -287,8 +286,7 @@ export class JobRunner {
   async fail(job: JobRow, error: { code: string; message: string }): Promise<void> {
     const used = await this.repo.creditsUsed(job.id);
     await this.settle(job, used);
-    const failed = await this.repo.transition(
-      null,
+    const failed = await this.repo.transitionInternal(
       job.id,
       ['preparing', 'pending', 'running', 'processing', 'merging', 'paused'],
       'failed',

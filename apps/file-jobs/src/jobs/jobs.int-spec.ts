@@ -83,7 +83,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       checkSmtp: false,
       preserveOriginal,
     });
-    await new JobsRepository(db).transition(null, view.jobId, ['pending'], 'running', { startedAt: true });
+    await new JobsRepository(db).transitionInternal(view.jobId, ['pending'], 'running', { startedAt: true });
     return view;
   }
 
@@ -197,9 +197,9 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([]);
     await answer(2);
     // Paused: no refill publishes anything, whatever the room; resumed, the window fills again.
-    await repo.transition(null, view.jobId, ['running', 'processing'], 'paused');
+    await repo.transitionInternal(view.jobId, ['running', 'processing'], 'paused');
     expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([]);
-    await repo.transition(null, view.jobId, ['paused'], 'running');
+    await repo.transitionInternal(view.jobId, ['paused'], 'running');
     expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([4, 5]);
     // The last chunks: room for more than the queue holds.
     for (const chunk of [1, 3, 4]) await answer(chunk);

@@ -90,6 +90,15 @@ export interface ChunkOutcome {
   repeated: Buffer | null;
 }
 
+/** What a state change records besides the state. */
+export interface TransitionExtra {
+  startedAt?: boolean;
+  completedAt?: boolean;
+  resultObject?: string;
+  creditsUsed?: number;
+  error?: { code: string; message: string };
+}
+
 /** Chunks per INSERT when a job is created. */
 const CHUNK_INSERT_BATCH = 100;
 
@@ -132,19 +141,33 @@ export class JobsRepository {
     return rows[0];
   }
 
-  /** Moves a job from one of `from` to `to`; undefined when it was not in one of them. */
-  async transition(
+  /** Moves a customer's job from one of `from` to `to`; undefined when it is not theirs or not in one of them. */
+  transition(
+    accountId: string,
+    jobId: string,
+    from: readonly JobState[],
+    to: JobState,
+    extra: TransitionExtra = {},
+  ): Promise<JobRow | undefined> {
+    return this.move(accountId, jobId, from, to, extra);
+  }
+
+  /** As transition, for the runner and the merger, which drive any job by its id. */
+  transitionInternal(
+    jobId: string,
+    from: readonly JobState[],
+    to: JobState,
+    extra: TransitionExtra = {},
+  ): Promise<JobRow | undefined> {
+    return this.move(null, jobId, from, to, extra);
+  }
+
+  private async move(
     accountId: string | null,
     jobId: string,
     from: readonly JobState[],
     to: JobState,
-    extra: {
-      startedAt?: boolean;
-      completedAt?: boolean;
-      resultObject?: string;
-      creditsUsed?: number;
-      error?: { code: string; message: string };
-    } = {},
+    extra: TransitionExtra,
   ): Promise<JobRow | undefined> {
     // A state that emits an event records the intent in the same statement (the outbox), so a crash before the
     // event is published delays it but never loses it: the runner's recovery publishes what is left.
@@ -337,15 +360,24 @@ export class JobsRepository {
     }
   }
 
+  /** Chunks `from` .. `from + count - 1` of a job, in order, for the merge. */
+  chunkOutcomes(jobId: string, from: number, count: number): Promise<ChunkOutcome[]> {
+    return this.outcomes(jobId, from, count, false);
+  }
+
   /**
-   * Chunks `from` .. `from + count - 1` of a job, in order, for the merge; with `answeredOnly`, only those
-   * whose results are in (done or failed), for a merge that runs while the job is still being verified.
+   * As chunkOutcomes, but only the chunks whose results are in (done or failed): for a merge that runs while the
+   * job is still being verified.
    */
-  async chunkOutcomes(
+  answeredChunkOutcomes(jobId: string, from: number, count: number): Promise<ChunkOutcome[]> {
+    return this.outcomes(jobId, from, count, true);
+  }
+
+  private async outcomes(
     jobId: string,
     from: number,
     count: number,
-    answeredOnly = false,
+    answeredOnly: boolean,
   ): Promise<ChunkOutcome[]> {
     const rows: Array<{ chunk: number; results: string | null; repeated: Buffer | null }> =
       await this.db.query(

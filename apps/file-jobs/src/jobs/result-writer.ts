@@ -190,7 +190,10 @@ class OutcomeCursor {
   }
 
   private fetch(from: number): Promise<LoadedChunk[]> {
-    return this.repo.chunkOutcomes(this.jobId, from, this.perQuery, this.follow !== undefined).then((rows) =>
+    const outcomes = this.follow
+      ? this.repo.answeredChunkOutcomes(this.jobId, from, this.perQuery)
+      : this.repo.chunkOutcomes(this.jobId, from, this.perQuery);
+    return outcomes.then((rows) =>
       rows.map((r) => ({
         chunk: r.chunk,
         results: r.results,
