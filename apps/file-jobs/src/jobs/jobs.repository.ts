@@ -5,7 +5,12 @@ import {
   type PackedChunkItem,
   unpackChunkItem,
 } from '@emailverify/contracts';
-import { type DataSource, type EntityManager, returnedRows } from '@emailverify/persistence';
+import {
+  type DataSource,
+  type EntityManager,
+  returnedRows,
+  withAdvisoryLock,
+} from '@emailverify/persistence';
 import type { RepeatBits } from './row-key';
 
 export interface JobRow {
@@ -133,6 +138,14 @@ export class JobsRepository {
       jobId,
     ]);
     return rows[0];
+  }
+
+  /**
+   * Runs `work` holding the job's merge lock (a session advisory lock): one merge of a job at a time, across
+   * replicas.
+   */
+  underMergeLock<T>(jobId: string, work: () => Promise<T>): Promise<T> {
+    return withAdvisoryLock(this.db, `merge:${jobId}`, work);
   }
 
   /** Internal lookups by id alone: the runner, and a signed download link (whose signature names the job). */
