@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { FileJobsConfig } from './config';
 import { FileJobsHandler } from './file-jobs.handler';
 import { JobCreator } from './jobs/job-creator';
+import { JobMerger } from './jobs/job-merger';
 import { JobRunner } from './jobs/job-runner';
 import { JobsRepository } from './jobs/jobs.repository';
 import { JobsService } from './jobs/jobs.service';
@@ -43,16 +44,26 @@ export class FileJobsAppModule {
           useFactory: (repo: JobsRepository, kit: JetStreamKit) => new ResultWriter(repo, kit, config),
         },
         {
-          provide: JobRunner,
-          inject: [JobsRepository, SERVICE_DATA_SOURCE, MessageBus, JetStreamKit, ResultWriter, LOGGER],
+          provide: JobMerger,
+          inject: [JobsRepository, MessageBus, JetStreamKit, ResultWriter, LOGGER],
           useFactory: (
             repo: JobsRepository,
-            db: DataSource,
             bus: MessageBus,
             kit: JetStreamKit,
             writer: ResultWriter,
             logger: Logger,
-          ) => new JobRunner(repo, db, bus, kit, writer, config, logger),
+          ) => new JobMerger(repo, bus, kit, writer, config, logger),
+        },
+        {
+          provide: JobRunner,
+          inject: [JobsRepository, MessageBus, JetStreamKit, JobMerger, LOGGER],
+          useFactory: (
+            repo: JobsRepository,
+            bus: MessageBus,
+            kit: JetStreamKit,
+            merger: JobMerger,
+            logger: Logger,
+          ) => new JobRunner(repo, bus, kit, merger, config, logger),
         },
         {
           provide: JobCreator,
@@ -62,8 +73,9 @@ export class FileJobsAppModule {
         },
         {
           provide: JobsService,
-          inject: [JobsRepository, JobRunner],
-          useFactory: (repo: JobsRepository, runner: JobRunner) => new JobsService(repo, runner),
+          inject: [JobsRepository, JobRunner, JobMerger, MessageBus],
+          useFactory: (repo: JobsRepository, runner: JobRunner, merger: JobMerger, bus: MessageBus) =>
+            new JobsService(repo, runner, merger, bus),
         },
         FileJobsHandler,
       ],

@@ -1,4 +1,5 @@
 import type { JobState } from './files';
+import type { PackedChunkItem } from './packed-results';
 import type { VerificationStatus } from './verification';
 
 /** JetStream streams (base names; the messaging library adds the namespace), with their retention. */
@@ -111,83 +112,13 @@ export interface ChunkMessage {
   emails: string[];
 }
 
-/**
- * A chunk item as it travels and is stored: the fields of ChunkItemResult in a fixed order, the six booleans
- * as bits of one number. A million-address job moves (verifier, JetStream, file-jobs) and stores a million of
- * these; without the field names each is about a third of the size.
- */
-export type PackedChunkItem = [
-  email: string,
-  status: VerificationStatus,
-  reason: string,
-  score: number,
-  flags: number,
-  domain: string,
-  mxRecords: string[],
-  domainSuggestion: string,
-  creditsUsed: number,
-];
-
-// Bits of the flags number, written out for speed (a million items per large job go through these).
-const DELIVERABLE = 1;
-const DISPOSABLE = 2;
-const CATCHALL = 4;
-const ROLE = 8;
-const FREE = 16;
-const SMTP_CHECK = 32;
-
-export function packChunkItem(r: ChunkItemResult): PackedChunkItem {
-  return packResultFields(r, r.creditsUsed, r.email);
-}
-
-/**
- * Packs the result-file fields of any result (a verification's among them) with what it cost and the key it
- * answers, without building a ChunkItemResult first.
- */
-export function packResultFields(
-  r: Omit<ChunkItemResult, 'email' | 'creditsUsed'>,
-  creditsUsed: number,
-  email: string,
-): PackedChunkItem {
-  const flags =
-    (r.isDeliverable ? DELIVERABLE : 0) |
-    (r.isDisposable ? DISPOSABLE : 0) |
-    (r.isCatchall ? CATCHALL : 0) |
-    (r.isRole ? ROLE : 0) |
-    (r.isFree ? FREE : 0) |
-    (r.smtpCheck ? SMTP_CHECK : 0);
-  return [email, r.status, r.reason, r.score, flags, r.domain, r.mxRecords, r.domainSuggestion, creditsUsed];
-}
-
-/** Reads a packed item, or an item in the earlier object form (results stored or sent before packing). */
-export function unpackChunkItem(item: PackedChunkItem | ChunkItemResult): ChunkItemResult {
-  if (!Array.isArray(item)) return item;
-  const [email, status, reason, score, flags, domain, mxRecords, domainSuggestion, creditsUsed] = item;
-  return {
-    email,
-    status,
-    reason,
-    score,
-    isDeliverable: (flags & DELIVERABLE) !== 0,
-    isDisposable: (flags & DISPOSABLE) !== 0,
-    isCatchall: (flags & CATCHALL) !== 0,
-    isRole: (flags & ROLE) !== 0,
-    isFree: (flags & FREE) !== 0,
-    domain,
-    mxRecords,
-    domainSuggestion,
-    smtpCheck: (flags & SMTP_CHECK) !== 0,
-    creditsUsed,
-  } satisfies Required<ChunkItemResult>;
-}
-
 export interface ChunkResultMessage {
   jobId: string;
   chunk: number;
   /** True when the verifier gave up on the chunk: every item is unknown `verification_failed`, free. */
   failed: boolean;
-  /** In the chunk's address order. Packed (PackedChunkItem); the object form is still read. */
-  results: Array<PackedChunkItem | ChunkItemResult>;
+  /** In the chunk's address order (packChunkItem, packResultFields). */
+  results: PackedChunkItem[];
 }
 
 export interface JobStatusBroadcast {

@@ -8,7 +8,7 @@ import { eventually } from '@emailverify/testing';
 import { describe, expect, it } from 'vitest';
 import type { VerificationDependencies } from './dependencies';
 import { DNS_ERROR, type MxRecord } from './dns';
-import { VerificationEngine, decide, scoreFor } from './engine';
+import { VerificationEngine, decide, fallbackResult, scoreFor, syntaxFailureResult } from './engine';
 import type { VerificationOptions } from './options';
 import {
   FakeClock,
@@ -430,6 +430,28 @@ describe('status precedence and scores', () => {
     const { engine } = world();
     expect((await engine.verify('sales@example.com', { checkSmtp: true })).status).toBe('invalid');
     expect((await engine.verify('info@example.com', { checkSmtp: true })).status).toBe('role');
+  });
+});
+
+describe('fallback results (what an address gets without being verified)', () => {
+  it('is unknown/verification_failed at the unknown score, with the domain and nothing else found', () => {
+    const result = fallbackResult('jane@Files.test');
+    expect(summary(result)).toEqual({ status: 'unknown', reason: 'verification_failed', score: 0.5 });
+    expect(result).toMatchObject({ email: 'jane@Files.test', domain: 'files.test', mxRecords: [] });
+    expect(Object.values(result).filter((v) => v === true)).toEqual([]);
+    expect(fallbackResult('jane@files.test', '').domain).toBe('');
+  });
+
+  it('is invalid at the invalid score for input that is no address, as the engine answers it', async () => {
+    const { engine } = world();
+    for (const [input, reason] of [
+      ['', 'missing_email'],
+      ['not an address', 'invalid_syntax'],
+    ] as const) {
+      const verified = await engine.verify(input, { checkSmtp: false });
+      expect(syntaxFailureResult(input, reason)).toEqual({ ...verified, errorMessage: '', responseTime: 0 });
+      expect(summary(verified)).toEqual({ status: 'invalid', reason, score: 0.1 });
+    }
   });
 });
 

@@ -64,6 +64,9 @@ export function decide(findings: readonly Finding[]): Finding {
   );
 }
 
+/** parseAddress, or parseNormalised for addresses already in normalised form. */
+type Parse = (email: string) => ReturnType<typeof parseAddress>;
+
 const NO_REPUTATION: DomainReputation = { mxIp: '', isListed: false, blacklists: [], checked: false };
 
 /**
@@ -128,24 +131,16 @@ export class VerificationEngine {
     );
   }
 
-  /** @param normalised `email` is a normalised form that parseAddress produced (see VerifyManyOptions) */
-  async verify(email: string, options: VerifyOptions, normalised = false): Promise<VerificationResult> {
-    const started = this.deps.clock.now();
-    let result: VerificationResult;
-    try {
-      result = await this.run(email, options, normalised);
-    } catch (error) {
-      // A defect or an unexpected failure of a dependency: report it as retryable rather than lose the item.
-      result = {
-        ...blankResult(typeof email === 'string' ? email.trim() : '', ''),
-        status: 'unknown',
-        reason: 'verification_failed',
-        score: scoreFor('unknown', false),
-        errorMessage: `verification failed: ${error instanceof Error ? error.message : String(error)}`,
-      };
-    }
-    result.responseTime = Math.max(0, Math.round(this.deps.clock.now() - started));
-    return result;
+  verify(email: string, options: VerifyOptions): Promise<VerificationResult> {
+    return this.timed(email, options, parseAddress);
+  }
+
+  /**
+   * As verify, for an address that is a normalised form parseAddress produced (a file-job chunk's): it is split,
+   * not parsed again (parseNormalised).
+   */
+  verifyNormalised(email: string, options: VerifyOptions): Promise<VerificationResult> {
+    return this.timed(email, options, parseNormalised);
   }
 
   /** Verifies a list with at most `concurrency` addresses in flight; results come back in input order. */
@@ -154,12 +149,15 @@ export class VerificationEngine {
     options: VerifyOptions,
     { concurrency = 10, normalised = false }: VerifyManyOptions = {},
   ): Promise<VerificationResult[]> {
+    const verifyOne = normalised
+      ? (email: string) => this.verifyNormalised(email, options)
+      : (email: string) => this.verify(email, options);
     const results = new Array<VerificationResult>(emails.length);
     let next = 0;
     const worker = async () => {
       while (next < emails.length) {
         const index = next++;
-        results[index] = await this.verify(emails[index], options, normalised);
+        results[index] = await verifyOne(emails[index]);
       }
     };
     const workers = Math.max(1, Math.min(Math.floor(concurrency), emails.length));
@@ -167,13 +165,35 @@ export class VerificationEngine {
     return results;
   }
 
-  private async run(email: string, options: VerifyOptions, normalised: boolean): Promise<VerificationResult> {
-    const parsed = normalised ? parseNormalised(email) : parseAddress(email);
-    if (!parsed.ok) return syntaxFailure(email, parsed);
+  private async timed(email: string, options: VerifyOptions, parse: Parse): Promise<VerificationResult> {
+    const started = this.deps.clock.now();
+    let result: VerificationResult;
+    try {
+      result = await this.run(email, options, parse);
+    } catch (error) {
+      // A defect or an unexpected failure of a dependency: report it as retryable rather than lose the item.
+      result = {
+        ...fallbackResult(typeof email === 'string' ? email.trim() : '', ''),
+        errorMessage: `verification failed: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    result.responseTime = Math.max(0, Math.round(this.deps.clock.now() - started));
+    return result;
+  }
+
+  private async run(email: string, options: VerifyOptions, parse: Parse): Promise<VerificationResult> {
+    const parsed = parse(email);
+    if (!parsed.ok) {
+      return syntaxFailureResult(
+        typeof email === 'string' ? email.trim() : '',
+        parsed.reason,
+        parsed.message,
+      );
+    }
 
     const literal = parsed.ipLiteral !== undefined;
     const result: VerificationResult = {
-      ...blankResult(parsed.email, parsed.domain),
+      ...fallbackResult(parsed.email, parsed.domain),
       validFormat: true,
       isDisposable: !literal && isDisposableDomain(parsed.domain),
       isFree: !literal && isFreeProvider(parsed.domain),
@@ -248,7 +268,14 @@ export class VerificationEngine {
   }
 }
 
-function blankResult(email: string, domain: string): VerificationResult {
+/**
+ * The fallback result of an address: unknown `verification_failed` (free, and worth retrying), every other field
+ * at its nothing-found value. What an address gets when it could not be verified (an unexpected failure here, a
+ * file-job chunk given up after every delivery, a chunk answered as failed), and what every result of the
+ * engine starts from.
+ * @param domain the domain shown; by default what follows the address's last "@", lower-cased
+ */
+export function fallbackResult(email: string, domain = domainOf(email)): VerificationResult {
   return {
     email,
     status: 'unknown',
@@ -291,16 +318,28 @@ function finish(
   return result;
 }
 
-function syntaxFailure(input: unknown, error: AddressError): VerificationResult {
-  const text = typeof input === 'string' ? input.trim() : '';
-  const at = text.lastIndexOf('@');
+/**
+ * The result of input that is not an address at all (`missing_email` when empty, else `invalid_syntax`):
+ * invalid and free, known without any network work.
+ * @param text the input, trimmed
+ */
+export function syntaxFailureResult(
+  text: string,
+  reason: AddressError['reason'],
+  errorMessage = '',
+): VerificationResult {
   return {
-    ...blankResult(text, at >= 0 ? text.slice(at + 1).toLowerCase() : ''),
+    ...fallbackResult(text),
     status: 'invalid',
-    reason: error.reason,
+    reason,
     score: scoreFor('invalid', false),
-    errorMessage: error.message,
+    errorMessage,
   };
+}
+
+function domainOf(text: string): string {
+  const at = text.lastIndexOf('@');
+  return at >= 0 ? text.slice(at + 1).toLowerCase() : '';
 }
 
 /** An address literal names its mail host directly: no DNS, the IP is the only host. */

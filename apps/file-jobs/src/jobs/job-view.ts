@@ -1,4 +1,4 @@
-import type { ChunkItemResult, FileJobView } from '@emailverify/contracts';
+import type { FileJobView } from '@emailverify/contracts';
 import type { JobRow } from './jobs.repository';
 
 export function toView(row: JobRow): FileJobView {
@@ -30,26 +30,5 @@ export function toView(row: JobRow): FileJobView {
     startedAt: row.started_at?.toISOString() ?? null,
     completedAt: row.completed_at?.toISOString() ?? null,
     error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
-  };
-}
-
-/** The result of a cell that is not an address at all: known without any network work, and free. */
-export function syntaxFailure(cell: string): ChunkItemResult {
-  const at = cell.lastIndexOf('@');
-  return {
-    email: cell,
-    status: 'invalid',
-    reason: cell === '' ? 'missing_email' : 'invalid_syntax',
-    score: 0.1,
-    isDeliverable: false,
-    isDisposable: false,
-    isCatchall: false,
-    isRole: false,
-    isFree: false,
-    domain: at >= 0 ? cell.slice(at + 1).toLowerCase() : '',
-    mxRecords: [],
-    domainSuggestion: '',
-    smtpCheck: false,
-    creditsUsed: 0,
   };
 }

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type ChunkItemResult, packChunkItem } from '@emailverify/contracts';
+import { type ChunkItemResult, type PackedChunkItem, packChunkItem } from '@emailverify/contracts';
 import { readCsv } from '@emailverify/files';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import type { DataSource } from '@emailverify/persistence';
@@ -7,8 +7,6 @@ import { openTestDatabase } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileJobsConfigSchema } from '../config';
 import { filesMigrations } from '../migrations';
-import { FilesInit1763820000000 } from '../migrations/1763820000000-files-init';
-import { ChunkStorage1763900000000 } from '../migrations/1763900000000-chunk-storage';
 import { JobCreator } from './job-creator';
 import { JobsRepository } from './jobs.repository';
 import { MergeAbandoned, ResultWriter, resultObjectName } from './result-writer';
@@ -19,8 +17,12 @@ async function collectNothing(): Promise<void> {
   throw new Error('no chunk should be published');
 }
 
-/** What a verifier would answer for an address (valid, 1 credit), or unknown for the `slow` ones. */
-function verified(email: string): ChunkItemResult {
+/** What a verifier would answer for an address (valid, 1 credit), or unknown for the `slow` ones; packed. */
+function verified(email: string): PackedChunkItem {
+  return packChunkItem(answer(email));
+}
+
+function answer(email: string): ChunkItemResult {
   const unknown = email.startsWith('slow');
   return {
     email,
@@ -81,7 +83,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       checkSmtp: false,
       preserveOriginal,
     });
-    await new JobsRepository(db).transition(null, view.jobId, ['pending'], 'running', { startedAt: true });
+    await new JobsRepository(db).transitionInternal(view.jobId, ['pending'], 'running', { startedAt: true });
     return view;
   }
 
@@ -135,14 +137,10 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       ['d@files.test', 'e@files.test', 'slow@files.test'],
       ['f@files.test'],
     ]);
-    // As the verifier sends them: packed.
-    await repo.applyChunkResult(view.jobId, 1, emails[1]!.map(verified).map(packChunkItem), false);
-    const failed = emails[2]!.map((email) => ({
-      ...verified(email),
-      status: 'unknown' as const,
-      reason: 'verification_failed' as const,
-      creditsUsed: 0,
-    }));
+    await repo.applyChunkResult(view.jobId, 1, emails[1]!.map(verified), false);
+    const failed = emails[2]!.map((email) =>
+      packChunkItem({ ...answer(email), status: 'unknown', reason: 'verification_failed', creditsUsed: 0 }),
+    );
     const last = await repo.applyChunkResult(view.jobId, 2, failed, true);
     expect(last).toMatchObject({
       completed_chunks: 2,
@@ -199,9 +197,9 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([]);
     await answer(2);
     // Paused: no refill publishes anything, whatever the room; resumed, the window fills again.
-    await repo.transition(null, view.jobId, ['running', 'processing'], 'paused');
+    await repo.transitionInternal(view.jobId, ['running', 'processing'], 'paused');
     expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([]);
-    await repo.transition(null, view.jobId, ['paused'], 'running');
+    await repo.transitionInternal(view.jobId, ['paused'], 'running');
     expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([4, 5]);
     // The last chunks: room for more than the queue holds.
     for (const chunk of [1, 3, 4]) await answer(chunk);
@@ -291,79 +289,5 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     await repo.applyChunkResult(view.jobId, 0, ['y@files.test', 'x@files.test'].map(verified), false);
     const job = (await repo.findById(view.jobId))!;
     await expect(new ResultWriter(repo, kit, config).write(job)).rejects.toThrow(/is for y@files.test/);
-  });
-});
-
-describe('files migration: per-address rows become per-chunk rows (real PostgreSQL)', () => {
-  let db: DataSource;
-  let drop: () => Promise<void>;
-  const jobId = randomUUID();
-
-  beforeAll(async () => {
-    ({ db, drop } = await openTestDatabase('files', [FilesInit1763820000000]));
-    await db.query(
-      `INSERT INTO files.jobs (id, account_id, file_name, file_size, format, status, email_column, column_index, has_header,
-         headers, check_smtp, preserve_original, upload_object, total_rows, estimated_count, unique_emails, billable_emails,
-         total_chunks, reservation_key)
-       VALUES ($1, $2, 'old.csv', 1, 'csv', 'processing', 'email', 0, true, '["email"]', false, true, 'u', 6, 6, 5, 4, 2, 'k')`,
-      [jobId, randomUUID()],
-    );
-    await db.query(
-      `INSERT INTO files.job_chunks (job_id, chunk, size, status) VALUES ($1, 0, 3, 'done'), ($1, 1, 1, 'published')`,
-      [jobId],
-    );
-    const r = (email: string, credits: number) =>
-      JSON.stringify({ email, status: 'valid', creditsUsed: credits });
-    await db.query(
-      `INSERT INTO files.job_emails (job_id, idx, email, chunk, result) VALUES
-         ($1, 0, 'a@old.test', 0, $2), ($1, 1, 'bad', NULL, '{"email":"bad","status":"invalid"}'),
-         ($1, 2, 'b@old.test', 0, $3), ($1, 3, 'c@old.test', 0, $4), ($1, 4, 'd@old.test', 1, NULL)`,
-      [jobId, r('a@old.test', 1), r('b@old.test', 1), r('c@old.test', 0)],
-    );
-  });
-  afterAll(async () => drop?.());
-
-  it('carries addresses, results and credits over, and back again', async () => {
-    const runner = db.createQueryRunner();
-    try {
-      await new ChunkStorage1763900000000().up(runner);
-      const chunks = (await db.query(
-        `SELECT chunk, emails, results::json AS results, repeated, credits_used FROM files.job_chunks
-          WHERE job_id = $1 ORDER BY chunk`,
-        [jobId],
-      )) as Array<Record<string, unknown>>;
-      expect(chunks).toEqual([
-        {
-          chunk: 0,
-          emails: ['a@old.test', 'b@old.test', 'c@old.test'],
-          results: [
-            { email: 'a@old.test', status: 'valid', creditsUsed: 1 },
-            { email: 'b@old.test', status: 'valid', creditsUsed: 1 },
-            { email: 'c@old.test', status: 'valid', creditsUsed: 0 },
-          ],
-          repeated: null,
-          credits_used: 2,
-        },
-        { chunk: 1, emails: ['d@old.test'], results: null, repeated: null, credits_used: 0 },
-      ]);
-      expect(await db.query(`SELECT chunk_size FROM files.jobs WHERE id = $1`, [jobId])).toEqual([
-        { chunk_size: 3 },
-      ]);
-      expect(await new JobsRepository(db).creditsUsed(jobId)).toBe(2);
-
-      await new ChunkStorage1763900000000().down(runner);
-      const back = (await db.query(
-        `SELECT idx, email, chunk, result->>'status' AS status FROM files.job_emails WHERE job_id = $1 ORDER BY idx`,
-        [jobId],
-      )) as Array<Record<string, unknown>>;
-      expect(back).toEqual([
-        { idx: 0, email: 'a@old.test', chunk: 0, status: 'valid' },
-        { idx: 1, email: 'b@old.test', chunk: 0, status: 'valid' },
-        { idx: 2, email: 'c@old.test', chunk: 0, status: 'valid' },
-        { idx: 3, email: 'd@old.test', chunk: 1, status: null },
-      ]);
-    } finally {
-      await runner.release();
-    }
   });
 });

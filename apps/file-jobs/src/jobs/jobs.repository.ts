@@ -3,10 +3,14 @@ import {
   eventOfState,
   type JobState,
   type PackedChunkItem,
-  packChunkItem,
   unpackChunkItem,
 } from '@emailverify/contracts';
-import { type DataSource, type EntityManager, returnedRows } from '@emailverify/persistence';
+import {
+  type DataSource,
+  type EntityManager,
+  returnedRows,
+  withAdvisoryLock,
+} from '@emailverify/persistence';
 import type { RepeatBits } from './row-key';
 
 export interface JobRow {
@@ -91,6 +95,15 @@ export interface ChunkOutcome {
   repeated: Buffer | null;
 }
 
+/** What a state change records besides the state. */
+export interface TransitionExtra {
+  startedAt?: boolean;
+  completedAt?: boolean;
+  resultObject?: string;
+  creditsUsed?: number;
+  error?: { code: string; message: string };
+}
+
 /** Chunks per INSERT when a job is created. */
 const CHUNK_INSERT_BATCH = 100;
 
@@ -127,25 +140,47 @@ export class JobsRepository {
     return rows[0];
   }
 
+  /**
+   * Runs `work` holding the job's merge lock (a session advisory lock): one merge of a job at a time, across
+   * replicas.
+   */
+  underMergeLock<T>(jobId: string, work: () => Promise<T>): Promise<T> {
+    return withAdvisoryLock(this.db, `merge:${jobId}`, work);
+  }
+
   /** Internal lookups by id alone: the runner, and a signed download link (whose signature names the job). */
   async findById(jobId: string): Promise<JobRow | undefined> {
     const rows: JobRow[] = await this.db.query(`SELECT * FROM files.jobs WHERE id = $1`, [jobId]);
     return rows[0];
   }
 
-  /** Moves a job from one of `from` to `to`; undefined when it was not in one of them. */
-  async transition(
+  /** Moves a customer's job from one of `from` to `to`; undefined when it is not theirs or not in one of them. */
+  transition(
+    accountId: string,
+    jobId: string,
+    from: readonly JobState[],
+    to: JobState,
+    extra: TransitionExtra = {},
+  ): Promise<JobRow | undefined> {
+    return this.move(accountId, jobId, from, to, extra);
+  }
+
+  /** As transition, for the runner and the merger, which drive any job by its id. */
+  transitionInternal(
+    jobId: string,
+    from: readonly JobState[],
+    to: JobState,
+    extra: TransitionExtra = {},
+  ): Promise<JobRow | undefined> {
+    return this.move(null, jobId, from, to, extra);
+  }
+
+  private async move(
     accountId: string | null,
     jobId: string,
     from: readonly JobState[],
     to: JobState,
-    extra: {
-      startedAt?: boolean;
-      completedAt?: boolean;
-      resultObject?: string;
-      creditsUsed?: number;
-      error?: { code: string; message: string };
-    } = {},
+    extra: TransitionExtra,
   ): Promise<JobRow | undefined> {
     // A state that emits an event records the intent in the same statement (the outbox), so a crash before the
     // event is published delays it but never loses it: the runner's recovery publishes what is left.
@@ -280,10 +315,9 @@ export class JobsRepository {
   async applyChunkResult(
     jobId: string,
     chunk: number,
-    items: ReadonlyArray<PackedChunkItem | ChunkItemResult>,
+    results: readonly PackedChunkItem[],
     failed: boolean,
   ): Promise<JobRow | undefined> {
-    const results = items.map((item) => (Array.isArray(item) ? item : packChunkItem(item)));
     try {
       return await this.db.transaction(async (m) => {
         // Claiming the chunk row is what makes this happen once; the job row is locked only by the last
@@ -339,15 +373,24 @@ export class JobsRepository {
     }
   }
 
+  /** Chunks `from` .. `from + count - 1` of a job, in order, for the merge. */
+  chunkOutcomes(jobId: string, from: number, count: number): Promise<ChunkOutcome[]> {
+    return this.outcomes(jobId, from, count, false);
+  }
+
   /**
-   * Chunks `from` .. `from + count - 1` of a job, in order, for the merge; with `answeredOnly`, only those
-   * whose results are in (done or failed), for a merge that runs while the job is still being verified.
+   * As chunkOutcomes, but only the chunks whose results are in (done or failed): for a merge that runs while the
+   * job is still being verified.
    */
-  async chunkOutcomes(
+  answeredChunkOutcomes(jobId: string, from: number, count: number): Promise<ChunkOutcome[]> {
+    return this.outcomes(jobId, from, count, true);
+  }
+
+  private async outcomes(
     jobId: string,
     from: number,
     count: number,
-    answeredOnly = false,
+    answeredOnly: boolean,
   ): Promise<ChunkOutcome[]> {
     const rows: Array<{ chunk: number; results: string | null; repeated: Buffer | null }> =
       await this.db.query(
@@ -359,10 +402,7 @@ export class JobsRepository {
       );
     return rows.map((r) => ({
       chunk: r.chunk,
-      results:
-        r.results === null
-          ? null
-          : (JSON.parse(r.results) as Array<PackedChunkItem | ChunkItemResult>).map(unpackChunkItem),
+      results: r.results === null ? null : (JSON.parse(r.results) as PackedChunkItem[]).map(unpackChunkItem),
       repeated: r.repeated,
     }));
   }

@@ -7,8 +7,11 @@ import {
   isTerminalJobState,
   type JobState,
 } from '@emailverify/contracts';
-import { toView } from './job-view';
+import type { MessageBus } from '@emailverify/messaging';
+import type { JobMerger } from './job-merger';
 import type { JobRunner } from './job-runner';
+import { broadcastStatus } from './job-status';
+import { toView } from './job-view';
 import type { JobRow, JobsRepository } from './jobs.repository';
 import { statusColumnIndex } from './result-writer';
 
@@ -19,6 +22,8 @@ export class JobsService {
   constructor(
     private readonly repo: JobsRepository,
     private readonly runner: JobRunner,
+    private readonly merger: JobMerger,
+    private readonly bus: Pick<MessageBus, 'publish'>,
   ) {}
 
   async get(ref: FileJobRef): Promise<FileJobView> {
@@ -45,8 +50,8 @@ export class JobsService {
     });
     if (!cancelled) throw conflict((await this.load(ref)).status, 'cancelled');
     // What was verified is charged; the rest of the reservation goes back.
-    await this.runner.settle(cancelled, used);
-    this.runner.broadcast(cancelled);
+    await this.merger.settle(cancelled, used);
+    broadcastStatus(this.bus, cancelled);
     return toView(cancelled);
   }
 
@@ -71,7 +76,7 @@ export class JobsService {
     const job = await this.load(ref);
     const moved = await this.repo.transition(ref.accountId, ref.jobId, from, to);
     if (!moved) throw conflict(job.status, to);
-    this.runner.broadcast(moved);
+    broadcastStatus(this.bus, moved);
     return toView(moved);
   }
 }

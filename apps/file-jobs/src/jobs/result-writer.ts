@@ -1,8 +1,8 @@
 import type { ChunkItemResult } from '@emailverify/contracts';
-import { CsvWriter, readRowBatches, resultHeader, resultRow } from '@emailverify/files';
+import { CsvWriter, readRowBatches, type ResultCells, resultHeader, resultRow } from '@emailverify/files';
 import type { JetStreamKit } from '@emailverify/messaging';
+import { fallbackResult, syntaxFailureResult } from '@emailverify/verification';
 import type { FileJobsConfig } from '../config';
-import { syntaxFailure } from './job-view';
 import type { JobRow, JobsRepository } from './jobs.repository';
 import { RepeatBits, type RowKey, rowKey } from './row-key';
 
@@ -62,7 +62,7 @@ export class ResultWriter {
       const width = job.headers.length;
       const chunks = new OutcomeCursor(this.repo, job.id, job.total_chunks, follow);
       // Results of addresses that occur again further down; only those are kept once their row is written.
-      const retained = new Map<string, ChunkItemResult>();
+      const retained = new Map<string, ResultCells>();
       let ordinal = 0;
       let current: LoadedChunk | undefined;
       await writer.write([resultHeader(job.headers, job.preserve_original)]);
@@ -89,9 +89,9 @@ export class ResultWriter {
           // same key): the common case.
           const cell: RowKey =
             expected !== undefined && text === expected.email ? { kind: 'address', key: text } : rowKey(text);
-          let result: ChunkItemResult;
-          if (cell.kind === 'empty') result = syntaxFailure('');
-          else if (cell.kind === 'invalid') result = syntaxFailure(cell.key);
+          let result: ResultCells;
+          if (cell.kind === 'empty') result = syntaxFailureResult('', 'missing_email');
+          else if (cell.kind === 'invalid') result = syntaxFailureResult(cell.key, 'invalid_syntax');
           else {
             const kept = retained.get(cell.key);
             if (kept) result = kept;
@@ -101,7 +101,8 @@ export class ResultWriter {
                 throw new Error(`job ${job.id}: the file holds more addresses than the job's ${ordinal}`);
               }
               ordinal += 1;
-              result = expected ?? unverified(cell.key);
+              // No result: its chunk was given up after every delivery.
+              result = expected ?? fallbackResult(cell.key);
               if (result.email !== cell.key) {
                 throw new Error(
                   `job ${job.id}: result ${position} of chunk ${chunk} is for ${result.email}, the row holds ${cell.key}`,
@@ -189,7 +190,10 @@ class OutcomeCursor {
   }
 
   private fetch(from: number): Promise<LoadedChunk[]> {
-    return this.repo.chunkOutcomes(this.jobId, from, this.perQuery, this.follow !== undefined).then((rows) =>
+    const outcomes = this.follow
+      ? this.repo.answeredChunkOutcomes(this.jobId, from, this.perQuery)
+      : this.repo.chunkOutcomes(this.jobId, from, this.perQuery);
+    return outcomes.then((rows) =>
       rows.map((r) => ({
         chunk: r.chunk,
         results: r.results,
@@ -197,9 +201,4 @@ class OutcomeCursor {
       })),
     );
   }
-}
-
-/** An address whose chunk failed after every retry: unknown, free, worth retrying. */
-function unverified(email: string): ChunkItemResult {
-  return { ...syntaxFailure(email), status: 'unknown', reason: 'verification_failed', score: 0.5 };
 }

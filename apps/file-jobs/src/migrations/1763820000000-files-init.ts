@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * File jobs, their unique addresses (with each address's result once verified) and their chunks. The
- * uploaded file itself stays in the object store; the result file is built from it and these rows.
+ * File jobs, their chunks and the outbox of their events. The uploaded file itself stays in the object store;
+ * the result file is built from it and the chunk rows.
  */
 export class FilesInit1763820000000 implements MigrationInterface {
   name = 'FilesInit1763820000000';
@@ -48,23 +48,20 @@ export class FilesInit1763820000000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         started_at timestamptz,
         completed_at timestamptz,
-        updated_at timestamptz NOT NULL DEFAULT now()
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        -- Addresses per chunk when the job was made: the n-th verifiable address is in chunk n / chunk_size.
+        chunk_size int NOT NULL DEFAULT 500
       )`);
     await q.query(`CREATE INDEX jobs_account_idx ON files.jobs (account_id, created_at DESC)`);
     await q.query(
       `CREATE INDEX jobs_active_idx ON files.jobs (status) WHERE status IN ('pending','running','processing','merging')`,
     );
-    await q.query(`
-      CREATE TABLE files.job_emails (
-        job_id uuid NOT NULL REFERENCES files.jobs(id) ON DELETE CASCADE,
-        idx int NOT NULL,
-        email text NOT NULL,
-        chunk int,
-        result jsonb,
-        PRIMARY KEY (job_id, idx)
-      )`);
-    await q.query(`CREATE UNIQUE INDEX job_emails_email_idx ON files.job_emails (job_id, email)`);
-    await q.query(`CREATE INDEX job_emails_chunk_idx ON files.job_emails (job_id, chunk)`);
+    // A job's addresses and results are kept per chunk, not per address: a chunk row holds its addresses (in
+    // order, normalised), which of them occur again further down the file, and, once verified, its results in
+    // the same order. Creating a million-address job writes 2,000 rows, applying a chunk's results updates one,
+    // and the merge reads the chunks in order. Addresses that fail syntax are not stored: their result follows
+    // from the cell. Results are the JSON text file-jobs wrote (never queried into by PostgreSQL, so neither
+    // validated nor built as a JSON value there).
     await q.query(`
       CREATE TABLE files.job_chunks (
         job_id uuid NOT NULL REFERENCES files.jobs(id) ON DELETE CASCADE,
@@ -73,11 +70,40 @@ export class FilesInit1763820000000 implements MigrationInterface {
         status text NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'published', 'done', 'failed')),
         published_at timestamptz,
         done_at timestamptz,
+        emails text[] NOT NULL,
+        repeated bytea,
+        results text,
+        credits_used int NOT NULL DEFAULT 0,
         PRIMARY KEY (job_id, chunk)
+      )`);
+    // Chunk addresses and results are tens to hundreds of KiB each, so they are compressed out of line: with
+    // lz4 where the server has it (much cheaper to compress than the default pglz, for a little more space).
+    const [{ lz4 }] = (await q.query(
+      `SELECT 'lz4' = ANY(enumvals) AS lz4 FROM pg_settings WHERE name = 'default_toast_compression'`,
+    )) as Array<{ lz4: boolean }>;
+    if (lz4) {
+      await q.query(
+        `ALTER TABLE files.job_chunks ALTER COLUMN emails SET COMPRESSION lz4, ALTER COLUMN results SET COMPRESSION lz4`,
+      );
+    }
+    // The chunks of a job still queued or in flight. A window refill counts the chunks in flight and takes the
+    // next queued ones; through the primary key alone each refill would read every chunk row of the job (2,000
+    // for a million addresses, the answered ones first). Answered chunks leave this index.
+    await q.query(
+      `CREATE INDEX job_chunks_open_idx ON files.job_chunks (job_id, status, chunk) WHERE status IN ('queued', 'published')`,
+    );
+    // Events a job's state change owes the EVENTS stream: written in the statement that changes the state,
+    // removed once the event is published, republished by recovery when a process died in between.
+    await q.query(`
+      CREATE TABLE files.event_outbox (
+        job_id uuid NOT NULL,
+        event text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (job_id, event)
       )`);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP TABLE files.job_chunks, files.job_emails, files.jobs`);
+    await q.query(`DROP TABLE files.event_outbox, files.job_chunks, files.jobs`);
   }
 }

@@ -7,6 +7,7 @@ import {
   Streams,
 } from '@emailverify/contracts';
 import type { ConsumerHandle, JetStreamKit } from '@emailverify/messaging';
+import { fallbackResult } from '@emailverify/verification';
 import type { Logger } from 'pino';
 import type { VerificationService } from './verification.service';
 
@@ -87,23 +88,5 @@ export class ChunkWorker {
 
 /** An address of a chunk given up after every delivery: unknown, free, worth retrying. */
 function failedItem(email: string): PackedChunkItem {
-  const at = email.lastIndexOf('@');
-  return packResultFields(
-    {
-      status: 'unknown',
-      reason: 'verification_failed',
-      score: 0.5,
-      isDeliverable: false,
-      isDisposable: false,
-      isCatchall: false,
-      isRole: false,
-      isFree: false,
-      domain: at >= 0 ? email.slice(at + 1) : '',
-      mxRecords: [],
-      domainSuggestion: '',
-      smtpCheck: false,
-    },
-    0,
-    email,
-  );
+  return packResultFields(fallbackResult(email), 0, email);
 }

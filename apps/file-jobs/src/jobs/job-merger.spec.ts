@@ -1,0 +1,156 @@
+import type { JetStreamKit, MessageBus } from '@emailverify/messaging';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { fileJobsConfigSchema } from '../config';
+import { JobMerger } from './job-merger';
+import type { JobRow, JobsRepository, TransitionExtra } from './jobs.repository';
+import { MergeAbandoned, type ResultWriter } from './result-writer';
+
+function makeJob(overrides: Partial<JobRow> = {}): JobRow {
+  return {
+    id: '6f1c2b4e-0000-4000-8000-000000000001',
+    account_id: '6f1c2b4e-0000-4000-8000-0000000000aa',
+    file_name: 'leads.csv',
+    file_size: '100',
+    format: 'csv',
+    status: 'processing',
+    email_column: 'email',
+    column_index: 0,
+    has_header: true,
+    headers: ['email'],
+    check_smtp: false,
+    preserve_original: true,
+    upload_object: 'uploads/u',
+    result_object: null,
+    total_rows: 4,
+    estimated_count: 4,
+    unique_emails: 4,
+    billable_emails: 4,
+    total_chunks: 2,
+    chunk_size: 2,
+    completed_chunks: 1,
+    failed_chunks: 0,
+    processed_emails: 2,
+    valid_emails: 2,
+    invalid_emails: 0,
+    unknown_emails: 0,
+    risky_emails: 0,
+    disposable_emails: 0,
+    catchall_emails: 0,
+    role_emails: 0,
+    credits_used: 0,
+    reservation_key: 'file:1',
+    settled: false,
+    error_code: null,
+    error_message: null,
+    created_at: new Date('2026-01-01T00:00:00Z'),
+    started_at: new Date('2026-01-01T00:00:01Z'),
+    completed_at: null,
+    ...overrides,
+  };
+}
+
+/** A merger over an in-memory job, recording what it did. */
+function setup(write: ResultWriter['write']) {
+  let job = makeJob();
+  const did: string[] = [];
+  const repo = {
+    underMergeLock: <T>(_id: string, work: () => Promise<T>) => work(),
+    findById: async () => job,
+    creditsUsed: async () => 2,
+    markSettled: async () => void did.push('settled'),
+    markEventPublished: async (_id: string, event: string) => void did.push(`published ${event}`),
+    transitionInternal: async (
+      _id: string,
+      from: readonly string[],
+      to: JobRow['status'],
+      extra?: TransitionExtra,
+    ) => {
+      if (!from.includes(job.status)) return undefined;
+      job = { ...job, status: to, result_object: extra?.resultObject ?? job.result_object };
+      did.push(to);
+      return job;
+    },
+  };
+  const bus = { request: async () => ({}), publish: () => undefined };
+  const kit = {
+    publish: async () => undefined,
+    objectStore: async () => ({ delete: async (name: string) => void did.push(`deleted ${name}`) }),
+  };
+  const merger = new JobMerger(
+    repo as unknown as JobsRepository,
+    bus as unknown as MessageBus,
+    kit as unknown as JetStreamKit,
+    { write } as ResultWriter,
+    fileJobsConfigSchema.parse({}),
+    pino({ level: 'silent' }),
+  );
+  return {
+    merger,
+    did,
+    get job() {
+      return job;
+    },
+    set status(status: JobRow['status']) {
+      job = { ...job, status };
+    },
+  };
+}
+
+describe('JobMerger', () => {
+  it('finishes a job: merging, the file, settled, completed, its event published', async () => {
+    const t = setup(async () => 'results/1.csv');
+    await t.merger.finish(makeJob());
+    expect(t.did).toEqual(['merging', 'settled', 'completed', 'published file.completed']);
+    expect(t.job).toMatchObject({ status: 'completed', result_object: 'results/1.csv' });
+  });
+
+  it('following a job: completes it with the file written while it was verified', async () => {
+    let writes = 0;
+    const t = setup(async (_job, follow) => {
+      writes += 1;
+      expect(follow).toBeDefined();
+      return 'results/1.csv';
+    });
+    await t.merger.followAndFinish(makeJob(), new AbortController().signal);
+    expect(writes).toBe(1);
+    expect(t.did).toEqual(['merging', 'settled', 'completed', 'published file.completed']);
+  });
+
+  it('following a job that stopped meanwhile: writes nothing and leaves the job alone', async () => {
+    const t = setup(async () => 'never');
+    t.status = 'paused';
+    await t.merger.followAndFinish(makeJob(), new AbortController().signal);
+    const abandoned = setup(async (job) => {
+      throw new MergeAbandoned(job.id);
+    });
+    await abandoned.merger.followAndFinish(makeJob(), new AbortController().signal);
+    expect([t.did, abandoned.did]).toEqual([[], []]);
+  });
+
+  it('following: gives up when the process stops, and a file for a job finished elsewhere is deleted', async () => {
+    const stop = new AbortController();
+    const t = setup(async (_job, follow) => {
+      stop.abort();
+      return (await follow!.active()) ? 'results/1.csv' : Promise.reject(new MergeAbandoned('1'));
+    });
+    await t.merger.followAndFinish(makeJob(), stop.signal);
+    expect(t.did).toEqual([]);
+
+    const other = setup(async () => {
+      other.status = 'completed'; // another replica completed the job meanwhile
+      return 'results/1.csv';
+    });
+    await other.merger.followAndFinish(makeJob(), new AbortController().signal);
+    expect(other.did).toEqual(['deleted results/1.csv']);
+  });
+
+  it('fails a job whose file cannot be written, and publishes file.failed', async () => {
+    const t = setup(async () => {
+      throw new Error('object store away');
+    });
+    await t.merger.finish(makeJob());
+    expect(t.did).toEqual(['merging', 'settled', 'failed', 'published file.failed']);
+    expect(t.job.status).toBe('failed');
+  });
+});

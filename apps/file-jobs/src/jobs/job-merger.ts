@@ -1,0 +1,195 @@
+import { EventSubjects, eventOfState, type FileEvent, Subjects } from '@emailverify/contracts';
+import type { JetStreamKit, MessageBus } from '@emailverify/messaging';
+import { downloadLink } from '@emailverify/service-kit';
+import type { Logger } from 'pino';
+import { DEV_DOWNLOAD_SECRET, type FileJobsConfig } from '../config';
+import { broadcastStatus, isActive } from './job-status';
+import type { JobRow, JobsRepository } from './jobs.repository';
+import { MergeAbandoned, type ResultWriter } from './result-writer';
+
+/** How often a merge that follows a running job looks for the next chunk's results. */
+const FOLLOW_POLL_MS = 250;
+
+/**
+ * Ends jobs: writes the result file, settles the credits, and completes or fails the job, publishing its event
+ * (recorded in the outbox with the state change). A job is merged once, under its merge lock, whichever
+ * replica tries.
+ */
+export class JobMerger {
+  constructor(
+    private readonly repo: JobsRepository,
+    private readonly bus: MessageBus,
+    private readonly kit: JetStreamKit,
+    private readonly writer: ResultWriter,
+    private readonly config: Readonly<FileJobsConfig>,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Merges a job whose every chunk has been answered (or that is merging already), and completes it. */
+  async finish(job: JobRow): Promise<void> {
+    await this.repo.underMergeLock(job.id, () => this.complete(job));
+  }
+
+  /**
+   * Writes the result file while the job is still being verified, following its answered chunks in order, and
+   * completes the job once every chunk has been answered and written: the job then completes moments after its
+   * last chunk instead of a whole merge later. Gives up storing nothing (a later merge starts afresh) as soon as
+   * the job stops being verified (paused, cancelled, failed) or `stop` is aborted.
+   */
+  async followAndFinish(job: JobRow, stop: AbortSignal): Promise<void> {
+    await this.repo.underMergeLock(job.id, async () => {
+      // Under the lock, again: another replica may have completed the job, or it may have stopped.
+      const current = await this.repo.findById(job.id);
+      if (!current || !isActive(current.status)) return;
+      let written: string;
+      try {
+        written = await this.writer.write(current, {
+          pollMs: FOLLOW_POLL_MS,
+          active: async () => {
+            const now = await this.repo.findById(job.id);
+            return !stop.aborted && now !== undefined && isActive(now.status);
+          },
+        });
+      } catch (err) {
+        if (err instanceof MergeAbandoned) return; // nothing was stored
+        await this.mergeFailed(current, err);
+        return;
+      }
+      await this.complete(job, written);
+    });
+  }
+
+  /** Charges what was verified and refunds the rest of the reservation; idempotent on the credits side. */
+  async settle(job: JobRow, used: number): Promise<void> {
+    await this.bus.request(Subjects.creditsSettle, {
+      accountId: job.account_id,
+      idempotencyKey: job.reservation_key,
+      used,
+    });
+    await this.repo.markSettled(job.id);
+  }
+
+  /**
+   * Publishes the event of a job in a terminal state and clears its outbox row. The body is built from the
+   * stored job alone (its timestamp is the job's completion), so a repeated publication is the same event.
+   */
+  async emit(job: JobRow): Promise<void> {
+    const kind = eventOfState(job.status);
+    if (!kind) return;
+    const timestamp = (job.completed_at ?? job.created_at).toISOString();
+    let event: FileEvent;
+    if (kind === 'file.failed') {
+      event = {
+        event: 'file.failed',
+        timestamp,
+        accountId: job.account_id,
+        data: {
+          job_id: job.id,
+          file_name: job.file_name,
+          status: 'failed',
+          error: { code: job.error_code ?? 'JOB_FAILED', message: job.error_message ?? 'The job failed' },
+          total_emails: job.unique_emails,
+          processed_emails: job.processed_emails,
+          credits_used: job.credits_used,
+        },
+      };
+    } else {
+      const link = downloadLink(
+        this.config.PUBLIC_BASE_URL,
+        this.config.DOWNLOAD_SIGNING_SECRET ?? DEV_DOWNLOAD_SECRET,
+        job.id,
+        this.config.DOWNLOAD_URL_TTL_SECONDS,
+      );
+      const started = (job.started_at ?? job.created_at).getTime();
+      event = {
+        event: 'file.completed',
+        timestamp,
+        accountId: job.account_id,
+        data: {
+          job_id: job.id,
+          file_name: job.file_name,
+          total_emails: job.unique_emails,
+          valid_emails: job.valid_emails,
+          invalid_emails: job.invalid_emails,
+          role_emails: job.role_emails,
+          catchall_emails: job.catchall_emails,
+          unknown_emails: job.unknown_emails,
+          disposable_emails: job.disposable_emails,
+          credits_used: job.credits_used,
+          process_time_seconds: Math.max(0, ((job.completed_at?.getTime() ?? Date.now()) - started) / 1000),
+          download_url: `${this.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/v1/verify/file/${job.id}/results`,
+          direct_download_url: link.url,
+          direct_download_expires_at: link.expiresAt,
+        },
+      };
+    }
+    const subject = event.event === 'file.completed' ? EventSubjects.completed : EventSubjects.failed;
+    await this.kit.publish(subject, event, `${job.id}:${event.event}`);
+    await this.repo.markEventPublished(job.id, event.event);
+  }
+
+  /**
+   * Moves the job to merging, writes its result file (unless a following merge has `written` it), settles,
+   * and completes the job. Runs under the job's merge lock.
+   */
+  private async complete(job: JobRow, written?: string): Promise<void> {
+    const merging = await this.repo.transitionInternal(
+      job.id,
+      ['running', 'processing', 'merging'],
+      'merging',
+    );
+    if (!merging) {
+      // Finished by another replica meanwhile, or cancelled. Completing takes the merge lock, so a file written
+      // by following (under it) can only belong to a job that was cancelled or failed since: not wanted.
+      if (written) await (await this.kit.objectStore('files')).delete(written);
+      return;
+    }
+    broadcastStatus(this.bus, merging);
+    try {
+      const resultObject = written ?? (await this.writer.write(merging));
+      const used = await this.repo.creditsUsed(job.id);
+      await this.settle(merging, used);
+      const status = merging.failed_chunks > 0 ? 'completed_with_warning' : 'completed';
+      const done = await this.repo.transitionInternal(job.id, ['merging'], status, {
+        completedAt: true,
+        resultObject,
+        creditsUsed: used,
+      });
+      if (done) {
+        broadcastStatus(this.bus, done);
+        await this.emitNow(done);
+      }
+    } catch (err) {
+      await this.mergeFailed(merging, err);
+    }
+  }
+
+  private async mergeFailed(job: JobRow, err: unknown): Promise<void> {
+    this.logger.error({ err, jobId: job.id }, 'merging failed; the job fails');
+    await this.fail(job, { code: 'MERGE_FAILED', message: 'The result file could not be built' });
+  }
+
+  private async fail(job: JobRow, error: { code: string; message: string }): Promise<void> {
+    const used = await this.repo.creditsUsed(job.id);
+    await this.settle(job, used);
+    const failed = await this.repo.transitionInternal(
+      job.id,
+      ['preparing', 'pending', 'running', 'processing', 'merging', 'paused'],
+      'failed',
+      { completedAt: true, creditsUsed: used, error },
+    );
+    if (failed) {
+      broadcastStatus(this.bus, failed);
+      await this.emitNow(failed);
+    }
+  }
+
+  /** Publishes a job's event right after its state change; what fails here the recovery publishes later. */
+  private async emitNow(job: JobRow): Promise<void> {
+    try {
+      await this.emit(job);
+    } catch (err) {
+      this.logger.warn({ err, jobId: job.id }, 'event not published yet; recovery publishes it');
+    }
+  }
+}

@@ -1,0 +1,217 @@
+import type { ChunkItemResult } from './file-jobs';
+import type { VerificationResult, VerificationStatus } from './verification';
+
+/*
+ * Results packed to be stored and moved: their values in a fixed order (a JSON array), the booleans as bits of
+ * one number, no field names; a third of the bytes of the object. Two forms, one set of bits:
+ * - a whole result (packResult), the verifier's result cache row: cached results answer single and bulk
+ *   requests too, which show every field;
+ * - a chunk item (PackedChunkItem): only what the result file shows, with the address it answers and what it
+ *   cost, because a million-address job moves (verifier, JetStream, file-jobs) and stores a million of them.
+ * Both are written out rather than walked over a field list, several times faster: every address verified
+ * goes through them.
+ */
+
+/** Bits of a packed result's flags number. A chunk item carries the result file's six (fileFlags). */
+const DELIVERABLE = 1;
+const DISPOSABLE = 2;
+const CATCHALL = 4;
+const ROLE = 8;
+const FREE = 16;
+const GRAVATAR = 32;
+const SMTP_CHECK = 64;
+const VALID_FORMAT = 128;
+const VALID_DOMAIN = 256;
+const VALID_MX = 512;
+const SMTP_VALID = 1024;
+const LISTED = 2048;
+const REPUTATION_CHECKED = 4096;
+
+/** The booleans the result file shows. */
+type FileFlagFields = Pick<
+  VerificationResult,
+  'isDeliverable' | 'isDisposable' | 'isCatchall' | 'isRole' | 'isFree' | 'smtpCheck'
+>;
+
+function fileFlags(r: FileFlagFields): number {
+  return (
+    (r.isDeliverable ? DELIVERABLE : 0) |
+    (r.isDisposable ? DISPOSABLE : 0) |
+    (r.isCatchall ? CATCHALL : 0) |
+    (r.isRole ? ROLE : 0) |
+    (r.isFree ? FREE : 0) |
+    (r.smtpCheck ? SMTP_CHECK : 0)
+  );
+}
+
+/**
+ * The number of the whole-result form, checked on every read. The verifier's cache holds one form only: a
+ * change of form comes with a migration that empties it, so a row of another form is a defect, never guessed at.
+ */
+const RESULT_FORM = 2;
+
+/** A whole result packed, without the address and the status (the cache row's own columns hold them). */
+export type PackedResult = [
+  form: typeof RESULT_FORM,
+  reason: VerificationResult['reason'],
+  score: number,
+  flags: number,
+  domain: string,
+  domainAge: number,
+  mxRecords: string[],
+  mxIp: string,
+  blacklists: string[],
+  gravatarUrl: string,
+  smtpResponse: string,
+  errorMessage: string,
+  domainSuggestion: string,
+  responseTime: number,
+];
+
+/** A whole result as one line of JSON text, without its address and status. */
+export function packResult(r: VerificationResult): string {
+  const rep = r.domainReputation;
+  const flags =
+    fileFlags(r) |
+    (r.hasGravatar ? GRAVATAR : 0) |
+    (r.validFormat ? VALID_FORMAT : 0) |
+    (r.validDomain ? VALID_DOMAIN : 0) |
+    (r.validMx ? VALID_MX : 0) |
+    (r.smtpValid ? SMTP_VALID : 0) |
+    (rep.isListed ? LISTED : 0) |
+    (rep.checked ? REPUTATION_CHECKED : 0);
+  const packed: PackedResult = [
+    RESULT_FORM,
+    r.reason,
+    r.score,
+    flags,
+    r.domain,
+    r.domainAge,
+    r.mxRecords,
+    rep.mxIp,
+    rep.blacklists,
+    r.gravatarUrl,
+    r.smtpResponse,
+    r.errorMessage,
+    r.domainSuggestion,
+    r.responseTime,
+  ];
+  return JSON.stringify(packed);
+}
+
+/** A packed whole result back, with the address and status it was stored under. */
+export function unpackResult(
+  email: string,
+  status: VerificationResult['status'],
+  text: string,
+): VerificationResult {
+  const packed = JSON.parse(text) as PackedResult;
+  if (packed[0] !== RESULT_FORM) throw new Error(`a packed result of ${email} is not in form ${RESULT_FORM}`);
+  const [
+    ,
+    reason,
+    score,
+    flags,
+    domain,
+    domainAge,
+    mxRecords,
+    mxIp,
+    blacklists,
+    gravatarUrl,
+    smtpResponse,
+    errorMessage,
+    domainSuggestion,
+    responseTime,
+  ] = packed;
+  // `satisfies`: this stops compiling when VerificationResult gains a field that is not packed.
+  return {
+    email,
+    status,
+    reason,
+    score,
+    isDeliverable: (flags & DELIVERABLE) !== 0,
+    isDisposable: (flags & DISPOSABLE) !== 0,
+    isCatchall: (flags & CATCHALL) !== 0,
+    isRole: (flags & ROLE) !== 0,
+    isFree: (flags & FREE) !== 0,
+    hasGravatar: (flags & GRAVATAR) !== 0,
+    gravatarUrl,
+    domain,
+    domainAge,
+    mxRecords,
+    domainReputation: {
+      mxIp,
+      isListed: (flags & LISTED) !== 0,
+      blacklists,
+      checked: (flags & REPUTATION_CHECKED) !== 0,
+    } satisfies Required<VerificationResult['domainReputation']>,
+    smtpCheck: (flags & SMTP_CHECK) !== 0,
+    smtpResponse,
+    errorMessage,
+    domainSuggestion,
+    responseTime,
+    validFormat: (flags & VALID_FORMAT) !== 0,
+    validDomain: (flags & VALID_DOMAIN) !== 0,
+    validMx: (flags & VALID_MX) !== 0,
+    smtpValid: (flags & SMTP_VALID) !== 0,
+  } satisfies Required<VerificationResult>;
+}
+
+/** A chunk item packed: the fields of ChunkItemResult, the six booleans as flags. */
+export type PackedChunkItem = [
+  email: string,
+  status: VerificationStatus,
+  reason: string,
+  score: number,
+  flags: number,
+  domain: string,
+  mxRecords: string[],
+  domainSuggestion: string,
+  creditsUsed: number,
+];
+
+export function packChunkItem(r: ChunkItemResult): PackedChunkItem {
+  return packResultFields(r, r.creditsUsed, r.email);
+}
+
+/**
+ * Packs the result-file fields of any result (a verification's among them) with what it cost and the key it
+ * answers, without building a ChunkItemResult first.
+ */
+export function packResultFields(
+  r: Omit<ChunkItemResult, 'email' | 'creditsUsed'>,
+  creditsUsed: number,
+  email: string,
+): PackedChunkItem {
+  return [
+    email,
+    r.status,
+    r.reason,
+    r.score,
+    fileFlags(r),
+    r.domain,
+    r.mxRecords,
+    r.domainSuggestion,
+    creditsUsed,
+  ];
+}
+
+export function unpackChunkItem(item: PackedChunkItem): ChunkItemResult {
+  const [email, status, reason, score, flags, domain, mxRecords, domainSuggestion, creditsUsed] = item;
+  return {
+    email,
+    status,
+    reason,
+    score,
+    isDeliverable: (flags & DELIVERABLE) !== 0,
+    isDisposable: (flags & DISPOSABLE) !== 0,
+    isCatchall: (flags & CATCHALL) !== 0,
+    isRole: (flags & ROLE) !== 0,
+    isFree: (flags & FREE) !== 0,
+    domain,
+    mxRecords,
+    domainSuggestion,
+    smtpCheck: (flags & SMTP_CHECK) !== 0,
+    creditsUsed,
+  } satisfies Required<ChunkItemResult>;
+}
