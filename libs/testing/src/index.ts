@@ -5,3 +5,4 @@ export type { HttpService } from './http/http-stand-ins';
 export * from './suite';
 export * from './fixtures/xlsx';
 export * from './webhooks';
+export * from './nats/nats-cluster';
