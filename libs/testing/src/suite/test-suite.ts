@@ -25,6 +25,8 @@ export interface SuiteOptions {
   appEnv?: Partial<Record<ServiceName | 'gateway', Record<string, string>>>;
   /** NATS of this installation (default: NATS_URL of the environment); the suite's own bus uses it too. */
   natsUrl?: string;
+  /** NATS_NAMESPACE (default: one of its own), for a server configured for a namespace ahead of the suite. */
+  namespace?: string;
 }
 
 export interface Account {
@@ -59,7 +61,7 @@ export interface CallOptions {
  */
 export class TestSuite {
   readonly id = randomBytes(5).toString('hex');
-  readonly namespace = `t_${this.id}`;
+  readonly namespace: string;
   readonly databaseUrl: string;
   readonly natsUrl: string;
   readonly redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -77,6 +79,7 @@ export class TestSuite {
     base.pathname = `/ev_test_${this.id}`;
     this.databaseUrl = base.toString();
     this.natsUrl = options.natsUrl || process.env.NATS_URL || 'nats://127.0.0.1:4222';
+    this.namespace = options.namespace ?? `t_${this.id}`;
   }
 
   static async start(options: SuiteOptions = {}): Promise<TestSuite> {
