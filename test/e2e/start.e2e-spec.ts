@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '@emailverify/testing';
+import { eventually, freePort } from '@emailverify/testing';
 import { Client } from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -45,18 +45,17 @@ describe('npm start', () => {
     child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
 
-    const key = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
+    // The demo key, or null when npm start exits before printing one.
+    const key = await eventually(
+      () => {
         const match = /Demo key:\s+(ev_\S+)/.exec(output);
-        if (match) {
-          clearInterval(timer);
-          resolve(match[1]!);
-        } else if (child!.exitCode !== null) {
-          clearInterval(timer);
-          reject(new Error(`npm start exited early:\n${output}`));
-        }
-      }, 100);
-    });
+        if (match) return match[1]!;
+        if (child!.exitCode !== null) return null;
+        throw new Error(`no demo key printed yet:\n${output}`);
+      },
+      { timeoutMs: 50_000, intervalMs: 100 },
+    );
+    if (key === null) throw new Error(`npm start exited early:\n${output}`);
     expect(output).toContain(`Base URL:   http://localhost:${port}/v1`);
     expect(output).toContain(`Docs:       http://localhost:${port}/docs`);
 

@@ -73,7 +73,7 @@ function expectNotFound(style: ResponseStyle, res: HttpReply): void {
   }
 }
 
-describe('webhooks API: create, list, update, delete (API_SPEC 4.8-4.10, DESIGN 6)', () => {
+describe('webhooks API: create, list, update, delete', () => {
   let suite: TestSuite;
 
   beforeAll(async () => {

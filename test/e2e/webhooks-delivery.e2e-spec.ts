@@ -1,6 +1,7 @@
 import { type Webhook, Subjects } from '@emailverify/contracts';
 import {
   type Account,
+  eventually,
   MailWorld,
   mailWorldEnv,
   type ReceivedRequest,
@@ -56,13 +57,7 @@ describe('webhooks: signed, durable, retried delivery of file events', () => {
     const csv = `email\njob${jobCount}.jane@hooks.test\nbob@hooks.test\n`;
     const up = await suite.upload({ key: owner.apiKey, file: { name: `job-${jobCount}.csv`, content: csv } });
     expect(up.status).toBe(200);
-    const id = up.json.data.task_id as string;
-    for (;;) {
-      const res = await suite.call(`/v1/verify/file/${id}?timeout=30`, { key: owner.apiKey });
-      expect(res.status).toBe(200);
-      if (['completed', 'completed_with_warning', 'failed', 'cancelled'].includes(res.json.data.status))
-        return res.json.data as Json;
-    }
+    return suite.finishedJob(up.json.data.task_id as string, owner.apiKey);
   }
 
   async function createWebhook(
@@ -90,14 +85,17 @@ describe('webhooks: signed, durable, retried delivery of file events', () => {
       })
     ).deliveries;
 
-  /** Waits until the webhook's latest delivery has ended (the test's own timeout bounds the wait). */
-  async function settled(id: string) {
-    for (;;) {
-      const [latest] = await deliveriesOf(id);
-      if (latest && latest.status !== 'pending') return latest;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  /** Waits until the webhook's latest delivery has ended (every attempt of the schedule fits well within). */
+  const settled = (id: string) =>
+    eventually(
+      async () => {
+        const [latest] = await deliveriesOf(id);
+        expect(latest?.status).toBeDefined();
+        expect(latest!.status).not.toBe('pending');
+        return latest!;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
 
   function expectSigned(request: ReceivedRequest, secret: string): void {
     expect(verifySignatures({ secret, headers: request.headers, rawBody: request.rawBody })).toEqual({
@@ -351,11 +349,14 @@ describe('webhooks: signed, durable, retried delivery of file events', () => {
     expectSigned(redelivered!, hook.secret);
     const log = await deliveriesOf(hook.webhook.id);
     expect(log).toHaveLength(1);
-    for (;;) {
-      const [latest] = await deliveriesOf(hook.webhook.id);
-      if (latest!.attempts.length === 2 && latest!.status === 'success') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await eventually(
+      async () => {
+        const [latest] = await deliveriesOf(hook.webhook.id);
+        expect(latest!.attempts).toHaveLength(2);
+        expect(latest!.status).toBe('success');
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
 
     await suite.bus.request(Subjects.webhooksUpdate, {
       accountId: account.accountId,

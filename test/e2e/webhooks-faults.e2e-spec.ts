@@ -1,6 +1,13 @@
 import { Streams, Subjects } from '@emailverify/contracts';
 import { JetStreamKit } from '@emailverify/messaging';
-import { type Account, MailWorld, mailWorldEnv, TestSuite, WebhookReceiver } from '@emailverify/testing';
+import {
+  type Account,
+  eventually,
+  MailWorld,
+  mailWorldEnv,
+  TestSuite,
+  WebhookReceiver,
+} from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are checked field by field
@@ -53,13 +60,8 @@ describe('webhooks under faults: nothing lost, nothing doubled', () => {
     return up.json.data.task_id as string;
   }
 
-  async function finished(id: string, owner: Account = account): Promise<Json> {
-    for (;;) {
-      const res = await suite.call(`/v1/verify/file/${id}?timeout=30`, { key: owner.apiKey });
-      if (['completed', 'completed_with_warning', 'failed', 'cancelled'].includes(res.json.data.status))
-        return res.json.data as Json;
-    }
-  }
+  const finished = (id: string, owner: Account = account): Promise<Json> =>
+    suite.finishedJob(id, owner.apiKey);
 
   async function hook(path: string, owner: Account) {
     return suite.bus.request(Subjects.webhooksCreate, {
@@ -102,14 +104,16 @@ describe('webhooks under faults: nothing lost, nothing doubled', () => {
     const id = await upload(owner);
     await receiver.waitFor('/killed', 1);
     // Once the failed first attempt is recorded (the next one 3 s away), the process dies.
-    for (;;) {
-      const recorded = await suite.sql(
-        `SELECT 1 FROM webhooks.attempts a JOIN webhooks.deliveries d ON d.id = a.delivery_id WHERE d.job_id = $1`,
-        [id],
-      );
-      if (recorded.length > 0) break;
-      await quiet(20);
-    }
+    await eventually(
+      async () => {
+        const recorded = await suite.sql(
+          `SELECT 1 FROM webhooks.attempts a JOIN webhooks.deliveries d ON d.id = a.delivery_id WHERE d.job_id = $1`,
+          [id],
+        );
+        expect(recorded.length).toBeGreaterThan(0);
+      },
+      { intervalMs: 20 },
+    );
     await suite.stopService('webhooks', 'SIGKILL');
     const [pending] = await suite.sql<{ status: string; attempt_count: number; due: boolean }>(
       `SELECT status, attempt_count, next_attempt_at > now() AS due FROM webhooks.deliveries WHERE job_id = $1`,
@@ -165,11 +169,15 @@ describe('webhooks under faults: nothing lost, nothing doubled', () => {
     const owner = await suite.createAccount({ credits: 1000 });
     await hook('/after-kill', owner);
     const id = await upload(owner);
-    for (;;) {
-      const [job] = await suite.sql<{ status: string }>(`SELECT status FROM files.jobs WHERE id = $1`, [id]);
-      if (job?.status === 'completed') break;
-      await quiet(5);
-    }
+    await eventually(
+      async () => {
+        const [job] = await suite.sql<{ status: string }>(`SELECT status FROM files.jobs WHERE id = $1`, [
+          id,
+        ]);
+        expect(job?.status).toBe('completed');
+      },
+      { timeoutMs: 30_000, intervalMs: 5 },
+    );
     await suite.stopService('file-jobs', 'SIGKILL');
     await suite.startService('file-jobs');
     await receiver.waitFor('/after-kill', 1);
@@ -192,11 +200,11 @@ describe('webhooks under faults: nothing lost, nothing doubled', () => {
     ]);
     await suite.startService('webhooks');
     await receiver.waitFor('/outbox', 1);
-    for (;;) {
-      const left = await suite.sql(`SELECT 1 FROM files.event_outbox WHERE job_id = $1`, [id]);
-      if (left.length === 0) break;
-      await quiet(200);
-    }
+    await eventually(
+      async () =>
+        expect(await suite.sql(`SELECT 1 FROM files.event_outbox WHERE job_id = $1`, [id])).toEqual([]),
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
     await quiet(1500);
     expect([...byJob('/outbox').entries()]).toEqual([[id, 1]]);
   });

@@ -23,7 +23,7 @@ async function ruleIds(file: string): Promise<string[]> {
 describe('lint: module boundaries (npm run check)', () => {
   beforeAll(() => {
     // The boundary rule reads the Nx project graph, which `npm run lint` computes first too.
-    execFileSync(path.join(root, 'node_modules/.bin/nx'), ['show', 'projects'], {
+    execFileSync(process.execPath, [path.join(root, 'node_modules/.bin/nx'), 'show', 'projects'], {
       cwd: root,
       env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' },
       stdio: 'ignore',

@@ -1,4 +1,4 @@
-// Benchmark "file" (DESIGN section 10): a generated CSV of 100,000 rows (1,000,000 with `--large`) over about
+// Benchmark "file": a generated CSV of 100,000 rows (1,000,000 with `--large`) over about
 // 20,000 mail-world domains, MX-only (check_smtp false): addresses/s from the start of the upload to
 // `completed`, and the peak RSS of every process, against one process (this one) parsing the same file with
 // the files library and verifying it with the verification library; then the service again with two verifier
@@ -177,6 +177,19 @@ interface ServicePhase {
   pgSamples: number;
 }
 
+interface UploadProbe {
+  fileBytes: number;
+  fileMiB: number;
+  uploadReplySeconds: number;
+  gatewayPeakRssBeforeMiB: number;
+  gatewayPeakRssMiB: number;
+  gatewaySampledPeakRssMiB: number;
+  sampledPeakRssMiB: Record<string, number>;
+  peakRssSinceStartMiB: Record<string, number>;
+}
+
+type LibraryFigures = Awaited<ReturnType<typeof inProcess>>;
+
 async function main(cleanup: Cleanup): Promise<void> {
   assertLocalInfrastructure();
   log(
@@ -184,6 +197,23 @@ async function main(cleanup: Cleanup): Promise<void> {
       `every address distinct; phases: 100 MiB upload probe, library in-process, service with 1 then 2 verifiers`,
   );
   log(`service knobs: ${JSON.stringify(knobsUsed)}${Object.keys(knobEnv).length ? '' : ' (defaults)'}`);
+  const world = await startMailWorld(cleanup);
+  const library = await measureLibrary(world);
+  const installation = await startInstallation(world, cleanup);
+  const uploadProbe = await measureUploadProbe(installation);
+  const phases = await measureServicePhases(installation, world);
+  if (PROFILE) {
+    // One more one-verifier run with the profiler on in file-jobs and the verifier, outside the figures.
+    await installation.restartVerifiers(1);
+    await profiled(installation.suite, ['file-jobs', 'verifier'], () =>
+      measureServicePhase(installation, world, 'p1', 1, false),
+    );
+  }
+  report(library, uploadProbe, phases);
+}
+
+/** The mail world: DOMAINS domains on MX_HOSTS mail hosts, its DNS server with a larger receive buffer. */
+async function startMailWorld(cleanup: Cleanup): Promise<MailWorld> {
   const world = await MailWorld.start();
   cleanup.add('mail world', () => world.stop());
   for (let i = 0; i < DOMAINS; i++) {
@@ -199,14 +229,20 @@ async function main(cleanup: Cleanup): Promise<void> {
   log(
     `mail world: DNS ${world.dnsServers} (UDP receive buffer ${dnsBuffer}), ${DOMAINS} domains on ${MX_HOSTS} MX hosts`,
   );
+  return world;
+}
 
-  // ---- The library in one process: parse + verify, same file shape, its own addresses. ----
+/** The library in one process: parse + verify, same file shape, its own addresses. */
+async function measureLibrary(world: MailWorld): Promise<LibraryFigures> {
   const library = await inProcess(world);
   log(
     `library in-process: ${library.rows} rows in ${library.seconds} s = ${library.addressesPerSecond}/s, ` +
       `bench peak RSS ${library.peakRssMiB} MiB, CPU ${JSON.stringify(library.cpu)}, DNS ${JSON.stringify(library.dns)}`,
   );
+  return library;
+}
 
+async function startInstallation(world: MailWorld, cleanup: Cleanup): Promise<Installation> {
   log('starting credits, verifier, file-jobs and gateway (own database and NATS namespace)…');
   const suite = await TestSuite.start({
     services: ['credits', 'verifier', 'file-jobs'],
@@ -228,42 +264,60 @@ async function main(cleanup: Cleanup): Promise<void> {
   cleanup.add('suite', () => suite.stop());
   assertLoopback('gateway', suite.gatewayUrl());
   const { apiKey } = await suite.createAccount({ credits: ROWS * 3 + 1_000, name: 'bench file' });
+  return new Installation(suite, apiKey);
+}
 
-  const metricsUrls = new Map<string, string>([
-    ['gateway', `${suite.gatewayUrl()}/metrics`],
-    ['credits', `${suite.serviceUrl('credits')}/metrics`],
-    ['file-jobs', `${suite.serviceUrl('file-jobs')}/metrics`],
-    ['verifier', `${suite.serviceUrl('verifier')}/metrics`],
-  ]);
-  const pids = (): Record<string, number> => {
+/** The running services, and what the phases ask of them: processes, peaks, job status, verifier restarts. */
+class Installation {
+  private readonly metricsUrls: Map<string, string>;
+  private verifier2Port: number | undefined;
+
+  constructor(
+    readonly suite: TestSuite,
+    readonly apiKey: string,
+  ) {
+    this.metricsUrls = new Map<string, string>([
+      ['gateway', `${suite.gatewayUrl()}/metrics`],
+      ['credits', `${suite.serviceUrl('credits')}/metrics`],
+      ['file-jobs', `${suite.serviceUrl('file-jobs')}/metrics`],
+      ['verifier', `${suite.serviceUrl('verifier')}/metrics`],
+    ]);
+  }
+
+  pids(): Record<string, number> {
     const out: Record<string, number> = {
-      gateway: suite.processes.get('gateway0')!.child.pid!,
-      credits: suite.processes.get('credits')!.child.pid!,
-      'file-jobs': suite.processes.get('file-jobs')!.child.pid!,
-      verifier: suite.processes.get('verifier')!.child.pid!,
+      gateway: this.suite.processes.get('gateway0')!.child.pid!,
+      credits: this.suite.processes.get('credits')!.child.pid!,
+      'file-jobs': this.suite.processes.get('file-jobs')!.child.pid!,
+      verifier: this.suite.processes.get('verifier')!.child.pid!,
     };
-    const second = suite.processes.get('verifier2');
+    const second = this.suite.processes.get('verifier2');
     if (second && second.child.exitCode === null) out.verifier2 = second.child.pid!;
     return out;
-  };
-  const peaks = async (): Promise<Record<string, number>> => {
+  }
+
+  /** process_max_resident_memory_bytes of every process (MiB). */
+  async peaks(): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
-    for (const [name, url] of metricsUrls) {
-      if (name === 'verifier2' && !pids().verifier2) continue;
+    for (const [name, url] of this.metricsUrls) {
+      if (name === 'verifier2' && !this.pids().verifier2) continue;
       out[name] = round((await peakRssFromMetrics(url)) / 2 ** 20, 1);
     }
     return out;
-  };
+  }
 
-  const status = async (jobId: string, timeoutS: number): Promise<StatusBody> => {
-    const res = await suite.call(`/v1/verify/file/${jobId}?timeout=${timeoutS}`, { key: apiKey });
+  async status(jobId: string, timeoutS: number): Promise<StatusBody> {
+    const res = await this.suite.call(`/v1/verify/file/${jobId}?timeout=${timeoutS}`, { key: this.apiKey });
     if (res.status !== 200) throw new Error(`status of ${jobId}: ${res.status} ${res.text.slice(0, 500)}`);
     return res.json.data as StatusBody;
-  };
+  }
+
   /** status/reason counts of a finished job's non-valid rows (from its filtered result CSV). */
-  const reasonsOf = async (jobId: string): Promise<Record<string, number>> => {
+  async reasonsOf(jobId: string): Promise<Record<string, number>> {
     const filters = ['invalid', 'risky', 'unknown', 'catchall', 'role', 'disposable'].map((f) => `${f}=true`);
-    const res = await suite.call(`/v1/verify/file/${jobId}/results?${filters.join('&')}`, { key: apiKey });
+    const res = await this.suite.call(`/v1/verify/file/${jobId}/results?${filters.join('&')}`, {
+      key: this.apiKey,
+    });
     const [header, ...lines] = res.text.trimEnd().split('\n');
     const cols = header.split(',');
     const si = cols.indexOf('verify_status') >= 0 ? cols.indexOf('verify_status') : cols.indexOf('status');
@@ -275,18 +329,45 @@ async function main(cleanup: Cleanup): Promise<void> {
       out[key] = (out[key] ?? 0) + 1;
     }
     return out;
-  };
-  const waitTerminal = async (jobId: string): Promise<StatusBody> => {
+  }
+
+  async waitTerminal(jobId: string): Promise<StatusBody> {
     for (;;) {
-      const body = await status(jobId, 30);
+      const body = await this.status(jobId, 30);
       if (TERMINAL.includes(body.status)) return body;
     }
-  };
+  }
 
-  // ---- Probe: the gateway streaming an upload of just under 100 MiB. ----
+  /** Cold verifiers for the next phase: `count` of them, freshly started. */
+  async restartVerifiers(count: number): Promise<void> {
+    const second = this.suite.processes.get('verifier2');
+    if (second) await this.suite.stopService('verifier2' as 'verifier');
+    await this.suite.stopService('verifier');
+    await this.suite.startService('verifier');
+    if (count > 1) {
+      // The harness keys processes by service name; the second replica is launched here under its own name
+      // and port, and registered in `suite.processes`, so `suite.stop()` stops it with the rest.
+      this.verifier2Port ??= await freePort();
+      const proc = launch(
+        'verifier2',
+        VERIFIER_ENTRY,
+        this.suite.env({ HTTP_PORT: String(this.verifier2Port) }),
+      );
+      this.suite.processes.set('verifier2', proc);
+      await waitUntilReady(proc, `http://127.0.0.1:${this.verifier2Port}/health/ready`);
+      this.metricsUrls.set('verifier2', `http://127.0.0.1:${this.verifier2Port}/metrics`);
+    } else {
+      this.metricsUrls.delete('verifier2');
+    }
+  }
+}
+
+/** Probe: the gateway streaming an upload of just under 100 MiB. */
+async function measureUploadProbe(installation: Installation): Promise<UploadProbe> {
+  const { suite, apiKey } = installation;
   const probe = probeFile();
-  const gatewayBefore = (await peaks()).gateway;
-  const probeSampler = new RssSampler(pids(), 100);
+  const gatewayBefore = (await installation.peaks()).gateway;
+  const probeSampler = new RssSampler(installation.pids(), 100);
   const probeStarted = performance.now();
   const probeReply = await suite.upload({
     key: apiKey,
@@ -297,9 +378,9 @@ async function main(cleanup: Cleanup): Promise<void> {
   if (probeReply.status !== 200)
     throw new Error(`probe upload: ${probeReply.status} ${probeReply.text.slice(0, 500)}`);
   const probeSampled = probeSampler.stop();
-  const probeDone = await waitTerminal(probeReply.json.data.task_id as string);
+  const probeDone = await installation.waitTerminal(probeReply.json.data.task_id as string);
   if (probeDone.status !== 'completed') throw new Error(`probe job ended ${probeDone.status}`);
-  const probePeaks = await peaks();
+  const probePeaks = await installation.peaks();
   const uploadProbe = {
     fileBytes: probe.length,
     fileMiB: round(probe.length / 2 ** 20, 1),
@@ -314,128 +395,11 @@ async function main(cleanup: Cleanup): Promise<void> {
     `upload probe: ${uploadProbe.fileMiB} MiB in ${probeSeconds} s; gateway peak RSS ${uploadProbe.gatewayPeakRssMiB} MiB ` +
       `(${gatewayBefore} MiB before the upload)`,
   );
+  return uploadProbe;
+}
 
-  // ---- The service, with one then two verifier processes, each phase with cold verifiers. ----
-  let verifier2Port: number | undefined;
-  const restartVerifiers = async (count: number) => {
-    const second = suite.processes.get('verifier2');
-    if (second) await suite.stopService('verifier2' as 'verifier');
-    await suite.stopService('verifier');
-    await suite.startService('verifier');
-    if (count > 1) {
-      // The harness keys processes by service name; the second replica is launched here under its own name
-      // and port, and registered in `suite.processes`, so `suite.stop()` stops it with the rest.
-      verifier2Port ??= await freePort();
-      const proc = launch('verifier2', VERIFIER_ENTRY, suite.env({ HTTP_PORT: String(verifier2Port) }));
-      suite.processes.set('verifier2', proc);
-      await waitUntilReady(proc, `http://127.0.0.1:${verifier2Port}/health/ready`);
-      metricsUrls.set('verifier2', `http://127.0.0.1:${verifier2Port}/metrics`);
-    } else {
-      metricsUrls.delete('verifier2');
-    }
-  };
-
-  const servicePhase = async (label: string, verifiers: number, restart = true): Promise<ServicePhase> => {
-    if (restart && (verifiers > 1 || label !== 's1')) await restartVerifiers(verifiers);
-    const file = csvFile(label);
-    const processes = pids();
-    world.resetCounters();
-    const dropsBefore = udpReceiveDrops();
-    const sampler = new RssSampler(processes, 250);
-    const pg = new PgActivitySampler(suite);
-    const whole = new CpuMeter(processes);
-    let meter = new CpuMeter(processes);
-    const started = performance.now();
-    const reply = await suite.upload({ key: apiKey, file: { name: `contacts-${label}.csv`, content: file } });
-    const uploadS = (performance.now() - started) / 1000;
-    if (reply.status !== 200) throw new Error(`${label} upload: ${reply.status} ${reply.text.slice(0, 500)}`);
-    const cpuUpload = meter.stop();
-    meter = new CpuMeter(processes);
-    const jobId = reply.json.data.task_id as string;
-    if (reply.json.data.unique_emails !== ROWS)
-      throw new Error(`${label}: ${reply.json.data.unique_emails} unique addresses, expected ${ROWS}`);
-    log(`${label}: upload accepted after ${round(uploadS, 1)} s (job ${jobId}); verifying…`);
-    pg.start();
-
-    // Progress: a short poll every second (for the moment merging starts and the log), beside the long poll
-    // that notices completion at once.
-    let mergingAt: number | undefined;
-    let cpuVerify: Record<string, number> | undefined;
-    let lastLog = performance.now();
-    let polling = true;
-    const progress = (async () => {
-      while (polling) {
-        const body = await status(jobId, 0).catch(() => undefined);
-        const now = performance.now();
-        if (
-          body &&
-          mergingAt === undefined &&
-          (body.status === 'merging' || TERMINAL.includes(body.status))
-        ) {
-          mergingAt = now;
-          cpuVerify = meter.stop();
-          meter = new CpuMeter(processes);
-          pg.stop();
-        }
-        if (body && now - lastLog > 10_000) {
-          lastLog = now;
-          log(
-            `${label}: ${body.status} ${body.processed_emails}/${body.total_emails} after ${round((now - started) / 1000, 0)} s`,
-          );
-        }
-        await sleep(1_000);
-      }
-    })();
-    let final: StatusBody;
-    try {
-      final = await waitTerminal(jobId);
-    } finally {
-      polling = false;
-    }
-    const ended = performance.now();
-    await progress;
-    const cpuMerge = meter.stop();
-    const cpuWhole = whole.stop();
-    pg.stop();
-    const sampled = sampler.stop();
-    const dns = { queries: world.dnsQueries(), udpReceiveDrops: udpReceiveDrops() - dropsBefore };
-    if (!TERMINAL.slice(0, 2).includes(final.status) || final.processed_emails !== ROWS) {
-      throw new Error(`${label}: job ended ${JSON.stringify(final)}; expected ${ROWS} processed addresses`);
-    }
-    // Every address should be valid/mx_found (as on the library side); anything else is reported with reasons.
-    const notValid = ROWS - (final.valid_emails ?? 0);
-    let notValidReasons: Record<string, number> = {};
-    if (notValid > 0) {
-      notValidReasons = await reasonsOf(jobId);
-      log(`${label}: WARNING ${notValid} addresses not valid: ${JSON.stringify(notValidReasons)}`);
-    }
-    mergingAt ??= ended;
-    const seconds = (ended - started) / 1000;
-    return {
-      label,
-      verifiers,
-      rows: ROWS,
-      fileBytes: file.length,
-      seconds: round(seconds, 2),
-      addressesPerSecond: round(ROWS / seconds, 1),
-      split: {
-        uploadS: round(uploadS, 2),
-        verifyS: round((mergingAt - started) / 1000 - uploadS, 2),
-        mergeS: round((ended - mergingAt) / 1000, 2),
-      },
-      cpu: { upload: cpuUpload, verify: cpuVerify ?? cpuMerge, merge: cpuVerify ? cpuMerge : {} },
-      cpuWhole,
-      sampledPeakRssMiB: sampled,
-      peakRssSinceStartMiB: await peaks(),
-      final,
-      dns,
-      notValid,
-      notValidReasons,
-      pgActivity: pg.counts,
-      pgSamples: pg.samples,
-    };
-  };
-
+/** The service, with one then two verifier processes, each phase with cold verifiers. */
+async function measureServicePhases(installation: Installation, world: MailWorld): Promise<ServicePhase[]> {
   const phases: ServicePhase[] = [];
   for (const [label, verifiers] of (
     [
@@ -443,7 +407,7 @@ async function main(cleanup: Cleanup): Promise<void> {
       ['s2', 2],
     ] as const
   ).filter(([label]) => PHASES.includes(label))) {
-    const phase = await servicePhase(label, verifiers);
+    const phase = await measureServicePhase(installation, world, label, verifiers);
     phases.push(phase);
     log(
       `service, ${verifiers} verifier(s): ${phase.rows} rows in ${phase.seconds} s = ${phase.addressesPerSecond}/s ` +
@@ -455,14 +419,116 @@ async function main(cleanup: Cleanup): Promise<void> {
     );
     log(`  sampled peak RSS (MiB): ${JSON.stringify(phase.sampledPeakRssMiB)}`);
   }
+  return phases;
+}
 
-  if (PROFILE) {
-    // One more one-verifier run with the profiler on in file-jobs and the verifier, outside the figures.
-    await restartVerifiers(1);
-    await profiled(suite, ['file-jobs', 'verifier'], () => servicePhase('p1', 1, false));
+/** One upload of a phase's own file, from the start of the upload to the job's end, with where time went. */
+async function measureServicePhase(
+  installation: Installation,
+  world: MailWorld,
+  label: string,
+  verifiers: number,
+  restart = true,
+): Promise<ServicePhase> {
+  const { suite, apiKey } = installation;
+  if (restart && (verifiers > 1 || label !== 's1')) await installation.restartVerifiers(verifiers);
+  const file = csvFile(label);
+  const processes = installation.pids();
+  world.resetCounters();
+  const dropsBefore = udpReceiveDrops();
+  const sampler = new RssSampler(processes, 250);
+  const pg = new PgActivitySampler(suite);
+  const whole = new CpuMeter(processes);
+  let meter = new CpuMeter(processes);
+  const started = performance.now();
+  const reply = await suite.upload({ key: apiKey, file: { name: `contacts-${label}.csv`, content: file } });
+  const uploadS = (performance.now() - started) / 1000;
+  if (reply.status !== 200) throw new Error(`${label} upload: ${reply.status} ${reply.text.slice(0, 500)}`);
+  const cpuUpload = meter.stop();
+  meter = new CpuMeter(processes);
+  const jobId = reply.json.data.task_id as string;
+  if (reply.json.data.unique_emails !== ROWS)
+    throw new Error(`${label}: ${reply.json.data.unique_emails} unique addresses, expected ${ROWS}`);
+  log(`${label}: upload accepted after ${round(uploadS, 1)} s (job ${jobId}); verifying…`);
+  pg.start();
+
+  // Progress: a short poll every second (for the moment merging starts and the log), beside the long poll
+  // that notices completion at once.
+  let mergingAt: number | undefined;
+  let cpuVerify: Record<string, number> | undefined;
+  let lastLog = performance.now();
+  let polling = true;
+  const progress = (async () => {
+    while (polling) {
+      const body = await installation.status(jobId, 0).catch(() => undefined);
+      const now = performance.now();
+      if (body && mergingAt === undefined && (body.status === 'merging' || TERMINAL.includes(body.status))) {
+        mergingAt = now;
+        cpuVerify = meter.stop();
+        meter = new CpuMeter(processes);
+        pg.stop();
+      }
+      if (body && now - lastLog > 10_000) {
+        lastLog = now;
+        log(
+          `${label}: ${body.status} ${body.processed_emails}/${body.total_emails} after ${round((now - started) / 1000, 0)} s`,
+        );
+      }
+      await sleep(1_000);
+    }
+  })();
+  let final: StatusBody;
+  try {
+    final = await installation.waitTerminal(jobId);
+  } finally {
+    polling = false;
   }
+  const ended = performance.now();
+  await progress;
+  const cpuMerge = meter.stop();
+  const cpuWhole = whole.stop();
+  pg.stop();
+  const sampled = sampler.stop();
+  const dns = { queries: world.dnsQueries(), udpReceiveDrops: udpReceiveDrops() - dropsBefore };
+  if (!TERMINAL.slice(0, 2).includes(final.status) || final.processed_emails !== ROWS) {
+    throw new Error(`${label}: job ended ${JSON.stringify(final)}; expected ${ROWS} processed addresses`);
+  }
+  // Every address should be valid/mx_found (as on the library side); anything else is reported with reasons.
+  const notValid = ROWS - (final.valid_emails ?? 0);
+  let notValidReasons: Record<string, number> = {};
+  if (notValid > 0) {
+    notValidReasons = await installation.reasonsOf(jobId);
+    log(`${label}: WARNING ${notValid} addresses not valid: ${JSON.stringify(notValidReasons)}`);
+  }
+  mergingAt ??= ended;
+  const seconds = (ended - started) / 1000;
+  return {
+    label,
+    verifiers,
+    rows: ROWS,
+    fileBytes: file.length,
+    seconds: round(seconds, 2),
+    addressesPerSecond: round(ROWS / seconds, 1),
+    split: {
+      uploadS: round(uploadS, 2),
+      verifyS: round((mergingAt - started) / 1000 - uploadS, 2),
+      mergeS: round((ended - mergingAt) / 1000, 2),
+    },
+    cpu: { upload: cpuUpload, verify: cpuVerify ?? cpuMerge, merge: cpuVerify ? cpuMerge : {} },
+    cpuWhole,
+    sampledPeakRssMiB: sampled,
+    peakRssSinceStartMiB: await installation.peaks(),
+    final,
+    dns,
+    notValid,
+    notValidReasons,
+    pgActivity: pg.counts,
+    pgSamples: pg.samples,
+  };
+}
 
-  // ---- Report ----
+/** Tables on the console, targets, and every figure in .data/bench/file(-large).json. */
+function report(library: LibraryFigures, uploadProbe: UploadProbe, phases: ServicePhase[]): void {
   const ratio = (p: ServicePhase) => round(p.addressesPerSecond / library.addressesPerSecond, 3);
   const cpuCell = (c: Record<string, number>) =>
     [

@@ -1,4 +1,4 @@
-// Benchmark "gateway" (DESIGN section 10): GET /v1/verify/disposable through the real gateway process
+// Benchmark "gateway": GET /v1/verify/disposable through the real gateway process
 // (auth, rate limits, validation, presenter, logging, metrics, Nest) against a bare node:http process doing
 // the same lookup, both on loopback at 64 connections. The ratio gateway / bare is the cost of the gateway.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -67,11 +67,25 @@ async function expectDisposable(what: string, url: string, headers: Record<strin
   }
 }
 
+/** The gateway and the bare server, each under `load` at CONNECTIONS connections for a given time. */
+type Sides = Record<'gateway' | 'bare', (duration: number) => Promise<LoadFigures>>;
+type Runs = Record<'gateway' | 'bare', LoadFigures[]>;
+
 async function main(cleanup: Cleanup): Promise<void> {
   assertLocalInfrastructure();
   log(
     `gateway: ${CONNECTIONS} connections, warm-up ${WARMUP_S} s, ${ROUNDS} round(s) of ${MEASURE_S} s per side`,
   );
+  const { suite, sides } = await startInstallation(cleanup);
+  await warmUp(sides);
+  const { runs, discarded } = await measureRounds(sides);
+  // --profile: one more gateway run with the profiler on, outside the figures (it slows the gateway).
+  await profiled(suite, ['gateway0'], () => sides.gateway(MEASURE_S));
+  report(runs, discarded);
+}
+
+/** Credits, verifier and a gateway, and the bare server beside them; both answer the request checked here. */
+async function startInstallation(cleanup: Cleanup): Promise<{ suite: TestSuite; sides: Sides }> {
   const env: Record<string, string> = {
     LOG_LEVEL,
     RATE_LIMIT_DISPOSABLE: '1000000000',
@@ -96,11 +110,24 @@ async function main(cleanup: Cleanup): Promise<void> {
     bare: (duration: number) =>
       load({ url: bare.url, connections: CONNECTIONS, duration, pids: { bare: bare.pid } }),
   };
+  return { suite, sides };
+}
+
+/** Both sides under load for WARMUP_S first: JIT warm, connections and pools open. */
+async function warmUp(sides: Sides): Promise<void> {
   log('warming up…');
   assertClean('gateway warm-up', await sides.gateway(WARMUP_S));
   assertClean('bare warm-up', await sides.bare(WARMUP_S));
+}
 
-  const runs: Record<'gateway' | 'bare', LoadFigures[]> = { gateway: [], bare: [] };
+/**
+ * ROUNDS rounds of both sides, in alternating order; a round that other work on the machine disturbed is run
+ * again, at most EXTRA_ROUNDS times.
+ */
+async function measureRounds(
+  sides: Sides,
+): Promise<{ runs: Runs; discarded: Record<string, LoadFigures>[] }> {
+  const runs: Runs = { gateway: [], bare: [] };
   const discarded: Record<string, LoadFigures>[] = [];
   for (let round = 0; runs.gateway.length < ROUNDS; round++) {
     // Alternate the order so that drift (thermal, other load) does not favour one side.
@@ -124,10 +151,11 @@ async function main(cleanup: Cleanup): Promise<void> {
     runs.gateway.push(got.gateway!);
     runs.bare.push(got.bare!);
   }
+  return { runs, discarded };
+}
 
-  // --profile: one more gateway run with the profiler on, outside the figures (it slows the gateway).
-  await profiled(suite, ['gateway0'], () => sides.gateway(MEASURE_S));
-
+/** Medians of the rounds, the table, and every figure in .data/bench/gateway.json. */
+function report(runs: Runs, discarded: Record<string, LoadFigures>[]): void {
   const summary = (list: LoadFigures[]) => ({
     rps: round(median(list.map((f) => f.rps)), 1),
     p99Ms: round(median(list.map((f) => f.p99Ms)), 2),

@@ -1,4 +1,4 @@
-// `npm run bench -- <name> [--quick] [--profile]`: on-demand benchmarks (DESIGN section 10), never part of
+// `npm run bench -- <name> [--quick] [--profile]`: on-demand benchmarks, never part of
 // `npm test`. Compiles apps, libs and tools with the repository's swc settings into a private directory
 // (.data/bench/build/dist), so a benchmark neither wipes nor depends on a dist/ that someone else is
 // rebuilding, then runs the benchmark there. See tools/bench/README.md.
@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { NODE_FLAGS } from '../dev/apps.mjs';
-import { ensureDependencies, root } from '../dev/lib.mjs';
+import { ensureDependencies, ensureNode, root } from '../dev/lib.mjs';
 
 const BENCHMARKS = {
   gateway: 'GET /v1/verify/disposable through the gateway vs a bare node:http server (64 connections)',
@@ -29,6 +29,7 @@ if (!name || !names.every((n) => n in BENCHMARKS)) {
   process.exit(2);
 }
 
+await ensureNode();
 ensureDependencies();
 const buildDir = path.join(root, '.data', 'bench', 'build');
 rmSync(buildDir, { recursive: true, force: true });
@@ -36,8 +37,9 @@ process.stdout.write(`[bench] building into ${path.relative(root, buildDir)}/dis
 const swc = path.join(root, 'node_modules', '.bin', 'swc');
 // The same invocation as tools/dev/build.mjs, to another output directory.
 const built = spawnSync(
-  swc,
+  process.execPath,
   [
+    swc,
     'apps',
     'libs',
     'tools',

@@ -1,4 +1,4 @@
-// Benchmark "single" (DESIGN section 10): POST /v1/verify/single, MX-only (check_smtp false), uncached
+// Benchmark "single": POST /v1/verify/single, MX-only (check_smtp false), uncached
 // (every address distinct, so the verifier's result cache never answers), through gateway -> credits ->
 // verifier -> credits, against VerificationEngine.verify called in-process on the same addresses with the
 // same concurrency. Both resolve against one mail world (real DNS on 127.0.0.1) of a few hundred domains.
@@ -69,12 +69,34 @@ function expectAllValid(what: string, statuses: Record<string, number>, total: n
   }
 }
 
+/** The two sides measured: the service through the gateway, and the library in this process. */
+interface Sides {
+  viaGateway(series: string, limit: { duration?: number; amount?: number }): Promise<SideFigures>;
+  inProcess(series: string, count: number): Promise<SideFigures>;
+}
+
+type Runs = Record<'gateway' | 'library', SideFigures[]>;
+
 async function main(cleanup: Cleanup): Promise<void> {
   assertLocalInfrastructure();
   log(
     `single: ${DOMAINS} domains, ${CONNECTIONS} concurrent, ${ACCOUNTS} account(s), ${ROUNDS} round(s) of ${MEASURE_S} s per side, ` +
       'every address distinct',
   );
+  const world = await startMailWorld(cleanup);
+  const { suite, keys } = await startInstallation(world, cleanup);
+  const sides = bothSides(world, suite, keys);
+  await warmUp(sides);
+  const { runs, discarded } = await measureRounds(sides);
+  // --profile: one more service run with the profiler on in every service, outside the figures.
+  await profiled(suite, ['gateway0', 'credits', 'verifier'], () =>
+    sides.viaGateway('profile', { duration: MEASURE_S }),
+  );
+  report(runs, discarded);
+}
+
+/** The mail world: DOMAINS domains, each with its own SMTP host. */
+async function startMailWorld(cleanup: Cleanup): Promise<MailWorld> {
   const world = await MailWorld.start();
   cleanup.add('mail world', () => world.stop());
   for (let i = 0; i < DOMAINS; i++) {
@@ -84,7 +106,14 @@ async function main(cleanup: Cleanup): Promise<void> {
   }
   await world.ready();
   log(`mail world: DNS ${world.dnsServers}, ${DOMAINS} MX hosts on 127.0.x.y:${world.smtpPort}`);
+  return world;
+}
 
+/** Credits, verifier and a gateway, and ACCOUNTS accounts with a key each. */
+async function startInstallation(
+  world: MailWorld,
+  cleanup: Cleanup,
+): Promise<{ suite: TestSuite; keys: string[] }> {
   log('starting credits, verifier and gateway (own database and NATS namespace)…');
   // Only what the endpoint needs (the harness may start more services by default).
   const suite = await TestSuite.start({
@@ -103,6 +132,11 @@ async function main(cleanup: Cleanup): Promise<void> {
   for (let i = 0; i < ACCOUNTS; i++) {
     keys.push((await suite.createAccount({ credits: 1_000_000_000, name: `bench single ${i}` })).apiKey);
   }
+  return { suite, keys };
+}
+
+/** The gateway under load with the accounts' keys, and an engine in this process on the same mail world. */
+function bothSides(world: MailWorld, suite: TestSuite, keys: string[]): Sides {
   const servicePids = {
     gateway: suite.processes.get('gateway0')!.child.pid!,
     credits: suite.processes.get('credits')!.child.pid!,
@@ -203,14 +237,27 @@ async function main(cleanup: Cleanup): Promise<void> {
     };
   };
 
-  // Warm-up: every domain's facts cached on both sides, JIT warm, connections and pools open.
+  return { viaGateway, inProcess };
+}
+
+/** Every domain's facts cached on both sides, JIT warm, connections and pools open. */
+async function warmUp({ viaGateway, inProcess }: Sides): Promise<void> {
   log('warming up (every domain at least 3 times on each side)…');
   const warmGateway = await viaGateway('warm', { amount: DOMAINS * 3 });
   expectAllValid('gateway warm-up', warmGateway.statuses, warmGateway.addresses);
   const warmLibrary = await inProcess('warm', DOMAINS * 3);
   expectAllValid('library warm-up', warmLibrary.statuses, warmLibrary.addresses);
+}
 
-  const runs: Record<'gateway' | 'library', SideFigures[]> = { gateway: [], library: [] };
+/**
+ * ROUNDS rounds of both sides, each on its own addresses; a round that other work on the machine disturbed
+ * is run again, at most EXTRA_ROUNDS times.
+ */
+async function measureRounds({ viaGateway, inProcess }: Sides): Promise<{
+  runs: Runs;
+  discarded: Record<string, SideFigures>[];
+}> {
+  const runs: Runs = { gateway: [], library: [] };
   const discarded: Record<string, SideFigures>[] = [];
   for (let r = 0; runs.gateway.length < ROUNDS; r++) {
     // Each round has its own series of addresses, so the gateway never sees an address twice (its result
@@ -240,12 +287,11 @@ async function main(cleanup: Cleanup): Promise<void> {
     runs.gateway.push(sides[0]);
     runs.library.push(sides[1]);
   }
+  return { runs, discarded };
+}
 
-  // --profile: one more service run with the profiler on in every service, outside the figures.
-  await profiled(suite, ['gateway0', 'credits', 'verifier'], () =>
-    viaGateway('profile', { duration: MEASURE_S }),
-  );
-
+/** Medians of the rounds, the table, and every figure in .data/bench/single.json. */
+function report(runs: Runs, discarded: Record<string, SideFigures>[]): void {
   const summary = (list: SideFigures[]) => ({
     addressesPerSecond: round(median(list.map((f) => f.addressesPerSecond)), 1),
     cpu: medianCpu(list.map((f) => f.cpu)),

@@ -2,8 +2,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { build, ensureDependencies, root } from './lib.mjs';
+import { build, ensureDependencies, ensureNode, root } from './lib.mjs';
 
+await ensureNode();
 ensureDependencies();
 if (!existsSync(path.join(root, 'dist/tools/admin/main.js'))) build();
 const result = spawnSync(

@@ -2,13 +2,15 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { root } from './lib.mjs';
+import { ensureNode, root } from './lib.mjs';
 
+await ensureNode();
 rmSync(path.join(root, 'dist'), { recursive: true, force: true });
 const swc = path.join(root, 'node_modules', '.bin', 'swc');
 const result = spawnSync(
-  swc,
+  process.execPath,
   [
+    swc,
     'apps',
     'libs',
     'tools',

@@ -1,7 +1,18 @@
-// Helpers shared by `npm start` and `npm test`. Only Node built-ins here: this runs before `npm ci`.
+// Helpers shared by `npm start` and `npm test`. Only Node built-ins here: this runs before `npm ci`, and on
+// whatever Node.js the machine has (ensureNode() then moves the process to the project's Node.js).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import net from 'node:net';
+import { constants } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,17 +42,124 @@ function run(command, args, options = {}) {
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', ...options });
   if (result.error) fail(`${command} could not run: ${result.error.message}`);
   if (result.status !== 0) fail(`${command} ${args.join(' ')} failed (exit ${result.status})`);
+  return result;
 }
 
-/** Installs dependencies when node_modules is missing or older than the lock file. */
+/**
+ * The Node.js line the project runs on (package.json engines.node says the same), and the release fetched
+ * from the npm registry for a machine whose own `node` is older. Node 20 reached its end of life on 2026-04-30.
+ */
+export const NODE_MAJOR = 24;
+export const NODE_RELEASE = '24.21.0';
+const runtimeDir = path.join(root, '.data', 'runtime');
+
+function nodeMajor(version) {
+  return Number(version.replace(/^v/, '').split('.')[0]);
+}
+
+/**
+ * The registry package holding the Node.js binary of this platform. The registry's `node` package is a thin
+ * wrapper whose install script runs a second, unlocked `npm install` of exactly these packages; fetching the
+ * platform package directly gives the same binary without running any install script.
+ */
+function nodePackage() {
+  const os = { linux: 'linux', darwin: 'darwin' }[process.platform];
+  if (!os || !['x64', 'arm64'].includes(process.arch)) return undefined;
+  return `${os === 'darwin' && process.arch === 'arm64' ? 'node-bin' : 'node'}-${os}-${process.arch}`;
+}
+
+/**
+ * Path of a Node.js binary of the project's line: this process's own when it is recent enough, otherwise
+ * Node.js NODE_RELEASE from the npm registry, unpacked once into .data/runtime (npm's cache and its integrity
+ * check apply, as for any package).
+ */
+export function projectNode() {
+  if (nodeMajor(process.version) >= NODE_MAJOR) return process.execPath;
+  const pkg = nodePackage();
+  const tooOld = `this machine's Node.js is ${process.version}; the project runs on Node.js ${NODE_MAJOR}`;
+  if (!pkg)
+    fail(
+      `${tooOld}, and there is no Node.js package on the npm registry for ${process.platform}-${process.arch}. Install Node.js ${NODE_MAJOR}.`,
+    );
+  const dir = path.join(runtimeDir, `${pkg}-${NODE_RELEASE}`);
+  const bin = path.join(dir, 'bin', 'node');
+  if (!existsSync(bin)) {
+    process.stderr.write(
+      `[emailverify] ${tooOld}: fetching ${pkg}@${NODE_RELEASE} from the npm registry into .data/runtime…\n`,
+    );
+    mkdirSync(runtimeDir, { recursive: true });
+    const tmp = mkdtempSync(path.join(runtimeDir, '.fetch-'));
+    const step = (command, args) => {
+      const result = spawnSync(command, args, { cwd: tmp, stdio: ['ignore', 'ignore', 'inherit'] });
+      if (result.status === 0) return;
+      rmSync(tmp, { recursive: true, force: true });
+      fail(
+        `${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`}); install Node.js ${NODE_MAJOR} or try again`,
+      );
+    };
+    step('npm', ['pack', `${pkg}@${NODE_RELEASE}`, '--pack-destination', tmp, '--silent']);
+    const tarball = readdirSync(tmp).find((f) => f.endsWith('.tgz'));
+    step('tar', ['-xzf', tarball ?? 'no tarball was written']);
+    chmodSync(path.join(tmp, 'package', 'bin', 'node'), 0o755);
+    try {
+      renameSync(path.join(tmp, 'package'), dir);
+    } catch (err) {
+      // Another `npm start` or `npm test` unpacked the same release meanwhile: use theirs.
+      if (!existsSync(bin)) throw err;
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+  const version = spawnSync(bin, ['--version'], { encoding: 'utf8' });
+  if (version.status !== 0 || version.stdout.trim() !== `v${NODE_RELEASE}`) {
+    fail(
+      `${bin} does not run (${version.error?.message ?? version.stderr.trim()}); remove ${dir} and try again`,
+    );
+  }
+  return bin;
+}
+
+/**
+ * Runs this tool script on the project's Node.js. On a machine whose `node` is older, the script is started
+ * again on projectNode() with that binary's directory first on the PATH, so everything it runs (npm, Vitest,
+ * swc, Nx, ESLint, tsc and the apps) runs on it too; this process only relays signals and the exit code.
+ */
+export async function ensureNode() {
+  if (nodeMajor(process.version) >= NODE_MAJOR) return;
+  if (process.env.EMAILVERIFY_NODE_REEXEC)
+    fail(`started again on ${process.execPath}, which is still ${process.version}`);
+  const node = projectNode();
+  log(
+    `this machine's Node.js is ${process.version}; running on Node.js ${NODE_RELEASE} (${path.relative(root, node)})`,
+  );
+  const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ''}`,
+      // npm names the Node.js that ran it in these; scripts and tools run from here must see the new one.
+      NODE: node,
+      npm_node_execpath: node,
+      EMAILVERIFY_NODE_REEXEC: '1',
+    },
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  const code = await new Promise((resolve) => {
+    child.once('error', (err) => fail(`${node} could not start: ${err.message}`));
+    child.once('exit', (exitCode, signal) => resolve(exitCode ?? 128 + (constants.signals[signal] ?? 0)));
+  });
+  process.exit(code);
+}
+
+/** Installs the locked dependencies when node_modules is missing or older than the lock file. */
 export function ensureDependencies() {
   const marker = path.join(root, 'node_modules', '.package-lock.json');
   const lock = path.join(root, 'package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
-  // `npm install` with the committed lock file installs the locked versions. `npm ci` would refuse this lock
-  // on registries that do not serve every platform build of an optional dependency (e.g. @swc/core's).
-  log('installing dependencies (npm install, from package-lock.json)…');
-  run('npm', ['install', '--no-audit', '--no-fund']);
+  // The lock file holds every platform's optional packages, so `npm ci` installs exactly what it locks (and
+  // fails when package.json and the lock disagree), as the Dockerfile does.
+  log('installing dependencies (npm ci, from package-lock.json)…');
+  run('npm', ['ci', '--no-audit', '--no-fund']);
 }
 
 /** Compiles apps, libs and tools to dist/ with swc (type-checking is `npm run check`). */

@@ -1,5 +1,6 @@
 // `npm start`: installs what is missing, finds or starts PostgreSQL and NATS, builds, starts every app, and
-// prints the base URL, the docs URL and a demo API key with credits. Ctrl-C stops everything it started.
+// prints the base URL, the docs URL and a demo API key with credits. Ctrl-C stops everything it started. Runs on
+// Node.js 24, fetched from the npm registry when the machine's own is older (lib.mjs ensureNode).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,12 +11,14 @@ import {
   dataDir,
   ensureDependencies,
   ensureInfrastructure,
+  ensureNode,
   fail,
   log,
   root,
   stopStarted,
 } from './lib.mjs';
 
+await ensureNode();
 ensureDependencies();
 const infra = await ensureInfrastructure({ redis: false });
 build();

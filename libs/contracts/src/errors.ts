@@ -1,6 +1,6 @@
 /**
  * The error catalogue: every named error code with its numeric code (current style) and HTTP status in each
- * response style (API_SPEC section 7).
+ * response style.
  */
 export const ERROR_CATALOGUE = {
   INVALID_REQUEST: { numericCode: '4000', httpStatus: 400, legacyHttpStatus: 400, label: 'Bad request' },

@@ -196,7 +196,7 @@ export interface JobStatusBroadcast {
   processedEmails: number;
 }
 
-/** Body of a webhook event (API_SPEC 6.2, DESIGN section 6), as published on the EVENTS stream. */
+/** Body of a webhook event, as published on the EVENTS stream. */
 export interface FileCompletedEvent {
   event: 'file.completed';
   timestamp: string;

@@ -1,4 +1,4 @@
-/** File job states (API_SPEC section 3). */
+/** File job states. */
 export const JOB_STATES = [
   'preparing',
   'pending',

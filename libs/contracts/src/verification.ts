@@ -1,4 +1,4 @@
-/** Statuses of a verified address (API_SPEC 2.9). */
+/** Statuses of a verified address. */
 export const VERIFICATION_STATUSES = [
   'valid',
   'invalid',
@@ -25,7 +25,7 @@ export const STATUS_PRECEDENCE: readonly VerificationStatus[] = [
   'valid',
 ];
 
-/** Reason vocabulary (DESIGN section 4), snake_case on the wire. */
+/** Reason vocabulary, snake_case on the wire. */
 export const REASONS = [
   'accepted',
   'mx_found',

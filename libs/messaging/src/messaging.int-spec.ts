@@ -242,8 +242,10 @@ describe('messaging: JetStream streams, consumers and object store (real NATS)',
           .subjects ?? {},
       );
     const before = (await chunkSubjects()).length;
-    for (let i = 0; i < 100 && (await chunkSubjects()).length === before; i++) await sleep(50);
-    expect((await chunkSubjects()).length).toBe(before + 1);
+    // Vitest's own poll: `eventually` is out of reach here, as the testing library imports this one.
+    await expect
+      .poll(async () => (await chunkSubjects()).length, { timeout: 5000, interval: 50 })
+      .toBe(before + 1);
     await doomed.connection.close();
     feed.error(new Error('the process died'));
     await put;
@@ -259,7 +261,3 @@ describe('messaging: JetStream streams, consumers and object store (real NATS)',
     expect(await kit.removePartialObjects('files', 0)).toBe(0);
   });
 });
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

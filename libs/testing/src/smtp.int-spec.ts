@@ -1,6 +1,6 @@
 import { Resolver } from 'node:dns/promises';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MailWorld } from './index';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, MailWorld } from './index';
 import { SmtpProbe } from './support/smtp-probe';
 
 describe('MailWorld SMTP', () => {
@@ -177,14 +177,9 @@ describe('MailWorld SMTP', () => {
     const probe = await open('mx.silent.test');
     probe.write('EHLO probe.test');
     // The server has read the command (it records it) and still says nothing.
-    await vi.waitFor(
-      () => {
-        expect(world.smtpTranscript('mx.silent.test')).toEqual(['EHLO probe.test']);
-      },
-      {
-        timeout: 30_000,
-      },
-    );
+    await eventually(() => expect(world.smtpTranscript('mx.silent.test')).toEqual(['EHLO probe.test']), {
+      timeoutMs: 30_000,
+    });
     await expect(probe.idleFor(100)).resolves.toBe(true);
     expect(probe.bytesReceived).toBe(0);
     probe.close();

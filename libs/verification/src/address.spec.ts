@@ -90,6 +90,7 @@ describe('parseAddress', () => {
     ['user@[IPv6:fe80::1%eth0]', /not a valid IPv6/],
     ['user@[127.0.0.1', /no closing "\]"/],
     ['user@xn--zz.com', /not a valid internationalised domain/],
+    ['user@xn--a-ecp.ru', /not a valid internationalised domain/],
     [`user@${'a'.repeat(64)}.com`, /longer than 63/],
   ])('rejects %j with a message saying why', (input, message) => {
     const error = rejected(input);

@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import { domainToASCII } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import { DomainError } from '@emailverify/contracts';
 
 /** RFC 5321 4.5.3.1.1: the local part holds at most 64 octets. */
@@ -197,7 +197,12 @@ function normaliseDomain(raw: string): DomainParse {
   }
   if (raw.endsWith('.')) return invalid('the domain must not end with "."');
   const ascii = domainToASCII(raw);
-  if (ascii === '') return invalid(`the domain "${raw}" is not a valid internationalised domain name`);
+  // Node.js 24 passes an "xn--" label that is not valid punycode through unchanged (Node.js 20 gave ""); such a
+  // label does not decode either.
+  const undecodable = (label: string) => label.startsWith('xn--') && domainToUnicode(label) === label;
+  if (ascii === '' || ascii.split('.').some(undecodable)) {
+    return invalid(`the domain "${raw}" is not a valid internationalised domain name`);
+  }
   if (ascii.length > MAX_DOMAIN_LENGTH) {
     return invalid(`the domain is ${ascii.length} characters long; at most ${MAX_DOMAIN_LENGTH} are allowed`);
   }

@@ -90,7 +90,7 @@ export type DomainFacts =
 const MAX_MX_HOSTS_RESOLVED = 10;
 
 /**
- * Classifies a domain's mail routing (DESIGN section 4 step 2). Definite answers are cached for `ttlMs`;
+ * Classifies a domain's mail routing. Definite answers are cached for `ttlMs`;
  * transient DNS failures are not, so a retry asks again.
  */
 export class DomainFactsLookup {

@@ -13,7 +13,7 @@ export interface DnsblZones {
 
 export interface ReputationCheck {
   reputation: DomainReputation;
-  /** Only a domain-zone listing counts as confirmed abuse history (DESIGN section 4 step 4). */
+  /** Only a domain-zone listing counts as confirmed abuse history; an IP listing is about a shared host. */
   domainListed: boolean;
 }
 

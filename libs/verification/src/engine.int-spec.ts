@@ -1,5 +1,5 @@
 // The boundary rule has no test-file exception for lib:verification; STYLE allows `testing` from tests.
-import { MailWorld } from '@emailverify/testing';
+import { eventually, MailWorld } from '@emailverify/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VerificationEngine } from './engine';
 import type { VerificationOptions } from './options';
@@ -263,9 +263,10 @@ describe('VerificationEngine against the mail world', () => {
       });
       const holding = verifier.verify('alice@held.test', smtp);
       // The first session holds its slot until the world answers QUIT, holdMs after its last RCPT.
-      while (!world.smtpTranscript('mx.held.test').some((line) => line.startsWith('RCPT'))) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await eventually(
+        () => expect(world.smtpTranscript('mx.held.test')).toContainEqual(expect.stringMatching(/^RCPT/)),
+        { intervalMs: 10 },
+      );
       const starved = await verifier.verify('bob@held.test', smtp);
       expect(starved).toMatchObject({
         status: 'unknown',

@@ -31,7 +31,7 @@ export interface VerifyManyOptions {
   normalised?: boolean;
 }
 
-/** Score by status (DESIGN section 4); `valid` depends on whether SMTP confirmed the mailbox. */
+/** Score by status; `valid` depends on whether SMTP confirmed the mailbox. */
 export const STATUS_SCORES: Readonly<Record<Exclude<VerificationStatus, 'valid'>, number>> & {
   validSmtp: number;
   validMxOnly: number;
@@ -67,8 +67,9 @@ export function decide(findings: readonly Finding[]): Finding {
 const NO_REPUTATION: DomainReputation = { mxIp: '', isListed: false, blacklists: [], checked: false };
 
 /**
- * The verification pipeline of DESIGN section 4 for one address at a time. Framework-free: every network
- * access goes through the injected dependencies. `verify` never throws; failures become results.
+ * The verification pipeline for one address at a time (its steps: docs/design.md, "Verifying one address").
+ * Framework-free: every network access goes through the injected dependencies. `verify` never throws;
+ * failures become results.
  */
 export class VerificationEngine {
   private readonly deps: VerificationDependencies;

@@ -24,8 +24,9 @@ const DAY_MS = 86_400_000;
 const MAX_RDAP_BYTES = 1_000_000;
 
 /**
- * Gravatar presence and domain age (DESIGN section 4 step 6). Every failure (timeout, HTTP error, bad JSON)
- * yields the neutral answer, and only definite answers are cached, so an outage does not stick.
+ * Gravatar presence and domain age, which inform but never change a status. Every failure (timeout, HTTP
+ * error, bad JSON) yields the neutral answer, and only definite answers are cached, so an outage does not
+ * stick.
  */
 export class ExtrasLookup {
   private readonly gravatarCache: TtlCache<string, GravatarInfo>;

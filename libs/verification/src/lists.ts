@@ -173,7 +173,7 @@ export function editDistance(a: string, b: string, limit = Infinity): number {
 }
 
 export interface DisposableCheck {
-  /** Normalised and lowercased, as `/verify/disposable` returns it (API_SPEC 2.4). */
+  /** Normalised and lowercased, as `/verify/disposable` returns it. */
   email: string;
   /** ASCII (punycode) domain. */
   domain: string;

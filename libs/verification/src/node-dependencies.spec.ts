@@ -23,7 +23,7 @@ describe('default dependencies', () => {
     expect(Math.abs(deps.clock.now() - Date.now())).toBeLessThan(60_000);
   });
 
-  it('fills the DESIGN section 7 defaults', () => {
+  it('fills the documented defaults of the settings', () => {
     expect(defaultVerificationOptions('mail.example')).toMatchObject({
       dnsServers: [],
       dnsTimeoutMs: 3000,

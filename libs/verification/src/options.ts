@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 
 /**
- * Engine settings. The first block maps 1:1 to DESIGN section 7 (`DNS_SERVERS` -> `dnsServers`, ...); the
- * apps parse and validate the environment and hand the typed values in. The optional block holds tuning that
- * has no variable of its own.
+ * Engine settings. The first block maps 1:1 to environment variables (`DNS_SERVERS` -> `dnsServers`, ...);
+ * the apps parse and validate the environment and hand the typed values in. The optional block holds tuning
+ * that has no variable of its own.
  */
 export interface VerificationOptions {
   /** DNS_SERVERS: `host[:port]` list; empty means the servers of /etc/resolv.conf (still not getaddrinfo). */
@@ -43,7 +43,7 @@ export interface VerificationOptions {
   smtpMaxHosts?: number;
 }
 
-/** DESIGN section 7 defaults; `host` fills SMTP_HELO_NAME and SMTP_MAIL_FROM as the table says. */
+/** The defaults the README's Configuration table lists; `host` fills SMTP_HELO_NAME and SMTP_MAIL_FROM. */
 export function defaultVerificationOptions(host: string = hostname()): VerificationOptions {
   return {
     dnsServers: [],

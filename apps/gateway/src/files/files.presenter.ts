@@ -5,7 +5,7 @@ import type { JobStatusView } from './files.service';
 const percent = (part: number, whole: number) =>
   whole > 0 ? Math.min(100, Math.floor((part / whole) * 100)) : 100;
 
-/** Upload reply (API_SPEC 2.5); the older variant is the short `job_id` one. */
+/** Upload reply; the older variant is the short `job_id` one. */
 export function uploadPresenter(publicBaseUrl: string): Presenter<FileJobView> {
   const base = publicBaseUrl.replace(/\/+$/, '');
   return {
@@ -33,7 +33,7 @@ export function uploadPresenter(publicBaseUrl: string): Presenter<FileJobView> {
 }
 
 /**
- * Job status (API_SPEC 2.6): while the job runs only the progress and count fields; once it has finished the
+ * Job status: while the job runs only the progress and count fields; once it has finished the
  * remaining counts, credits, completion time and (when completed) the download links.
  */
 export const StatusPresenter: Presenter<JobStatusView> = {

@@ -7,7 +7,7 @@ import type {
 import type { DisposableCheck } from '@emailverify/verification';
 import type { Presenter } from '../common/http/presenter';
 
-/** Legacy statuses narrow to four; the flags keep the detail (DESIGN section 3). */
+/** Legacy statuses narrow to four; the flags keep the detail (docs/design.md, "Two response styles"). */
 export function legacyStatus(status: VerificationStatus): LegacyStatus {
   switch (status) {
     case 'valid':

@@ -280,7 +280,7 @@ describe('webhook routes over HTTP (in-process gateway, stand-in bus)', () => {
         body: { url: 'https://hooks.example.com/emailverify', events: ['file.completed'] },
       });
       const { id, url, events, ...rest } = webhookJson;
-      // Every field of API_SPEC 2.7, secret after events as the specification lists them.
+      // Every field of a webhook, in the documented order: the secret right after events.
       expect(JSON.stringify(payloadOf(style, res))).toBe(
         JSON.stringify({ id, url, events, secret: SECRET, ...rest }),
       );

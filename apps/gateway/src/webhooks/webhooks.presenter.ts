@@ -9,15 +9,15 @@ import type {
 import type { Presenter } from '../common/http/presenter';
 
 /**
- * No older variant of the webhook endpoints is documented, so the legacy style is the current `data` payload
- * unwrapped (DESIGN 3, "Resolved conflicts").
+ * The webhook endpoints have no older variant, so the legacy style is the current `data` payload unwrapped
+ * (docs/design.md, "Two response styles").
  */
 const inBothStyles = <T>(render: (value: T) => unknown): Presenter<T> => ({
   current: render,
   legacy: render,
 });
 
-/** A webhook (API_SPEC 2.7); the secret is added by the create reply alone. */
+/** A webhook; the secret is added by the create reply alone. */
 function webhookBody(webhook: Webhook, secret?: string): Record<string, unknown> {
   return {
     id: webhook.id,
@@ -59,13 +59,13 @@ export const WebhookCreatedPresenter = inBothStyles<WebhookCreateReply>(({ webho
 /** PATCH /webhooks/{id}. */
 export const WebhookPresenter = inBothStyles<Webhook>((webhook) => webhookBody(webhook));
 
-/** GET /webhooks (API_SPEC 4.9). */
+/** GET /webhooks. */
 export const WebhookListPresenter = inBothStyles<WebhookListReply>(({ webhooks, total }) => ({
   webhooks: webhooks.map((webhook) => webhookBody(webhook)),
   total,
 }));
 
-/** DELETE /webhooks/{id} (API_SPEC 4.10). */
+/** DELETE /webhooks/{id}. */
 export const WebhookDeletedPresenter = inBothStyles<WebhookDeleteReply>(({ webhookId }) => ({
   message: 'Webhook deleted',
   webhook_id: webhookId,

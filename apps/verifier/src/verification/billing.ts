@@ -1,7 +1,7 @@
 import type { VerificationResult } from '@emailverify/contracts';
 
 /**
- * What a freshly verified result costs (DESIGN section 4): one credit, except `unknown` (free and retryable,
+ * What a freshly verified result costs: one credit, except `unknown` (free and retryable,
  * including the SMTP capacity fallback) and addresses that failed syntax.
  */
 export function creditsFor(result: VerificationResult): number {

@@ -29,7 +29,7 @@ type Credits = Pick<MessageBus, 'request'>;
 
 /**
  * Single and bulk verification with the result cache and billing: credits are reserved before any work (so a
- * short balance means nothing is verified) and settled after, charging only what DESIGN section 4 charges.
+ * short balance means nothing is verified) and settled after, charging what `creditsFor` says.
  */
 export class VerificationService {
   constructor(

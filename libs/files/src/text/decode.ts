@@ -4,7 +4,7 @@ import type { ByteSource } from '../source';
 import { bytePieces } from '../source';
 import { LineGuard } from './line-guard';
 
-/** Binary content is judged on this much of the start of the file, as the spec for uploads says. */
+/** Binary content is judged on this much of the start of the file. */
 export const SNIFF_BYTES = 64 * 1024;
 
 export interface DecodeOptions {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { eventually } from '../eventually';
 
 export const repoRoot = process.cwd();
 
@@ -51,24 +52,23 @@ export function launch(name: string, entry: string, env: NodeJS.ProcessEnv): Run
 
 /** Polls `url` until it answers 200; fails with the process output when the process dies or time runs out. */
 export async function waitUntilReady(proc: RunningProcess, url: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    if (proc.child.exitCode !== null) {
-      throw new Error(
-        `${proc.name} exited with ${proc.child.exitCode} before it was ready:\n${proc.output.join('').slice(-4000)}`,
-      );
-    }
-    try {
+  const outcome = await eventually(
+    async () => {
+      if (proc.child.exitCode !== null) return 'exited';
       const res = await fetch(url);
-      if (res.ok) return;
-      last = `${res.status} ${await res.text()}`;
-    } catch (err) {
-      last = err instanceof Error ? err.message : String(err);
-    }
-    await new Promise((r) => setTimeout(r, 200));
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      return 'ready';
+    },
+    { timeoutMs, intervalMs: 200 },
+  ).catch((err: unknown) => {
+    const last = err instanceof Error ? err.message : String(err);
+    throw new Error(`${proc.name} was not ready at ${url} (${last}):\n${proc.output.join('').slice(-4000)}`);
+  });
+  if (outcome === 'exited') {
+    throw new Error(
+      `${proc.name} exited with ${proc.child.exitCode} before it was ready:\n${proc.output.join('').slice(-4000)}`,
+    );
   }
-  throw new Error(`${proc.name} was not ready at ${url} (${last}):\n${proc.output.join('').slice(-4000)}`);
 }
 
 /** Stops a process: SIGTERM for an orderly stop, SIGKILL for a crash. */

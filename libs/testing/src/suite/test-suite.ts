@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { type AccountCreateReply, type ResponseStyle, Subjects } from '@emailverify/contracts';
+import {
+  type AccountCreateReply,
+  type ResponseStyle,
+  Subjects,
+  TERMINAL_JOB_STATES,
+} from '@emailverify/contracts';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { Client } from 'pg';
+import { eventually } from '../eventually';
 import { freePort, launch, type RunningProcess, stopProcess, waitUntilReady } from './processes';
 
 export type ServiceName = 'credits' | 'verifier' | 'file-jobs' | 'webhooks';
@@ -246,6 +252,29 @@ export class TestSuite {
       json = undefined;
     }
     return { status: res.status, headers: res.headers, text, json };
+  }
+
+  /**
+   * Long-polls a file job's status until the job is terminal (`TERMINAL_JOB_STATES`) and returns the status
+   * reply's data; a reply other than 200 fails at once. `timeoutMs` bounds the whole wait (by default it ends
+   * within the default test timeout, so a job that never ends says so).
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary reply shapes
+  async finishedJob(id: string, key: string, { timeoutMs = 50_000 } = {}): Promise<any> {
+    const deadline = performance.now() + timeoutMs;
+    const reply = await eventually(
+      async () => {
+        const wait = Math.max(0, Math.min(30, Math.floor((deadline - performance.now()) / 1000)));
+        const res = await this.call(`/v1/verify/file/${id}?timeout=${wait}`, { key });
+        if (res.status === 200 && !TERMINAL_JOB_STATES.includes(res.json.data.status))
+          throw new Error(`job ${id} is ${res.json.data.status}, not finished`);
+        return res;
+      },
+      { timeoutMs, intervalMs: 100 },
+    );
+    if (reply.status !== 200)
+      throw new Error(`GET /v1/verify/file/${id} answered ${reply.status}, not 200: ${reply.text}`);
+    return reply.json.data;
   }
 
   /** Names of the objects in this installation's `files` bucket (uploads and result files). */

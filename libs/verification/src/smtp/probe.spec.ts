@@ -1,3 +1,4 @@
+import { eventually } from '@emailverify/testing';
 import { describe, expect, it } from 'vitest';
 import type { MailHost } from '../dns';
 import {
@@ -276,7 +277,10 @@ describe('SmtpProber per-host concurrency cap', () => {
     };
     const { dialer, probe } = setup({ '192.0.2.1': holding }, { maxConcurrencyPerMx: 1 });
     const first = probe();
-    await waitFor(() => (dialer.transcripts.get('192.0.2.1') ?? []).includes('RCPT TO:<alice@example.com>'));
+    await eventually(
+      () => expect(dialer.transcripts.get('192.0.2.1') ?? []).toContain('RCPT TO:<alice@example.com>'),
+      { intervalMs: 5 },
+    );
 
     const second = await probe('bob@example.com');
     expect(second).toMatchObject({
@@ -291,7 +295,3 @@ describe('SmtpProber per-host concurrency cap', () => {
     expect(kindAndReason(await probe('carol@example.com'))).toBe('rejected mailbox_not_found');
   });
 });
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
-}

@@ -15,7 +15,7 @@ export interface SmtpProbeOptions {
   commandTimeoutMs: number;
   maxConcurrencyPerMx: number;
   semaphoreTimeoutMs: number;
-  /** Hosts tried before giving up (DESIGN: at most 3). */
+  /** Hosts tried, in preference order, before giving up (3 in the engine). */
   maxHosts: number;
   /** How long a conclusive catch-all verdict for a domain is reused. */
   catchAllTtlMs: number;
@@ -69,7 +69,7 @@ const QUIT_TIMEOUT_MS = 2000;
 const PROBE_LOCAL_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
 /**
- * The RCPT probe (DESIGN section 4 step 5). One short conversation per host, no DATA ever sent; hosts are
+ * The RCPT probe. One short conversation per host, no DATA ever sent; hosts are
  * tried in preference order and a host that cannot answer hands over to the next.
  */
 export class SmtpProber {

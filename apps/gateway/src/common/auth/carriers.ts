@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
-/** Where a key may be carried, in priority order (API_SPEC section 5). */
+/** The headers that may carry a key, in priority order (`Authorization` as `Bearer <key>`). */
 export const KEY_CARRIERS = ['svc-api-key', 'service-api-key', 'authorization'] as const;
 
 export type CarriedKey = { carrier: (typeof KEY_CARRIERS)[number]; key: string } | undefined;

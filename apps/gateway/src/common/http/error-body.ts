@@ -1,6 +1,6 @@
 import { ERROR_CATALOGUE, type ErrorCode, type ResponseStyle } from '@emailverify/contracts';
 
-/** An error reply in either style (API_SPEC section 7), with its HTTP status. */
+/** An error reply in either style, with that style's HTTP status for the code (ERROR_CATALOGUE). */
 export function renderError(
   style: ResponseStyle,
   code: ErrorCode,

@@ -1,6 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 
-/** Endpoint classes with their own per-key limits (API_SPEC section 8). */
+/** Endpoint classes, each with its own per-key limit per minute (RATE_LIMIT_SINGLE, RATE_LIMIT_BULK, ...). */
 export const RATE_CLASSES = ['single', 'bulk', 'file', 'disposable', 'other'] as const;
 export type RateClass = (typeof RATE_CLASSES)[number];
 

@@ -1,0 +1,34 @@
+// `npm run check`: prettier, eslint and the type-checker (`npm run lint` and `npm run typecheck` run one of them),
+// on Node.js 24 like `npm test` (fetched from the npm registry when the machine's own is older).
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { ensureDependencies, ensureNode, root } from './lib.mjs';
+
+const STEPS = {
+  format: [['prettier', '--check', '.']],
+  // The module-boundary rule reads the Nx project graph, which `nx show projects` computes first.
+  lint: [
+    ['nx', 'show', 'projects'],
+    ['eslint', '.'],
+  ],
+  typecheck: [['tsc', '-p', 'tsconfig.json', '--noEmit']],
+};
+
+const asked = process.argv.slice(2);
+const unknown = asked.filter((name) => !(name in STEPS));
+if (unknown.length > 0) {
+  process.stderr.write(`usage: node tools/dev/check.mjs [${Object.keys(STEPS).join('|')}]...\n`);
+  process.exit(2);
+}
+
+await ensureNode();
+ensureDependencies();
+for (const name of asked.length > 0 ? asked : Object.keys(STEPS)) {
+  for (const [tool, ...args] of STEPS[name]) {
+    const result = spawnSync(process.execPath, [path.join(root, 'node_modules', '.bin', tool), ...args], {
+      cwd: root,
+      stdio: ['inherit', tool === 'nx' ? 'ignore' : 'inherit', 'inherit'],
+    });
+    if (result.status !== 0) process.exit(result.status ?? 1);
+  }
+}
