@@ -5,7 +5,14 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Subjects } from '@emailverify/contracts';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import { MailWorld, mailWorldEnv, NatsCluster, type ServiceName, TestSuite } from '@emailverify/testing';
+import {
+  eventually,
+  MailWorld,
+  mailWorldEnv,
+  NatsCluster,
+  type ServiceName,
+  TestSuite,
+} from '@emailverify/testing';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -15,7 +22,6 @@ const HELM_AUTH = path.join(process.cwd(), 'deploy/helm/emailverify/files/nats-a
 const USERS = ['gateway', 'credits', 'verifier', 'file-jobs', 'webhooks', 'admin'] as const;
 type User = (typeof USERS)[number];
 const passwordVariable = (user: User) => `NATS_${user.toUpperCase().replace(/-/g, '_')}_PASSWORD`;
-const TERMINAL = ['completed', 'completed_with_warning', 'failed', 'cancelled'];
 
 /**
  * The suite on a NATS server with the users and permissions that compose and Helm deploy
@@ -143,15 +149,7 @@ describe('NATS users and permissions of compose and Helm', () => {
       });
       expect(created.status, created.text).toBe(200);
       const id = created.json.data.task_id as string;
-      let done: Record<string, unknown>;
-      for (;;) {
-        const s = await suite.call(`/v1/verify/file/${id}?timeout=30`, { key });
-        expect(s.status, s.text).toBe(200);
-        if (TERMINAL.includes(s.json.data.status)) {
-          done = s.json.data;
-          break;
-        }
-      }
+      const done = await suite.finishedJob(id, key);
       expect(done).toMatchObject({ status: 'completed', total_emails: 23, processed_emails: 23 });
       const results = await suite.call(`/v1/verify/file/${id}/results`, { key, style: 'legacy' });
       expect(results.status, results.text).toBe(200);
@@ -187,12 +185,11 @@ describe('NATS users and permissions of compose and Helm', () => {
         ).toBe(200);
 
       // The webhook saw the completed job (its delivery fails: the host does not resolve on loopback).
-      for (;;) {
+      await eventually(async () => {
         const deliveries = await suite.call(`/v1/webhooks/${hookId}/deliveries`, { key });
         expect(deliveries.status, deliveries.text).toBe(200);
-        if (deliveries.json.data.deliveries?.length > 0) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
+        expect(deliveries.json.data.deliveries.length).toBeGreaterThan(0);
+      });
       expect((await suite.call('/v1/webhooks', { key })).json.data.total).toBe(1);
       const patched = await suite.call(`/v1/webhooks/${hookId}`, {
         key,

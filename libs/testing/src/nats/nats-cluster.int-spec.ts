@@ -64,6 +64,9 @@ describe('NatsCluster: JetStream on three nats-server processes, objects read wi
     expect(victim).toBeGreaterThanOrEqual(0);
     await cluster.stopNode(victim, 'SIGKILL');
     try {
+      // The JetStream API answers again once the two nodes left agree on a meta leader (the victim may have
+      // been it); from then on every read must work.
+      await cluster.waitUntilReady();
       // Each read once made an ephemeral consumer, which servers before 2.12 could place on the node that is
       // down (a third of the reads then timed out); many reads make that near certain to show.
       for (let round = 0; round < 5; round++)

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { eventually } from '../eventually';
 import { freePort } from '../suite/processes';
 
 export interface NatsClusterOptions {
@@ -175,25 +176,26 @@ export class NatsCluster {
    * that sees all the running nodes.
    */
   async waitUntilReady(timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    let last = '';
     const running = this.nodeList.filter((_, i) => this.isRunning(i));
-    while (Date.now() < deadline) {
-      for (const [i, node] of this.nodeList.entries()) {
-        if (node.child && !node.stopped && !this.isRunning(i))
-          throw new Error(
-            `nats-server ${node.name} exited (${node.child.exitCode ?? node.child.signalCode}):\n${this.output(i).slice(-4000)}`,
-          );
-      }
-      try {
-        last = await this.readiness(running);
-        if (!last) return;
-      } catch (err) {
-        last = err instanceof Error ? err.message : String(err);
-      }
-      await new Promise((r) => setTimeout(r, 200));
+    const exited = () => this.nodeList.findIndex((n, i) => n.child && !n.stopped && !this.isRunning(i));
+    await eventually(
+      async () => {
+        // A node that died is reported at once (below), not waited for.
+        if (exited() >= 0) return;
+        const missing = await this.readiness(running);
+        if (missing) throw new Error(missing);
+      },
+      { timeoutMs, intervalMs: 200 },
+    ).catch((err: unknown) => {
+      throw new Error(`NatsCluster was not ready (${err instanceof Error ? err.message : String(err)})`);
+    });
+    const dead = exited();
+    if (dead >= 0) {
+      const node = this.nodeList[dead];
+      throw new Error(
+        `nats-server ${node.name} exited (${node.child?.exitCode ?? node.child?.signalCode}):\n${this.output(dead).slice(-4000)}`,
+      );
     }
-    throw new Error(`NatsCluster was not ready (${last})`);
   }
 
   /** Stops every node and removes the stores. */
