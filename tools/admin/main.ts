@@ -9,6 +9,8 @@ async function main(): Promise<number> {
   try {
     bus = await MessageBus.connect({
       url: config.NATS_URL,
+      user: config.NATS_USER,
+      pass: config.NATS_PASSWORD,
       namespace: config.NATS_NAMESPACE,
       name: 'admin-cli',
       requestTimeoutMs: 10_000,

@@ -12,7 +12,14 @@ import { fromErrorBody, requestFailure } from './rpc-errors';
 import { Namespace } from './namespace';
 
 export interface BusOptions {
+  /**
+   * One or more server URLs, comma-separated. A URL may carry credentials (`nats://user:password@host:4222`,
+   * URL-encoded); `user` and `pass` win over them.
+   */
   url: string;
+  /** NATS user and password (a server that requires authentication; one user per service). */
+  user?: string;
+  pass?: string;
   namespace: string;
   /** Connection name shown by the NATS server (service and process). */
   name: string;
@@ -47,6 +54,31 @@ export interface ServeOptions<S extends RpcSubject> {
   onDone?: (ctx: MessageContext, outcome: { ok: boolean; code?: string; ms: number }) => void;
 }
 
+/**
+ * Splits a comma-separated NATS_URL into server addresses without credentials (the client ignores them in a
+ * URL, and its errors then name only host and port), and the first user and password found in them.
+ */
+export function parseServers(url: string): { servers: string[]; user?: string; pass?: string } {
+  let user: string | undefined;
+  let pass: string | undefined;
+  const servers = url
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((server) => {
+      const match = /^([a-z]+:\/\/)([^@/]*)@(.*)$/i.exec(server);
+      if (!match) return server;
+      const [, scheme, credentials, rest] = match;
+      if (user === undefined && credentials) {
+        const colon = credentials.indexOf(':');
+        user = decodeURIComponent(colon < 0 ? credentials : credentials.slice(0, colon));
+        pass = colon < 0 ? '' : decodeURIComponent(credentials.slice(colon + 1));
+      }
+      return `${scheme}${rest}`;
+    });
+  return { servers, user, pass };
+}
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -76,8 +108,17 @@ export class MessageBus {
 
   static async connect(options: BusOptions): Promise<MessageBus> {
     const ns = new Namespace(options.namespace);
+    const { servers, user, pass } = parseServers(options.url);
+    const login = options.user
+      ? { user: options.user, pass: options.pass ?? '' }
+      : user
+        ? { user, pass }
+        : {};
     const connection = await connect({
-      servers: options.url.split(',').map((s) => s.trim()),
+      servers,
+      ...login,
+      // Replies come to an inbox under the user's name, so a server can let each user read its own replies only.
+      ...(login.user ? { inboxPrefix: `_INBOX.${login.user.replace(/[^A-Za-z0-9_-]/g, '_')}` } : {}),
       name: options.name,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,

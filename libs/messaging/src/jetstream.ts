@@ -6,9 +6,11 @@ import {
   type JsMsg,
   jetstream,
   jetstreamManager,
+  type MsgRequest,
   RetentionPolicy,
   StorageType,
 } from '@nats-io/jetstream';
+import { createHash } from 'node:crypto';
 import { type ObjectInfo, Objm, type ObjectStore, setSha256Backend } from '@nats-io/obj';
 import { nanos } from '@nats-io/transport-node';
 import { type MessageBus, decodeJson, encodeJson } from './bus';
@@ -239,6 +241,56 @@ export class JetStreamKit {
       removed += 1;
     }
     return removed;
+  }
+
+  /**
+   * Reads an object of a bucket: its info and its data as a stream, or null when there is no such object. Same
+   * result as ObjectStore.get, but the chunks are read one at a time with the stream's message-get API
+   * (answered by the stream's leader) instead of an ephemeral ordered consumer: NATS servers before 2.12 may
+   * place that consumer on an offline node of a cluster (nats-io/nats-server#7165), and then every such read
+   * times out while one node of three is down. The digest is checked as ObjectStore.get checks it.
+   */
+  async getObject(
+    bucket: string,
+    name: string,
+  ): Promise<{ info: ObjectInfo; data: ReadableStream<Uint8Array> } | null> {
+    const store = await this.objectStore(bucket);
+    const info = await store.info(name);
+    if (!info || info.deleted) return null;
+    if (info.options?.link) {
+      const linked = await store.get(name);
+      return linked && { info: linked.info, data: linked.data };
+    }
+    if (!info.digest.startsWith('SHA-256='))
+      throw new Error(`object ${name}: unknown digest type ${info.digest}`);
+    const expected = Buffer.from(info.digest.slice('SHA-256='.length), 'base64');
+    const jsm = await this.jsm();
+    const stream = `OBJ_${this.bus.ns.resource(bucket)}`;
+    const subject = `$O.${this.bus.ns.resource(bucket)}.C.${info.nuid}`;
+    const hash = createHash('sha256');
+    let read = 0;
+    let seq = 1;
+    return {
+      info,
+      data: new ReadableStream<Uint8Array>({
+        pull: async (controller) => {
+          if (read === info.chunks) {
+            if (!hash.digest().equals(expected))
+              throw new Error(`object ${name}: received a corrupt object, digests do not match`);
+            controller.close();
+            return;
+          }
+          // The server's message-get takes next_by_subj (NATS 2.9+); the client types it for direct get only.
+          const next = { seq, next_by_subj: subject } as unknown as MsgRequest;
+          const msg = await jsm.streams.getMessage(stream, next);
+          if (!msg) throw new Error(`object ${name}: chunk ${read + 1} of ${info.chunks} is missing`);
+          read += 1;
+          seq = msg.seq + 1;
+          hash.update(msg.data);
+          controller.enqueue(msg.data);
+        },
+      }),
+    };
   }
 
   /** Stores a stream as an object (replacing one of that name), in chunks of OBJECT_CHUNK_BYTES. */

@@ -57,6 +57,9 @@ export const baseConfigShape = {
     .string()
     .regex(/^[A-Za-z0-9_-]+$/, "letters, digits, '-' or '_' only")
     .default('emailverify'),
+  /** NATS user and password, where the server requires authentication (one user per service). */
+  NATS_USER: z.string().optional(),
+  NATS_PASSWORD: z.string().optional(),
   NATS_REQUEST_TIMEOUT_MS: int(5000, 100, 600_000),
   /** Replicas of every JetStream stream, consumer and object-store bucket: 3 on a clustered NATS. */
   NATS_STREAM_REPLICAS: int(1, 1, 5),

@@ -35,6 +35,8 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
       useFactory: () =>
         MessageBus.connect({
           url: config.NATS_URL,
+          user: config.NATS_USER,
+          pass: config.NATS_PASSWORD,
           namespace: config.NATS_NAMESPACE,
           name: `${service}:${process.pid}`,
           requestTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS,

@@ -6,3 +6,4 @@ export { eventually, type EventuallyOptions } from './eventually';
 export * from './suite';
 export * from './fixtures/xlsx';
 export * from './webhooks';
+export * from './nats/nats-cluster';

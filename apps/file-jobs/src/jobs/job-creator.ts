@@ -33,7 +33,7 @@ export class JobCreator {
           `Unsupported file type "${req.fileName}": upload a .csv, .xlsx or .txt file`,
         );
       }
-      const object = await store.get(req.uploadObject);
+      const object = await this.kit.getObject('files', req.uploadObject);
       if (!object)
         throw new DomainError('INVALID_REQUEST', 'The uploaded file could not be found; upload it again');
       const { column, batches } = await openTable(object.data, format, {

@@ -36,7 +36,7 @@ export class ResultWriter {
    */
   async write(job: JobRow, follow?: FollowOptions): Promise<string> {
     const store = await this.kit.objectStore('files');
-    const upload = await store.get(job.upload_object);
+    const upload = await this.kit.getObject('files', job.upload_object);
     if (!upload) throw new Error(`upload ${job.upload_object} of job ${job.id} is missing`);
     const name = resultObjectName(job.id);
     const writer = new CsvWriter();

@@ -160,8 +160,7 @@ export class FilesService {
     filters: readonly ResultFilter[] | undefined,
     res: Response,
   ): Promise<void> {
-    const store = await this.kit.objectStore('files');
-    const object = await store.get(results.objectName);
+    const object = await this.kit.getObject('files', results.objectName);
     if (!object) throw new DomainError('JOB_NOT_FOUND', 'The result file is no longer available');
     res.status(200);
     res.setHeader('Content-Type', 'text/csv; charset=utf-8');

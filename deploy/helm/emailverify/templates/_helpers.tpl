@@ -113,6 +113,33 @@ Connection URLs. The bundled components are reached through their (headless) Ser
 {{- end }}
 
 {{/*
+NATS users (natsAuth): one per app, and `admin` for the admin CLI. Each one's password is the Secret key
+NATS_<USER>_PASSWORD (file-jobs -> NATS_FILE_JOBS_PASSWORD), which files/nats-auth.conf also names.
+*/}}
+{{- define "emailverify.natsUsers" -}}
+gateway credits verifier file-jobs webhooks admin
+{{- end }}
+
+{{- define "emailverify.natsPasswordKey" -}}
+{{- printf "NATS_%s_PASSWORD" (. | upper | replace "-" "_") }}
+{{- end }}
+
+{{- define "emailverify.natsNamespace" -}}
+{{- get .Values.config "NATS_NAMESPACE" | default "emailverify" }}
+{{- end }}
+
+{{/*
+files/nats-auth.conf with the installation's NATS_NAMESPACE in place of @NS@.
+*/}}
+{{- define "emailverify.natsAuthConf" -}}
+{{- .Files.Get "files/nats-auth.conf" | replace "@NS@" (include "emailverify.natsNamespace" .) }}
+{{- end }}
+
+{{- define "emailverify.natsAuthSecretName" -}}
+{{- printf "%s-nats-auth" (include "emailverify.fullname" .) }}
+{{- end }}
+
+{{/*
 DATABASE_URL for the chart's Secret. Call with (dict "root" $ "password" $pgPassword).
 */}}
 {{- define "emailverify.databaseUrl" -}}
@@ -189,6 +216,9 @@ Checks that fail early with a clear message instead of rendering a broken releas
 {{- end }}
 {{- if and (not $v.bundled.nats.enabled) (not $v.external.natsUrl) }}
 {{- fail "set external.natsUrl, or enable bundled.nats" }}
+{{- end }}
+{{- if not (regexMatch "^[A-Za-z0-9_-]+$" (include "emailverify.natsNamespace" .)) }}
+{{- fail "config.NATS_NAMESPACE: letters, digits, '-' or '_' only" }}
 {{- end }}
 {{- range $name, $app := $v.apps }}
 {{- if not (has $name (list "gateway" "credits" "verifier" "file-jobs" "webhooks")) }}

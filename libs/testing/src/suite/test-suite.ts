@@ -27,6 +27,12 @@ export interface SuiteOptions {
   redis?: boolean;
   /** Extra environment for every process. */
   env?: Record<string, string>;
+  /** Extra environment for one app's processes only (over `env`), e.g. its own NATS user. */
+  appEnv?: Partial<Record<ServiceName | 'gateway', Record<string, string>>>;
+  /** NATS of this installation (default: NATS_URL of the environment); the suite's own bus uses it too. */
+  natsUrl?: string;
+  /** NATS_NAMESPACE (default: one of its own), for a server configured for a namespace ahead of the suite. */
+  namespace?: string;
 }
 
 export interface Account {
@@ -61,9 +67,9 @@ export interface CallOptions {
  */
 export class TestSuite {
   readonly id = randomBytes(5).toString('hex');
-  readonly namespace = `t_${this.id}`;
+  readonly namespace: string;
   readonly databaseUrl: string;
-  readonly natsUrl = process.env.NATS_URL || 'nats://127.0.0.1:4222';
+  readonly natsUrl: string;
   readonly redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
   /** This installation's key for webhook secrets at rest. */
   readonly webhookSecretKey = randomBytes(32).toString('hex');
@@ -78,6 +84,8 @@ export class TestSuite {
     const base = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/emailverify');
     base.pathname = `/ev_test_${this.id}`;
     this.databaseUrl = base.toString();
+    this.natsUrl = options.natsUrl || process.env.NATS_URL || 'nats://127.0.0.1:4222';
+    this.namespace = options.namespace ?? `t_${this.id}`;
   }
 
   static async start(options: SuiteOptions = {}): Promise<TestSuite> {
@@ -132,7 +140,11 @@ export class TestSuite {
     const key = replicaKey(name, replica);
     const port = this.servicePorts.get(key) ?? (await freePort());
     this.servicePorts.set(key, port);
-    const proc = launch(key, ENTRIES[name], this.env({ HTTP_PORT: String(port), ...extraEnv }));
+    const proc = launch(
+      key,
+      ENTRIES[name],
+      this.env({ HTTP_PORT: String(port), ...this.options.appEnv?.[name], ...extraEnv }),
+    );
     this.processes.set(key, proc);
     await waitUntilReady(proc, `http://127.0.0.1:${port}/health/ready`);
   }
@@ -153,6 +165,7 @@ export class TestSuite {
         PORT: String(port),
         HOST: '127.0.0.1',
         PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        ...this.options.appEnv?.gateway,
         ...extraEnv,
       }),
     );

@@ -1,0 +1,158 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = process.cwd();
+const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
+const APPS = ['gateway', 'credits', 'verifier', 'file-jobs', 'webhooks'] as const;
+
+/**
+ * Variables the deployments set themselves rather than through the chart's `config` / `apps.<app>.env`
+ * (which values.schema.json limits to its list of settings): connection URLs, secrets, ports, credentials.
+ */
+const MANAGED = [
+  'NODE_ENV',
+  'DATABASE_URL',
+  'NATS_URL',
+  'NATS_USER',
+  'NATS_PASSWORD',
+  'REDIS_URL',
+  'DOWNLOAD_SIGNING_SECRET',
+  'WEBHOOK_SECRET_KEY',
+  'PORT',
+  'HTTP_PORT',
+];
+/** Read by an app, left at its default by both deployments: containers listen on every interface. */
+const DEFAULT_ONLY = ['HOST'];
+
+/** The settings the Helm chart accepts in `config` and `apps.<app>.env`. */
+function helmSettings(): string[] {
+  const schema = JSON.parse(read('deploy/helm/emailverify/values.schema.json'));
+  return schema.definitions.settings.propertyNames.enum as string[];
+}
+
+/**
+ * Environment keys of each service of compose.yaml: its own `environment:` entries plus the shared
+ * `x-app-env` block it merges. A line-based reader of the file's layout (two-space indentation).
+ */
+function composeEnvironments(): Map<string, Set<string>> {
+  const lines = read('deploy/compose/compose.yaml').split('\n');
+  const shared = new Set<string>();
+  const services = new Map<string, Set<string>>();
+  let block: 'shared' | 'services' | undefined;
+  let service: string | undefined;
+  let inEnvironment = false;
+  for (const line of lines) {
+    if (/^\S/.test(line)) {
+      block = line.startsWith('x-app-env:')
+        ? 'shared'
+        : line.startsWith('services:')
+          ? 'services'
+          : undefined;
+      continue;
+    }
+    if (block === 'shared') {
+      const key = /^ {2}([A-Z][A-Z0-9_]*):/.exec(line)?.[1];
+      if (key) shared.add(key);
+    } else if (block === 'services') {
+      const name = /^ {2}([a-z][a-z0-9-]*):\s*$/.exec(line)?.[1];
+      if (name) {
+        service = name;
+        services.set(name, new Set());
+        inEnvironment = false;
+        continue;
+      }
+      if (/^ {4}\S/.test(line)) inEnvironment = /^ {4}environment:\s*$/.test(line);
+      else if (inEnvironment && service) {
+        if (/^ {6}<<: \*app-env\s*$/.test(line)) for (const key of shared) services.get(service)!.add(key);
+        const key = /^ {6}([A-Z][A-Z0-9_]*):/.exec(line)?.[1];
+        if (key) services.get(service)!.add(key);
+      }
+    }
+  }
+  return services;
+}
+
+/** Keys of the zod config schemas: what each app reads from its environment. */
+function appReads(): Map<string, Set<string>> {
+  const keysOf = (text: string) => [...text.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]);
+  const base = keysOf(read('libs/service-kit/src/config.ts'));
+  const reads = new Map<string, Set<string>>();
+  for (const app of APPS) {
+    const text = read(`apps/${app}/src/config.ts`);
+    reads.set(app, new Set([...keysOf(text), ...(text.includes('...baseConfigShape') ? base : [])]));
+  }
+  return reads;
+}
+
+describe('deployment settings: compose, the Helm values schema and the apps agree', () => {
+  const helm = new Set(helmSettings());
+  const compose = composeEnvironments();
+  const reads = appReads();
+
+  it('finds the lists it compares', () => {
+    expect(helm.size).toBeGreaterThan(40);
+    for (const app of [...APPS, 'admin'])
+      expect(compose.get(app)?.size ?? 0, `compose service ${app}`).toBeGreaterThan(3);
+    for (const app of APPS) expect(reads.get(app)!.has('NATS_URL'), `${app} reads NATS_URL`).toBe(true);
+  });
+
+  it('passes every setting the Helm chart accepts to each app that reads it, in compose too', () => {
+    const missing: string[] = [];
+    for (const app of APPS)
+      for (const name of reads.get(app)!)
+        if (helm.has(name) && !compose.get(app)!.has(name)) missing.push(`${name} (${app})`);
+    expect(
+      missing,
+      `compose.yaml does not pass these settings of values.schema.json: ${missing.join(', ')}`,
+    ).toEqual([]);
+    const passed = new Set(APPS.flatMap((app) => [...compose.get(app)!]));
+    const ignored = [...helm].filter((name) => !passed.has(name));
+    expect(
+      ignored,
+      `compose.yaml passes none of these settings of values.schema.json: ${ignored.join(', ')}`,
+    ).toEqual([]);
+  });
+
+  it('passes no setting in compose that the Helm chart would refuse', () => {
+    const extra = new Set<string>();
+    for (const app of APPS)
+      for (const name of compose.get(app)!) if (!helm.has(name) && !MANAGED.includes(name)) extra.add(name);
+    expect(
+      [...extra],
+      `compose.yaml passes settings that values.schema.json does not accept: ${[...extra].join(', ')}`,
+    ).toEqual([]);
+  });
+
+  it('accepts in Helm exactly the settings the apps read (the rest being set by the deployments)', () => {
+    const read = new Set(APPS.flatMap((app) => [...reads.get(app)!]));
+    const unread = [...helm].filter((name) => !read.has(name));
+    expect(unread, `values.schema.json accepts settings no app reads: ${unread.join(', ')}`).toEqual([]);
+    const unknown = [...read].filter(
+      (name) => !helm.has(name) && !MANAGED.includes(name) && !DEFAULT_ONLY.includes(name),
+    );
+    expect(
+      unknown,
+      `apps read settings that neither values.schema.json (definitions.settings) nor the deployments provide: ${unknown.join(', ')}`,
+    ).toEqual([]);
+  });
+
+  it('sets the managed variables an app reads, in compose and in the Helm templates', () => {
+    const templates = readdirSync(path.join(root, 'deploy/helm/emailverify/templates'))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => read(`deploy/helm/emailverify/templates/${f}`))
+      .join('\n');
+    const missing: string[] = [];
+    for (const app of APPS)
+      for (const name of MANAGED)
+        if (reads.get(app)!.has(name) && !compose.get(app)!.has(name))
+          missing.push(`${name} (compose ${app})`);
+    for (const name of MANAGED)
+      if (!new RegExp(`(name: ${name}\\b|^\\s+${name}:)`, 'm').test(templates))
+        missing.push(`${name} (Helm)`);
+    expect(missing, `not set: ${missing.join(', ')}`).toEqual([]);
+    // The admin CLI connects as its own NATS user.
+    for (const name of ['NATS_URL', 'NATS_NAMESPACE', 'NATS_USER', 'NATS_PASSWORD'])
+      expect(compose.get('admin')!.has(name), `${name} (compose admin)`).toBe(true);
+  });
+});
