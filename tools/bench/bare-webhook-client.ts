@@ -104,6 +104,9 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     agent ??= new Agent({
       keepAlive: true,
       maxSockets: command.concurrency,
+      // Idle connections close before the receiver's keep-alive timeout (Node's default, 5 s) can close
+      // them under a request being written.
+      timeout: 4_000,
       ca: readFileSync(command.caFile, 'utf8'),
     });
     loaded = { concurrency: command.concurrency, requests: command.requests };

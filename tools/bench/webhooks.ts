@@ -41,7 +41,7 @@ import {
   withTimeout,
   writeReport,
 } from './common';
-import { CpuMeter } from './load';
+import { CpuMeter, cpuSeconds } from './load';
 import { profileEnv, profiled } from './profile';
 
 /** The most an account may have (MAX_WEBHOOKS_PER_ACCOUNT). */
@@ -57,7 +57,7 @@ const JOBS = Number(process.env.BENCH_JOBS || (quick ? 10 : 60));
 const JOBS_IN_FLIGHT = Math.max(1, Number(process.env.BENCH_JOBS_IN_FLIGHT || 4));
 const WARMUP_JOBS = quick ? 2 : 5;
 /** The service's knobs: passed on when set, the service's defaults otherwise (the bare client uses the same). */
-const KNOBS = ['WEBHOOK_DELIVERY_CONCURRENCY', 'WEBHOOK_POLL_INTERVAL_MS'] as const;
+const KNOBS = ['WEBHOOK_DELIVERY_CONCURRENCY', 'WEBHOOK_POLL_INTERVAL_MS', 'PGOPTIONS'] as const;
 const CONCURRENCY = Number(process.env.WEBHOOK_DELIVERY_CONCURRENCY || 32);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'info';
 const TARGET = { delayP50Ms: 250, ratio: 0.5 };
@@ -103,7 +103,10 @@ function socketInodes(pid: number): Set<string> {
   return inodes;
 }
 
-/** Established TCP connections from process `pid` to 127.0.0.1:<port> (Linux /proc/net/tcp). */
+/**
+ * Established TCP connections from process `pid` to 127.0.0.1:<port> (Linux /proc/net/tcp). Reading that file
+ * costs tens of milliseconds of CPU on a machine with many sockets: once per round, never in a loop.
+ */
 function connectionsTo(port: number, pid: number): number {
   const remote = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
   try {
@@ -120,45 +123,45 @@ function connectionsTo(port: number, pid: number): number {
 }
 
 /**
- * Samples during a round: the most connections the sender had open to the receiver at once, and (service side) what the
- * suite database's backends were doing, by state, wait event and statement, over one kept-open connection.
+ * Samples, during a service round, what the suite database's backends are doing (not idle), by state, wait
+ * event and the start of the statement, every 100 ms over one kept-open connection.
  */
-class RoundSampler {
-  peakConnections = 0;
+class PgSampler {
   /** `state/wait: statement start` -> samples. */
-  pg: Record<string, number> = {};
-  pgSamples = 0;
-  private readonly timers: NodeJS.Timeout[] = [];
+  counts: Record<string, number> = {};
+  samples = 0;
+  private timer?: NodeJS.Timeout;
   private busy = false;
 
-  constructor(port: number, sender: number, db?: Client) {
-    this.timers.push(
-      setInterval(() => {
-        this.peakConnections = Math.max(this.peakConnections, connectionsTo(port, sender));
-      }, 20),
+  constructor(private readonly db: Client) {
+    this.timer = setInterval(() => void this.sample(), 100);
+  }
+
+  /** Backends per key, on average over the samples, busiest first. */
+  stop(): Record<string, number> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    return Object.fromEntries(
+      Object.entries(this.counts)
+        .map(([key, n]) => [key, round(n / Math.max(1, this.samples), 2)] as const)
+        .sort((x, y) => y[1] - x[1]),
     );
-    if (db) this.timers.push(setInterval(() => void this.samplePg(db), 50));
   }
 
-  stop(): void {
-    for (const timer of this.timers) clearInterval(timer);
-    this.timers.length = 0;
-  }
-
-  private async samplePg(db: Client): Promise<void> {
+  private async sample(): Promise<void> {
     if (this.busy) return;
     this.busy = true;
     try {
-      const { rows } = await db.query<{ key: string; n: string }>(
+      const { rows } = await this.db.query<{ key: string; n: string }>(
         `SELECT coalesce(state, '?') || '/' || coalesce(wait_event_type || ':' || wait_event, 'cpu') || ': ' ||
                 regexp_replace(left(query, 40), '\\s+', ' ', 'g') AS key, count(*) AS n
            FROM pg_stat_activity
           WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'
           GROUP BY 1`,
       );
-      if (this.timers.length === 0) return;
-      this.pgSamples++;
-      for (const { key, n } of rows) this.pg[key] = (this.pg[key] ?? 0) + Number(n);
+      if (!this.timer) return;
+      this.samples++;
+      for (const { key, n } of rows) this.counts[key] = (this.counts[key] ?? 0) + Number(n);
     } catch {
       // a missed sample is fine
     } finally {
@@ -243,11 +246,13 @@ interface ThroughputFigures {
   /** Until the first delivery arrived; and (service) until the last event was on the stream. */
   firstDeliveryMs: number;
   publishMs?: number;
-  /** The most connections the sender had open to the receiver at once (sampled every 20 ms). */
-  peakConnections: number;
+  /** Connections the sender holds open to the receiver right after the round (kept alive: its pool size). */
+  connections: number;
+  /** CPU milliseconds per delivery: the sender, PostgreSQL, NATS and this process (the receiver). */
+  cpuMsPerDelivery: Record<string, number>;
   /**
    * Service side: PostgreSQL backends of the suite's database that were not idle, on average over samples
-   * every 50 ms, by state, wait event (`cpu` when none) and the start of the statement.
+   * every 100 ms, by state, wait event (`cpu` when none) and the start of the statement.
    */
   pgBackends?: Record<string, number>;
   cpu: Record<string, number>;
@@ -399,7 +404,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   const checkRound = (what: string, events: FileCompletedEvent[], expected: number) => {
     const requests = receiver.requests();
     const bodies = new Map(events.map((e) => [e.data.job_id, bodyOf(e)]));
-    const ids = new Set<string>();
+    const ids = new Map<string, ReceivedRequest[]>();
     for (const r of requests) {
       const secret = secretOf.get(r.path);
       if (!secret) throw new Error(`${what}: a request to ${r.path}`);
@@ -408,10 +413,18 @@ async function main(cleanup: Cleanup): Promise<void> {
         throw new Error(`${what}: a delivery to ${r.path} is not signed right: ${JSON.stringify(check)}`);
       const jobId = (JSON.parse(r.body) as FileCompletedEvent).data.job_id;
       if (bodies.get(jobId) !== r.body) throw new Error(`${what}: a body that is not the event's`);
-      ids.add(r.headers['x-webhook-id']!);
+      const id = r.headers['x-webhook-id']!;
+      ids.set(id, [...(ids.get(id) ?? []), r]);
     }
-    if (requests.length !== expected || ids.size !== expected)
-      throw new Error(`${what}: ${requests.length} requests, ${ids.size} ids, expected ${expected}`);
+    if (requests.length !== expected || ids.size !== expected) {
+      const twice = [...ids].filter(([, list]) => list.length > 1).slice(0, 5);
+      throw new Error(
+        `${what}: ${requests.length} requests, ${ids.size} ids, expected ${expected}; received more than once: ` +
+          twice
+            .map(([id, list]) => `${id} at ${list.map((r) => r.receivedAt.toISOString()).join(', ')}`)
+            .join('; '),
+      );
+    }
   };
   const lastReceived = (requests: ReceivedRequest[]) =>
     Math.max(...requests.map((r) => r.receivedAt.getTime()));
@@ -423,13 +436,17 @@ async function main(cleanup: Cleanup): Promise<void> {
     const expected = count * WEBHOOKS;
     receiver.reset();
     const meter = new CpuMeter({ webhooks: pid('webhooks') });
-    const sampler = new RoundSampler(receiver.port, pid('webhooks'), sampling);
+    const backends = await BackendMeter.start(sampling, 'webhooks');
+    const sampler = new PgSampler(sampling);
     const started = Date.now();
     for (const e of events) await kit.publish(EventSubjects.completed, e, `${e.data.job_id}:${e.event}`);
     const published = Date.now();
     await waitUntil(`${label}: ${expected} deliveries`, () => receiver.requests().length >= expected);
     const cpu = meter.stop();
-    sampler.stop();
+    cpu.webhooksPg = await backends.stop();
+    const metered = Date.now() - started;
+    const pgBackends = sampler.stop();
+    const connections = connectionsTo(receiver.port, pid('webhooks'));
     const requests = receiver.requests();
     const ended = lastReceived(requests);
     // Every attempt recorded before the next round, so that one does not pay for this one.
@@ -453,13 +470,16 @@ async function main(cleanup: Cleanup): Promise<void> {
       deliveriesPerSecond: round(requests.length / ((ended - started) / 1000), 1),
       firstDeliveryMs: firstReceived(requests) - started,
       publishMs: published - started,
-      peakConnections: sampler.peakConnections,
-      pgBackends: Object.fromEntries(
-        Object.entries(sampler.pg)
-          .map(([key, n]) => [key, round(n / Math.max(1, sampler.pgSamples), 2)] as const)
-          .sort((a, b) => b[1] - a[1]),
-      ),
+      connections,
+      pgBackends,
       cpu,
+      cpuMsPerDelivery: perDelivery(cpu, metered, requests.length, [
+        'webhooks',
+        'webhooksPg',
+        'postgres',
+        'nats',
+        'bench',
+      ]),
     };
   };
 
@@ -479,14 +499,14 @@ async function main(cleanup: Cleanup): Promise<void> {
     receiver.reset();
     await bare.load(requests);
     const meter = new CpuMeter({ bare: bare.pid });
-    const sampler = new RoundSampler(receiver.port, bare.pid);
     const started = Date.now();
     const reply = await bare.go();
-    await waitUntil(`${label}: ${expected} bare requests`, () => receiver.requests().length >= expected);
-    const cpu = meter.stop();
-    sampler.stop();
     if (reply.failed > 0)
       throw new Error(`bare ${label}: ${reply.failed} failed: ${JSON.stringify(reply.errors)}`);
+    await waitUntil(`${label}: ${expected} bare requests`, () => receiver.requests().length >= expected);
+    const cpu = meter.stop();
+    const metered = Date.now() - started;
+    const connections = connectionsTo(receiver.port, bare.pid);
     const received = receiver.requests();
     const ended = lastReceived(received);
     checkRound(`bare ${label}`, events, expected);
@@ -495,8 +515,9 @@ async function main(cleanup: Cleanup): Promise<void> {
       seconds: round((ended - started) / 1000, 3),
       deliveriesPerSecond: round(received.length / ((ended - started) / 1000), 1),
       firstDeliveryMs: firstReceived(received) - started,
-      peakConnections: sampler.peakConnections,
+      connections,
       cpu,
+      cpuMsPerDelivery: perDelivery(cpu, metered, received.length, ['bare', 'postgres', 'nats', 'bench']),
     };
   };
 
@@ -517,7 +538,8 @@ async function main(cleanup: Cleanup): Promise<void> {
         `round ${r + 1} ${side.padEnd(7)} ${figures.deliveries} deliveries in ${figures.seconds} s = ` +
           `${figures.deliveriesPerSecond}/s  first after ${figures.firstDeliveryMs} ms` +
           (figures.publishMs !== undefined ? `  published in ${figures.publishMs} ms` : '') +
-          `  ${figures.peakConnections} connections  CPU (cores) ${JSON.stringify(figures.cpu)}`,
+          `  ${figures.connections} connections  CPU (cores) ${JSON.stringify(figures.cpu)}` +
+          `  CPU ms/delivery ${JSON.stringify(figures.cpuMsPerDelivery)}`,
       );
       if (figures.pgBackends)
         log(`  PostgreSQL backends not idle (average): ${describeBackends(figures.pgBackends)}`);
@@ -538,7 +560,13 @@ async function main(cleanup: Cleanup): Promise<void> {
     deliveriesPerSecond: round(median(list.map((f) => f.deliveriesPerSecond)), 1),
     seconds: round(median(list.map((f) => f.seconds)), 3),
     firstDeliveryMs: median(list.map((f) => f.firstDeliveryMs)),
-    peakConnections: median(list.map((f) => f.peakConnections)),
+    connections: median(list.map((f) => f.connections)),
+    cpuMsPerDelivery: Object.fromEntries(
+      Object.keys(list[0]?.cpuMsPerDelivery ?? {}).map((k) => [
+        k,
+        round(median(list.map((f) => f.cpuMsPerDelivery[k] ?? 0)), 3),
+      ]),
+    ),
     cpu: medianCpu(list.map((f) => f.cpu)),
   });
   const serviceSummary = summary(runs.service);
@@ -570,9 +598,9 @@ async function main(cleanup: Cleanup): Promise<void> {
       'seconds',
       'first ms',
       'conns',
-      'sender CPU',
-      'pg+nats CPU',
-      'bench CPU',
+      'CPU ms/delivery: sender',
+      'its pg backends',
+      'receiver',
       'other CPU',
     ],
     [
@@ -581,10 +609,10 @@ async function main(cleanup: Cleanup): Promise<void> {
         serviceSummary.deliveriesPerSecond,
         serviceSummary.seconds,
         serviceSummary.firstDeliveryMs,
-        serviceSummary.peakConnections,
-        serviceSummary.cpu.webhooks ?? '',
-        round((serviceSummary.cpu.postgres ?? 0) + (serviceSummary.cpu.nats ?? 0), 2),
-        serviceSummary.cpu.bench ?? '',
+        serviceSummary.connections,
+        serviceSummary.cpuMsPerDelivery.webhooks ?? '',
+        serviceSummary.cpuMsPerDelivery.webhooksPg ?? '',
+        serviceSummary.cpuMsPerDelivery.bench ?? '',
         serviceSummary.cpu.other ?? '',
       ],
       [
@@ -592,10 +620,10 @@ async function main(cleanup: Cleanup): Promise<void> {
         bareSummary.deliveriesPerSecond,
         bareSummary.seconds,
         bareSummary.firstDeliveryMs,
-        bareSummary.peakConnections,
-        bareSummary.cpu.bare ?? '',
-        round((bareSummary.cpu.postgres ?? 0) + (bareSummary.cpu.nats ?? 0), 2),
-        bareSummary.cpu.bench ?? '',
+        bareSummary.connections,
+        bareSummary.cpuMsPerDelivery.bare ?? '',
+        0,
+        bareSummary.cpuMsPerDelivery.bench ?? '',
         bareSummary.cpu.other ?? '',
       ],
       [
@@ -731,6 +759,52 @@ async function delayFigures(
     perJob,
     cpu: {},
   };
+}
+
+/**
+ * CPU of the PostgreSQL backends serving one application (by application_name) in the suite's database: the
+ * `postgres` figure of CpuMeter counts every backend on the machine, other people's tests included.
+ */
+class BackendMeter {
+  private readonly before = new Map<number, number>();
+  private readonly started = Date.now();
+
+  private constructor(
+    private readonly db: Client,
+    private readonly application: string,
+  ) {}
+
+  static async start(db: Client, application: string): Promise<BackendMeter> {
+    const meter = new BackendMeter(db, application);
+    for (const pid of await meter.pids()) meter.before.set(pid, cpuSeconds([pid]));
+    return meter;
+  }
+
+  /** Cores; a backend that opened during the run counts in full, one that closed is lost (rare). */
+  async stop(): Promise<number> {
+    let used = 0;
+    for (const pid of new Set([...this.before.keys(), ...(await this.pids())]))
+      used += cpuSeconds([pid]) - (this.before.get(pid) ?? 0);
+    return round(Math.max(0, used) / ((Date.now() - this.started) / 1000), 2);
+  }
+
+  private async pids(): Promise<number[]> {
+    const { rows } = await this.db.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1`,
+      [this.application],
+    );
+    return rows.map((r) => r.pid);
+  }
+}
+
+/** CPU milliseconds per delivery of the named processes, from cores over `ms`. */
+function perDelivery(
+  cpu: Record<string, number>,
+  ms: number,
+  deliveries: number,
+  names: string[],
+): Record<string, number> {
+  return Object.fromEntries(names.map((n) => [n, round(((cpu[n] ?? 0) * ms) / deliveries, 3)]));
 }
 
 /** The busiest few of a `pgBackends` record, in one line. */
