@@ -29,7 +29,7 @@ interface LoadCommand {
 let agent: Agent | undefined;
 let loaded: { concurrency: number; requests: BareRequest[] } | undefined;
 
-/** The headers of one delivery attempt (API_SPEC 6, DESIGN 6): X-Webhook-* and Standard Webhooks. */
+/** The headers of one delivery attempt: the X-Webhook-* set and the Standard Webhooks set, as the service sends them. */
 function headersFor(r: BareRequest): Record<string, string> {
   const timestamp = String(Math.floor(Date.now() / 1000));
   const contract = createHmac('sha256', r.secret).update(`${timestamp}.${r.body}`).digest('hex');

@@ -1,4 +1,4 @@
-// Benchmark "webhooks" (DESIGN section 10, issue 11 item 7), two measurements against one installation:
+// Benchmark "webhooks", two measurements against one installation:
 //
 // 1. Delay: small files through the real gateway upload, file-jobs and the verifier (mail world on loopback),
 //    one webhook subscribed to file.completed; per job, from its completion (files.jobs.completed_at,
