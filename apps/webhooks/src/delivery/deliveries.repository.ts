@@ -132,8 +132,8 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Stores an attempt and its outcome in one transaction: the attempt row, the delivery's state, and on a
-   * final outcome the webhook's `last_delivery_*` (with the auto-disable rule). Returns false when the claim
+   * Stores an attempt and its outcome atomically: the attempt row, the delivery's state, and on a final outcome
+   * the webhook's `last_delivery_*` (with the auto-disable rule, and deactivation on 410). Returns false when the claim
    * had expired and another process took the delivery over (nothing is stored then).
    */
   async recordAttempt(
@@ -141,15 +141,16 @@ export class DeliveriesRepository {
     outcome: AttemptOutcome,
     rules: { disableAfterDays: number },
   ): Promise<boolean> {
+    if (outcome.kind === 'success' || outcome.kind === 'retry' || outcome.kind === 'inactive')
+      return this.recordCommonOutcome(attempt, outcome);
     return this.db.transaction(async (m) => {
-      const status = outcome.kind === 'success' ? 'success' : outcome.kind === 'retry' ? 'pending' : 'failed';
-      const next = outcome.kind === 'retry' ? outcome.nextAttemptAt : null;
+      const status = 'failed';
       const updated = returnedRows<{ id: string }>(
         await m.query(
-          `UPDATE webhooks.deliveries SET status = $3, next_attempt_at = $4, claimed_until = NULL
+          `UPDATE webhooks.deliveries SET status = $3, next_attempt_at = NULL, claimed_until = NULL
             WHERE id = $1 AND attempt_count = $2 AND status = 'pending'
             RETURNING id`,
-          [attempt.deliveryId, attempt.n, status, next],
+          [attempt.deliveryId, attempt.n, status],
         ),
       );
       if (updated.length === 0) return false;
@@ -167,15 +168,6 @@ export class DeliveriesRepository {
         ],
       );
       switch (outcome.kind) {
-        case 'success':
-          await m.query(
-            `UPDATE webhooks.webhooks
-                SET last_delivery_status = 'success', last_delivery_at = now(), last_error = NULL,
-                    failing_since = NULL
-              WHERE id = $1`,
-            [attempt.webhookId],
-          );
-          break;
         case 'failed': {
           const rows = returnedRows<{ is_active: boolean }>(
             await m.query(
@@ -209,12 +201,49 @@ export class DeliveriesRepository {
           );
           await endPending(m, attempt.webhookId);
           break;
-        case 'retry':
-        case 'inactive':
-          break;
       }
       return true;
     });
+  }
+
+  /**
+   * The outcomes of nearly every attempt (delivered, to be retried, or ended because the webhook went inactive)
+   * in one statement: the delivery's state, the attempt row and, on success, the webhook's last outcome. One
+   * round trip and one commit instead of a transaction of five statements.
+   */
+  private async recordCommonOutcome(
+    attempt: AttemptRecord,
+    outcome: Extract<AttemptOutcome, { kind: 'success' | 'retry' | 'inactive' }>,
+  ): Promise<boolean> {
+    const status = outcome.kind === 'success' ? 'success' : outcome.kind === 'retry' ? 'pending' : 'failed';
+    const rows = (await this.db.query(
+      `WITH moved AS (
+         UPDATE webhooks.deliveries SET status = $3::text, next_attempt_at = $4::timestamptz, claimed_until = NULL
+          WHERE id = $1 AND attempt_count = $2::int AND status = 'pending'
+          RETURNING id, webhook_id),
+       attempt AS (
+         INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
+         SELECT id, $2::int, $5::timestamptz, $6::int, $7::int, $8::text, $9::text FROM moved
+         ON CONFLICT DO NOTHING),
+       delivered AS (
+         UPDATE webhooks.webhooks
+            SET last_delivery_status = 'success', last_delivery_at = now(), last_error = NULL,
+                failing_since = NULL
+          WHERE $3::text = 'success' AND id = (SELECT webhook_id FROM moved))
+       SELECT count(*)::int AS recorded FROM moved`,
+      [
+        attempt.deliveryId,
+        attempt.n,
+        status,
+        outcome.kind === 'retry' ? outcome.nextAttemptAt : null,
+        attempt.at,
+        attempt.httpStatus,
+        Math.round(attempt.durationMs),
+        attempt.error,
+        attempt.responseBody,
+      ],
+    )) as Array<{ recorded: number }>;
+    return (rows[0]?.recorded ?? 0) > 0;
   }
 
   /** A page of the webhook's delivery log, newest first; `after` is the last row of the previous page. */
