@@ -101,6 +101,27 @@ describe('hostile input against the running apps', () => {
         fields: { check_smtp: '0x1' },
       });
       expectStyledError(style, res, 400, 'INVALID_REQUEST');
+      for (const fields of [
+        { ['__proto__']: 'x' },
+        { 'constructor[prototype][polluted]': 'yes' },
+        { [`a${'[b]'.repeat(40)}`]: 'deep' },
+      ]) {
+        const form = new FormData();
+        for (const [name, value] of Object.entries(fields)) form.append(name, value);
+        form.append('file', new Blob(['email\njane@hostile.test\n']), 'x.csv');
+        const raw = await fetch(`${suite.gatewayUrl()}/v1/verify/file`, {
+          method: 'POST',
+          headers: { 'SVC-API-KEY': keys[style], 'SVC-Response-Style': style },
+          body: form,
+        });
+        const text = await raw.text();
+        expectStyledError(
+          style,
+          { status: raw.status, headers: raw.headers, text, json: JSON.parse(text) },
+          400,
+        );
+        expect(text).toMatch(/__proto__|constructor|deeper than 32|nesting too deep/);
+      }
       expect((await suite.storedObjects()).length).toBe(before);
     });
 

@@ -15,6 +15,7 @@ import { CsvWriter, readCsv } from '@emailverify/files';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { downloadLink, verifyDownload } from '@emailverify/service-kit';
 import type { Response } from 'express';
+import { checkJsonShape } from '../common/http/json-body.interceptor';
 import type { AuthContext } from '../common/http/request-context';
 import { validateDto } from '../common/http/validation';
 import { DEV_DOWNLOAD_SECRET, GATEWAY_CONFIG, type GatewayConfig } from '../config';
@@ -53,6 +54,8 @@ export class FilesService {
           'file is required: send the addresses as a multipart field named "file"',
           { field: 'file' },
         );
+      // Form fields follow the JSON rules: bracket names (a[b][c]) nest, and __proto__ is a name like any other.
+      if (fields !== null && typeof fields === 'object') checkJsonShape(fields);
       const dto = validateDto(UploadFieldsDto, fields);
       return await this.bus.request(
         Subjects.filesJobCreate,
