@@ -49,6 +49,8 @@ export class GatewayModule {
           inject: [MessageBus],
           useFactory: (bus: MessageBus) => ({
             storage: new ObjectStoreStorage(new JetStreamKit(bus)),
+            // File names as UTF-8 (curl and browsers send them so); busboy's default would read them as Latin-1.
+            defParamCharset: 'utf8',
             limits: { fileSize: config.FILE_MAX_BYTES, files: 1, fields: 10, fieldSize: 4096, parts: 12 },
           }),
         }),

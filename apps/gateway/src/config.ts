@@ -10,8 +10,27 @@ export const gatewayConfigSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')
     .optional(),
-  /** Express "trust proxy": which hops may set X-Forwarded-For (client IP for the failed-auth limit). */
-  TRUST_PROXY: z.string().default('loopback, linklocal, uniquelocal'),
+  /**
+   * Express "trust proxy": which hops may set X-Forwarded-For (the client address of the failed-auth and
+   * download limits). `false` (the default) trusts no proxy; `true` trusts every hop; a number trusts that
+   * many hops; otherwise a comma-separated list of addresses, CIDR ranges or Express's names (`loopback`, ...).
+   */
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((value, ctx): boolean | number | string => {
+      const v = value.trim();
+      if (v === '' || v === 'false') return false;
+      if (v === 'true') return true;
+      if (/^\d+$/.test(v)) return Number(v);
+      if (v.split(',').some((part) => !/^[\w.:/]+$/.test(part.trim()))) {
+        ctx.addIssue({ code: 'custom', message: 'must be false, true, a hop count or a list of addresses' });
+        return z.NEVER;
+      }
+      return v;
+    }),
+  /** Requests per minute per client address to the signed-link download, which needs no key. */
+  RATE_LIMIT_DOWNLOAD: int(60, 1),
   RATE_LIMIT_SINGLE: int(6000, 1),
   RATE_LIMIT_BULK: int(1500, 1),
   RATE_LIMIT_FILE: int(300, 1),

@@ -20,7 +20,7 @@ import { RawBody } from '../common/http/json-body.interceptor';
 import { present, type Presented } from '../common/http/presenter';
 import type { GatewayRequest } from '../common/http/request-context';
 import { renderStyle } from '../common/http/style';
-import { RateLimitClass } from '../common/rate-limit/rate-classes';
+import { PerAddressLimit, RateLimitClass } from '../common/rate-limit/rate-classes';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
 import { ApiErrors, ApiStyledOk } from '../openapi/styled-responses';
 import { DownloadQueryDto, ResultsQueryDto, StatusQueryDto } from './dto/files.dto';
@@ -137,6 +137,7 @@ export class FilesController {
   }
 
   @Public()
+  @PerAddressLimit()
   @Get(':jobId/download')
   @ApiOperation({
     summary: 'The full result file through a signed link (no API key; refused when changed or expired)',
@@ -148,7 +149,7 @@ export class FilesController {
     description: 'The result CSV',
     content: { 'text/csv': { schema: { type: 'string' } } },
   })
-  @ApiErrors('DOWNLOAD_LINK_INVALID', 'JOB_NOT_FOUND')
+  @ApiErrors('DOWNLOAD_LINK_INVALID', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
   async download(
     @Param('jobId') jobId: string,
     @Query() query: DownloadQueryDto,

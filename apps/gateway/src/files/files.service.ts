@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { create as contentDisposition } from 'content-disposition';
 import { pipeline } from 'node:stream/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import {
@@ -14,6 +15,7 @@ import { CsvWriter, readCsv } from '@emailverify/files';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { downloadLink, verifyDownload } from '@emailverify/service-kit';
 import type { Response } from 'express';
+import { checkJsonShape } from '../common/http/json-body.interceptor';
 import type { AuthContext } from '../common/http/request-context';
 import { validateDto } from '../common/http/validation';
 import { DEV_DOWNLOAD_SECRET, GATEWAY_CONFIG, type GatewayConfig } from '../config';
@@ -52,6 +54,8 @@ export class FilesService {
           'file is required: send the addresses as a multipart field named "file"',
           { field: 'file' },
         );
+      // Form fields follow the JSON rules: bracket names (a[b][c]) nest, and __proto__ is a name like any other.
+      if (fields !== null && typeof fields === 'object') checkJsonShape(fields);
       const dto = validateDto(UploadFieldsDto, fields);
       return await this.bus.request(
         Subjects.filesJobCreate,
@@ -83,6 +87,7 @@ export class FilesService {
     requestId: string,
     closed: Promise<void>,
   ): Promise<JobStatusView> {
+    checkJobId(jobId);
     const get = () =>
       this.bus.request(Subjects.filesJobGet, { accountId: auth.accountId, jobId }, { requestId });
     if (timeoutSeconds <= 0) return this.withLinks(await get());
@@ -114,6 +119,7 @@ export class FilesService {
     action: 'pause' | 'resume' | 'cancel',
     requestId: string,
   ): Promise<JobStatusView> {
+    checkJobId(jobId);
     const subject = {
       pause: Subjects.filesJobPause,
       resume: Subjects.filesJobResume,
@@ -125,6 +131,7 @@ export class FilesService {
   }
 
   async locateResults(auth: AuthContext, jobId: string, requestId: string): Promise<FileJobResultsReply> {
+    checkJobId(jobId);
     return this.bus.request(Subjects.filesJobResults, { accountId: auth.accountId, jobId }, { requestId });
   }
 
@@ -143,6 +150,7 @@ export class FilesService {
     expires: string | undefined,
     signature: string | undefined,
   ): Promise<FileJobResultsReply> {
+    checkJobId(jobId);
     const verdict = verifyDownload(this.secret, jobId, expires, signature);
     if (verdict === 'expired')
       throw new DomainError(
@@ -164,10 +172,7 @@ export class FilesService {
     if (!object) throw new DomainError('JOB_NOT_FOUND', 'The result file is no longer available');
     res.status(200);
     res.setHeader('Content-Type', 'text/csv; charset=utf-8');
-    const name = filters
-      ? results.fileName.replace(/\.csv$/, `-${filters.join('-') || 'none'}.csv`)
-      : results.fileName;
-    res.setHeader('Content-Disposition', `attachment; filename="${name.replace(/["\\\r\n]/g, '_')}"`);
+    res.setHeader('Content-Disposition', attachment(results.fileName, filters));
     const source = Readable.fromWeb(object.data as import('node:stream/web').ReadableStream<Uint8Array>);
     if (!filters) {
       await pipeline(source, res);
@@ -213,4 +218,21 @@ export class FilesService {
     const store = await this.kit.objectStore('files');
     await store.delete(name).catch(() => undefined);
   }
+}
+
+/** Job ids are UUIDs; anything else names no job (and never reaches file-jobs' payload checks). */
+const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function checkJobId(jobId: string): void {
+  if (!JOB_ID.test(jobId)) throw new DomainError('JOB_NOT_FOUND', 'Job not found');
+}
+
+/**
+ * The download's Content-Disposition: the uploaded name (control and format characters replaced), with the
+ * filters in it for a filtered download; an ASCII `filename` for old clients and the UTF-8 `filename*`.
+ */
+export function attachment(fileName: string, filters?: readonly string[]): string {
+  const clean = fileName.replace(/[\p{Cc}\p{Cf}]/gu, '_') || 'results.csv';
+  const name = filters ? clean.replace(/\.csv$/, `-${filters.join('-') || 'none'}.csv`) : clean;
+  return contentDisposition(name, { fallback: name.replace(/[^\x20-\x7e]/g, '_') });
 }

@@ -5,6 +5,7 @@ import { IS_PUBLIC } from '@emailverify/service-kit';
 import type { Response } from 'express';
 import type { GatewayRequest } from '../http/request-context';
 import { requestedStyle } from '../http/style';
+import { clientAddressKey } from '../rate-limit/client-address';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
 import { AuthService } from './auth.service';
 import { extractApiKey } from './carriers';
@@ -28,7 +29,7 @@ export class ApiKeyGuard implements CanActivate {
     const res = context.switchToHttp().getResponse<Response>();
     const override = requestedStyle(req);
     if (override) req.style = override;
-    const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const ip = clientAddressKey(req);
 
     const blocked = await this.limits.authBlocked(ip);
     if (blocked) throw tooManyFailures(res, blocked.retryAfter);

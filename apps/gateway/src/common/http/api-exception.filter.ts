@@ -29,6 +29,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
       res.end();
       return;
     }
+    // Whatever a handler set for a reply it did not send (a CSV's type and disposition) is not this reply's.
+    for (const name of res.getHeaderNames()) {
+      if (name.startsWith('content-')) res.removeHeader(name);
+    }
     res.status(status).json(body);
   }
 
@@ -43,7 +47,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (multer) return multer;
     const errorId = randomUUID();
     this.logger.error(
-      { err: exception, errorId, requestId: req.requestId, url: req.originalUrl },
+      { err: exception, errorId, requestId: req.requestId, method: req.method, path: req.path },
       'unhandled error',
     );
     return new DomainError('INTERNAL_ERROR', `An internal error occurred (error id ${errorId})`);

@@ -60,7 +60,41 @@ export class JsonBodyInterceptor implements NestInterceptor {
     if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
       throw new DomainError('INVALID_REQUEST', 'The request body must be a JSON object');
     }
+    checkJsonShape(req.body);
     return next.handle();
+  }
+}
+
+/** Deeper JSON than this is refused before validation (or anything recursive) walks it. */
+export const MAX_JSON_DEPTH = 32;
+/** Keys that reach object prototypes when copied or merged; refused like any unknown field. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Checks a parsed body without recursion (a hostile depth cannot overflow the stack here): at most
+ * MAX_JSON_DEPTH levels of objects and arrays, and no prototype-reaching key at any level.
+ */
+export function checkJsonShape(body: object): void {
+  const stack: Array<{ value: object; depth: number; path: string }> = [{ value: body, depth: 1, path: '' }];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    if (item.depth > MAX_JSON_DEPTH) {
+      throw new DomainError('INVALID_REQUEST', `JSON nesting deeper than ${MAX_JSON_DEPTH} levels`, {
+        field: 'body',
+      });
+    }
+    for (const key of Object.keys(item.value)) {
+      const path = Array.isArray(item.value)
+        ? `${item.path}[${key}]`
+        : item.path
+          ? `${item.path}.${key}`
+          : key;
+      if (!Array.isArray(item.value) && FORBIDDEN_KEYS.has(key)) {
+        throw new DomainError('INVALID_REQUEST', `property ${path} should not exist`, { field: path });
+      }
+      const child = (item.value as Record<string, unknown>)[key];
+      if (child !== null && typeof child === 'object')
+        stack.push({ value: child, depth: item.depth + 1, path });
+    }
   }
 }
 

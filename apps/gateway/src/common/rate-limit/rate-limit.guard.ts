@@ -3,11 +3,15 @@ import { Reflector } from '@nestjs/core';
 import { DomainError } from '@emailverify/contracts';
 import type { Response } from 'express';
 import type { GatewayRequest } from '../http/request-context';
-import { RATE_CLASS, type RateClass } from './rate-classes';
+import { clientAddressKey } from './client-address';
+import { PER_ADDRESS_LIMIT, RATE_CLASS, type RateClass } from './rate-classes';
 import { setRateLimitHeaders } from './rate-limit-headers';
-import { RateLimiterService } from './rate-limiter.service';
+import { type LimitDecision, RateLimiterService } from './rate-limiter.service';
 
-/** Counts the request against the key's limit for the route's class; the headers go on every reply. */
+/**
+ * Counts the request against the key's limit for the route's class; the headers go on every reply. Public
+ * routes marked @PerAddressLimit() (the signed-link download) count per client address instead.
+ */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
   constructor(
@@ -17,12 +21,18 @@ export class RateLimitGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<GatewayRequest>();
-    if (!req.auth) return true; // public route
     const res = context.switchToHttp().getResponse<Response>();
-    const cls =
-      this.reflector.getAllAndOverride<RateClass>(RATE_CLASS, [context.getHandler(), context.getClass()]) ??
-      'other';
-    const decision = await this.limits.consume(cls, req.auth.apiKeyId);
+    let decision: LimitDecision;
+    if (req.auth) {
+      const cls =
+        this.reflector.getAllAndOverride<RateClass>(RATE_CLASS, [context.getHandler(), context.getClass()]) ??
+        'other';
+      decision = await this.limits.consume(cls, req.auth.apiKeyId);
+    } else if (this.reflector.get<boolean>(PER_ADDRESS_LIMIT, context.getHandler())) {
+      decision = await this.limits.consumeDownload(clientAddressKey(req));
+    } else {
+      return true; // public route without a limit (health, metrics, docs)
+    }
     req.rateLimit = decision;
     setRateLimitHeaders(res, decision);
     if (decision.allowed) return true;

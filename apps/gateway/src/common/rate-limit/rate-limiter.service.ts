@@ -31,6 +31,7 @@ export class RateLimiterService implements OnApplicationShutdown {
   private readonly redis?: Redis;
   private readonly limiters: Record<RateClass, RateLimiterAbstract>;
   private readonly authFailures: RateLimiterAbstract;
+  private readonly downloads: RateLimiterAbstract;
   private readonly failOpen: Counter<'limiter'>;
 
   constructor(
@@ -72,6 +73,7 @@ export class RateLimiterService implements OnApplicationShutdown {
       other: make('other', config.RATE_LIMIT_OTHER),
     };
     this.authFailures = make('auth-failures', config.RATE_LIMIT_AUTH_FAILURES);
+    this.downloads = make('download', config.RATE_LIMIT_DOWNLOAD);
   }
 
   limitOf(cls: RateClass): number {
@@ -99,6 +101,11 @@ export class RateLimiterService implements OnApplicationShutdown {
   /** Records a failed authentication from `ip`. */
   recordAuthFailure(ip: string): Promise<LimitDecision> {
     return this.take(this.authFailures, 'auth-failures', ip);
+  }
+
+  /** Counts one signed-link download (no key) from the client address `ip`. */
+  consumeDownload(ip: string): Promise<LimitDecision> {
+    return this.take(this.downloads, 'download', ip);
   }
 
   private async take(limiter: RateLimiterAbstract, name: string, key: string): Promise<LimitDecision> {

@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 
 /** Form and query values arrive as strings: "true"/"1" and "false"/"0" become booleans, anything else stays and fails. */
@@ -8,6 +8,13 @@ export const toBoolean = ({ value }: { value: unknown }): unknown => {
   if (value === 'false' || value === '0' || value === false) return false;
   return value;
 };
+
+/**
+ * A query value as whole seconds: only plain decimal digits become a number; anything else (`0x10`, `1e2`,
+ * `300.0`, an empty value, a repeated parameter) stays as given and fails validation.
+ */
+export const toSeconds = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value;
 
 /** The form fields of POST /verify/file besides the file itself. */
 export class UploadFieldsDto {
@@ -41,7 +48,7 @@ export class StatusQueryDto {
     default: 0,
   })
   @IsOptional()
-  @Type(() => Number)
+  @Transform(toSeconds)
   @IsInt({ message: 'timeout must be a whole number of seconds from 0 to 300' })
   @Min(0, { message: 'timeout must be a whole number of seconds from 0 to 300' })
   @Max(300, { message: 'timeout must be a whole number of seconds from 0 to 300' })
