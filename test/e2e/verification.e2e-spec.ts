@@ -1,4 +1,4 @@
-import { type Account, MailWorld, TestSuite } from '@emailverify/testing';
+import { type Account, MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -75,9 +75,8 @@ describe('verification endpoints against the mail world', () => {
     await world.ready();
     suite = await TestSuite.start({
       env: {
-        DNS_SERVERS: world.dnsServers,
+        ...mailWorldEnv(world),
         DNS_TIMEOUT_MS: '500',
-        SMTP_PORT: String(world.smtpPort),
         SMTP_CONNECT_TIMEOUT_MS: '1000',
         SMTP_COMMAND_TIMEOUT_MS: '2000',
         SMTP_MAX_CONCURRENCY_PER_MX: '1',
