@@ -352,6 +352,24 @@ describe('VerificationEngine.verify without SMTP', () => {
     expect(dialer.attempts.size).toBe(0);
   });
 
+  it.each([DNS_ERROR.TIMEOUT, DNS_ERROR.SERVFAIL, DNS_ERROR.REFUSED])(
+    'keeps a disposable domain disposable when its DNS lookup fails (%s)',
+    async (code) => {
+      const { engine, dialer } = world({ 'mailinator.com': { mx: code } });
+      const result = await engine.verify('disp@mailinator.com', { checkSmtp: true });
+      expect(summary(result)).toEqual({ status: 'disposable', reason: 'disposable_domain', score: 0.3 });
+      expect(result).toMatchObject({ isDisposable: true, validFormat: true, errorMessage: '' });
+      expect(dialer.attempts.size).toBe(0);
+    },
+  );
+
+  it('lets a definite DNS answer outrank the disposable flag: a disposable NXDOMAIN domain is invalid', async () => {
+    const { engine } = world();
+    const result = await engine.verify('disp@mailinator.com', { checkSmtp: false });
+    expect(summary(result)).toEqual({ status: 'invalid', reason: 'domain_not_found', score: 0.1 });
+    expect(result.isDisposable).toBe(true);
+  });
+
   it('uses the domain as its own mail host when it has only an A record', async () => {
     const { engine, dialer } = world(
       { 'implicit.example': { a: ['192.0.2.50'] } },

@@ -191,7 +191,10 @@ export class VerificationEngine {
       this.allowPrivateNetworks,
     );
     if (facts.kind === 'dns_error') {
-      return finish(result, { status: 'unknown', reason: 'dns_error' }, false, facts.message);
+      // The list flags need no network, so they still rank: a disposable domain stays disposable.
+      const findings: Finding[] = [{ status: 'unknown', reason: 'dns_error' }];
+      if (result.isDisposable) findings.push({ status: 'disposable', reason: 'disposable_domain' });
+      return finish(result, decide(findings), false, facts.message);
     }
     if (facts.kind === 'undeliverable') {
       result.validDomain = facts.reason !== 'domain_not_found';
