@@ -197,7 +197,7 @@ describe('verification endpoints against the mail world', () => {
       });
     });
 
-    it('keeps a disposable domain whose DNS fails disposable, charged, in single and bulk', async () => {
+    it('keeps a disposable domain whose DNS fails disposable, charged, in single, bulk and file jobs', async () => {
       const b0 = await balance();
       const one = await single('disp@yopmail.com');
       expect(one.json.data).toMatchObject({
@@ -218,6 +218,19 @@ describe('verification endpoints against the mail world', () => {
         credits_used: 1,
       });
       expect(await balance()).toBe(b0 - 2);
+
+      const upload = await suite.upload({
+        key: account.apiKey,
+        file: { name: 'disposable.txt', content: 'disp3@yopmail.com\n' },
+      });
+      expect(upload.status).toBe(200);
+      const job = await suite.finishedJob(upload.json.data.task_id as string, account.apiKey);
+      expect(job).toMatchObject({
+        status: 'completed',
+        disposable_emails: 1,
+        unknown_emails: 0,
+        credits_used: 1,
+      });
     });
 
     it('marks a domain on a domain blocklist as risky', async () => {
