@@ -1,4 +1,5 @@
-import { type Account, MailWorld, TestSuite } from '@emailverify/testing';
+import { type Account, MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
+import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -67,6 +68,8 @@ describe('verification endpoints against the mail world', () => {
       .domain('gmial.com', { mx: [mailbox('mx.gmial.com')] })
       .domain('xn--bcher-kva.test', { mx: [mailbox('mx.xn--bcher-kva.test')] })
       .domain('mailinator.com', { mx: [mailbox('mx.mailinator.com')] })
+      .domain('yopmail.com', { dnsTimeout: true })
+      .domain('inside.test', { mx: [mailbox('mx.inside.test')] })
       .domain('busy.test', {
         mx: [{ priority: 10, host: 'mx.busy.test', smtp: { mailboxes: ['a', 'b'], holdMs: 1500 } }],
       })
@@ -75,9 +78,8 @@ describe('verification endpoints against the mail world', () => {
     await world.ready();
     suite = await TestSuite.start({
       env: {
-        DNS_SERVERS: world.dnsServers,
+        ...mailWorldEnv(world),
         DNS_TIMEOUT_MS: '500',
-        SMTP_PORT: String(world.smtpPort),
         SMTP_CONNECT_TIMEOUT_MS: '1000',
         SMTP_COMMAND_TIMEOUT_MS: '2000',
         SMTP_MAX_CONCURRENCY_PER_MX: '1',
@@ -195,6 +197,42 @@ describe('verification endpoints against the mail world', () => {
       });
     });
 
+    it('keeps a disposable domain whose DNS fails disposable, charged, in single, bulk and file jobs', async () => {
+      const b0 = await balance();
+      const one = await single('disp@yopmail.com');
+      expect(one.json.data).toMatchObject({
+        status: 'disposable',
+        reason: 'disposable_domain',
+        is_disposable: true,
+        credits_used: 1,
+      });
+      const bulk = await suite.call('/v1/verify/bulk', {
+        key: account.apiKey,
+        style: 'legacy',
+        body: { emails: ['disp2@yopmail.com'] },
+      });
+      expect(bulk.json.results[0]).toMatchObject({
+        status: 'invalid',
+        reason: 'disposable_domain',
+        is_disposable: true,
+        credits_used: 1,
+      });
+      expect(await balance()).toBe(b0 - 2);
+
+      const upload = await suite.upload({
+        key: account.apiKey,
+        file: { name: 'disposable.txt', content: 'disp3@yopmail.com\n' },
+      });
+      expect(upload.status).toBe(200);
+      const job = await suite.finishedJob(upload.json.data.task_id as string, account.apiKey);
+      expect(job).toMatchObject({
+        status: 'completed',
+        disposable_emails: 1,
+        unknown_emails: 0,
+        credits_used: 1,
+      });
+    });
+
     it('marks a domain on a domain blocklist as risky', async () => {
       const data = (await single('jane@listed.test')).json.data;
       expect(data).toMatchObject({ status: 'risky', reason: 'domain_listed', score: 0.3 });
@@ -305,6 +343,28 @@ describe('verification endpoints against the mail world', () => {
       });
       const tooLong = await single(`${'a'.repeat(65)}@ok.test`);
       expect(tooLong.json.error.code).toBe('INVALID_EMAIL');
+      expect(await balance()).toBe(b0);
+    });
+
+    it('answers addresses with control or invisible characters as bad syntax in both styles, charging nothing', async () => {
+      const b0 = await balance();
+      const current = await single('ja\u200bne@ok.test', { check_smtp: true });
+      expect(current.status).toBe(400);
+      expect(current.json).toMatchObject({ success: false, code: '4000', error: { code: 'INVALID_EMAIL' } });
+      expect(current.json.error.message).toContain('U+200B');
+      const legacy = await single('jane@ok.test\u202ecom', {}, 'legacy');
+      expect(legacy.status).toBe(400);
+      expect(legacy.json.error).toMatchObject({
+        code: 'INVALID_EMAIL',
+        details: { reason: 'invalid_syntax' },
+      });
+      const bulk = await suite.call('/v1/verify/bulk', {
+        key: account.apiKey,
+        body: { emails: ['ja\u0000ne@ok.test', '"ja\u0007ne"@ok.test'] },
+      });
+      expect(bulk.status).toBe(200);
+      expect(bulk.json.data).toMatchObject({ invalid_emails: 2, credits_used: 0 });
+      expect(bulk.json.data.results.map((r: { status: string }) => r.status)).toEqual(['invalid', 'invalid']);
       expect(await balance()).toBe(b0);
     });
 
@@ -626,6 +686,50 @@ describe('verification endpoints against the mail world', () => {
         headers: { 'Content-Type': 'application/json' },
       });
       expect(res.status).toBe(401);
+    });
+  });
+
+  // The one test of the default: every other test runs with SMTP_ALLOW_PRIVATE_NETWORKS=true (mailWorldEnv), since
+  // the mail world lives on loopback. Last in the file: it restarts the verifier with the default.
+  describe('the network rule with default settings', () => {
+    const listeners: Server[] = [];
+    let accepted = 0;
+
+    beforeAll(async () => {
+      // Listeners where a literal would connect, counting whatever arrives (the world's hosts count their own).
+      for (const host of ['127.0.0.5', '::1']) {
+        const server = createServer((socket) => {
+          accepted++;
+          socket.destroy();
+        });
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(world.smtpPort, host, resolve);
+        });
+        listeners.push(server);
+      }
+      await suite.stopService('verifier');
+      await suite.startService('verifier', { SMTP_ALLOW_PRIVATE_NETWORKS: 'false' });
+    });
+    afterAll(async () => {
+      await Promise.all(listeners.map((server) => new Promise((resolve) => server.close(resolve))));
+    });
+
+    it.each([
+      ['x@[127.0.0.5]', '127.0.0.5: loopback'],
+      ['x@[::1]', '::1: loopback'],
+      ['x@[10.1.2.3]', '10.1.2.3: private'],
+      ['jane@inside.test', 'mx.inside.test 127.0.0.'],
+    ])('answers %s invalid no_mx_records and opens no connection', async (email, refused) => {
+      world.resetCounters();
+      accepted = 0;
+      const res = await single(email, { check_smtp: true });
+      expect(res.status).toBe(200);
+      expect(res.json.data).toMatchObject({ status: 'invalid', reason: 'no_mx_records', smtp_check: false });
+      expect(res.json.data.error_message).toContain(refused);
+      expect(res.json.data.error_message).toContain('non-public');
+      expect(accepted).toBe(0);
+      expect(world.smtpConnections()).toBe(0);
     });
   });
 });

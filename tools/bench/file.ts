@@ -657,6 +657,8 @@ async function inProcess(world: MailWorld) {
     ...defaultVerificationOptions(),
     dnsServers: [world.dnsServers],
     smtpPort: world.smtpPort,
+    // The mail world lives on loopback.
+    smtpAllowPrivateNetworks: true,
     dnsblIpZones: [],
     dnsblDomainZones: [],
     gravatarBaseUrl: '',

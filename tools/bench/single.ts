@@ -147,6 +147,8 @@ function bothSides(world: MailWorld, suite: TestSuite, keys: string[]): Sides {
     ...defaultVerificationOptions(),
     dnsServers: [world.dnsServers],
     smtpPort: world.smtpPort,
+    // The mail world lives on loopback.
+    smtpAllowPrivateNetworks: true,
     dnsblIpZones: [],
     dnsblDomainZones: [],
     gravatarBaseUrl: '',

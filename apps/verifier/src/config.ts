@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { baseConfigShape, int, list, loadConfig } from '@emailverify/service-kit';
+import { baseConfigShape, bool, int, list, loadConfig } from '@emailverify/service-kit';
 import type { VerificationOptions } from '@emailverify/verification';
 import { z } from 'zod';
 
@@ -21,6 +21,7 @@ export const verifierConfigSchema = z.object({
   DNSBL_DOMAIN_ZONES: list('dbl.spamhaus.org'),
   GRAVATAR_BASE_URL: z.union([z.literal(''), z.string().url()]).default('https://gravatar.com/avatar'),
   RDAP_BASE_URL: z.union([z.literal(''), z.string().url()]).default('https://rdap.org'),
+  SMTP_ALLOW_PRIVATE_NETWORKS: bool(false),
   RESULT_CACHE_TTL_HOURS: int(24, 0, 24 * 365),
   BULK_MAX_EMAILS: int(100, 1, 10_000),
   /** Addresses of one bulk request verified at the same time. */
@@ -62,5 +63,6 @@ export function engineOptions(config: Readonly<VerifierConfig>): VerificationOpt
     dnsblDomainZones: config.DNSBL_DOMAIN_ZONES,
     gravatarBaseUrl: config.GRAVATAR_BASE_URL,
     rdapBaseUrl: config.RDAP_BASE_URL,
+    smtpAllowPrivateNetworks: config.SMTP_ALLOW_PRIVATE_NETWORKS,
   };
 }

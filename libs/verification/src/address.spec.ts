@@ -36,6 +36,7 @@ describe('parseAddress', () => {
     ['user@XN--BCHER-KVA.DE', 'user', 'xn--bcher-kva.de'],
     ['user@[127.0.0.1]', 'user', '[127.0.0.1]'],
     ['user@[IPv6:2001:DB8::1]', 'user', '[ipv6:2001:db8::1]'],
+    ['user@[2001:DB8::1]', 'user', '[ipv6:2001:db8::1]'],
     ['a@b.co', 'a', 'b.co'],
   ])('accepts %j', (input, local, domain) => {
     const parsed = ok(input);
@@ -47,6 +48,7 @@ describe('parseAddress', () => {
   it('keeps the IP of an address literal for dialling', () => {
     expect(ok('x@[192.0.2.1]').ipLiteral).toBe('192.0.2.1');
     expect(ok('x@[IPv6:::1]').ipLiteral).toBe('::1');
+    expect(ok('x@[::1]').ipLiteral).toBe('::1');
     expect(ok('x@example.com').ipLiteral).toBeUndefined();
   });
 
@@ -76,6 +78,13 @@ describe('parseAddress', () => {
     ['"a"b@example.com', /followed directly by "@"/],
     ['"a\u0001"@example.com', /U\+0001/],
     ['us\u00a0er@example.com', /U\+00A0/],
+    ['us\u200ber@example.com', /U\+200B, a control or invisible character/],
+    ['user\u0000@example.com', /U\+0000/],
+    ['"a\u202eb"@example.com', /U\+202E/],
+    ['"a\u007f"@example.com', /U\+007F/],
+    ['user@exam\u00adple.com', /U\+00AD/],
+    ['user@example.com\u200e', /U\+200E/],
+    ['user@[::1%eth0]', /not a valid address literal/],
     ['user@example', /no top-level domain/],
     ['user@example.com.', /must not end with "\."/],
     ['user@exa_mple.com', /"_"/],
@@ -113,6 +122,47 @@ describe('parseAddress', () => {
     expect(local.length).toBeLessThanOrEqual(MAX_LOCAL_PART_OCTETS);
     expect(ok(`${local}@${domain}`).email).toHaveLength(MAX_ADDRESS_OCTETS);
     expect(rejected(`${local}b@${domain}`).message).toMatch(/255 octets/);
+  });
+});
+
+/** Every code point of Unicode's Cc (control) and Cf (format) categories. */
+const CONTROL_OR_FORMAT: string[] = [];
+for (let code = 0; code <= 0x10ffff; code++) {
+  if (code >= 0xd800 && code <= 0xdfff) continue;
+  const c = String.fromCodePoint(code);
+  if (/[\p{Cc}\p{Cf}]/u.test(c)) CONTROL_OR_FORMAT.push(c);
+}
+
+describe('control and invisible format characters', () => {
+  it('make any address invalid syntax, wherever they stand inside it', () => {
+    fc.assert(
+      fc.property(
+        fc.emailAddress(),
+        fc.constantFrom(...CONTROL_OR_FORMAT),
+        fc.nat(),
+        fc.boolean(),
+        (address, hidden, at, quoted) => {
+          const base = quoted
+            ? `"${address.slice(0, address.lastIndexOf('@'))}"${address.slice(address.lastIndexOf('@'))}`
+            : address;
+          // Inside the address: leading and trailing whitespace (tab, LF, U+FEFF...) is trimmed, as for any address.
+          const position = 1 + (at % (base.length - 1));
+          const input = `${base.slice(0, position)}${hidden}${base.slice(position)}`;
+          const parsed = parseAddress(input);
+          expect(parsed.ok).toBe(false);
+          if (parsed.ok) return;
+          expect(parsed.reason).toBe('invalid_syntax');
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('are named by code point in the message', () => {
+    for (const hidden of ['\u0000', '\u001f', '\u200b', '\u202e', '\ufeff', '\u{e0001}']) {
+      const code = hidden.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+      expect(rejected(`ab${hidden}c@example.com`).message).toContain(`U+${code}`);
+    }
   });
 });
 

@@ -34,6 +34,9 @@ const ATEXT_ASCII = /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~]$/;
 // Non-ASCII is allowed by RFC 6531, but control, surrogate and separator characters never form a usable
 // mailbox name and would make the address ambiguous when printed or sent on the wire.
 const FORBIDDEN_NON_ASCII = /[\p{Cc}\p{Cs}\p{Z}]/u;
+// Control (Cc) and invisible format (Cf: U+200B, U+202E, U+FEFF...) characters make an address that prints as
+// something else than it is; none is allowed anywhere, quoted or not.
+const CONTROL_OR_FORMAT = /[\p{Cc}\p{Cf}]/u;
 const DOMAIN_INPUT_ASCII = /^[A-Za-z0-9.-]$/;
 const LDH_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 
@@ -44,6 +47,8 @@ export function parseAddress(input: unknown): AddressParseResult {
   if (typeof input !== 'string') return missing('no email address was given');
   const text = input.trim();
   if (text.length === 0) return missing('the email address is empty');
+  const hidden = CONTROL_OR_FORMAT.exec(text);
+  if (hidden) return invalid(`the address contains ${describe(hidden[0])}, a control or invisible character`);
 
   const split = splitAddress(text);
   if (!split.ok) return split;
@@ -226,6 +231,11 @@ function normaliseAddressLiteral(raw: string): DomainParse {
   if (!raw.endsWith(']')) return invalid('the address literal has no closing "]"');
   const inner = raw.slice(1, -1);
   if (isIPv4(inner)) return { ok: true, domain: `[${inner}]`, ipLiteral: inner };
+  // RFC 5321 wants the "IPv6:" tag; an untagged IPv6 address is unambiguous and gets the tagged form.
+  if (isIPv6(inner) && !inner.includes('%')) {
+    const ip = inner.toLowerCase();
+    return { ok: true, domain: `[ipv6:${ip}]`, ipLiteral: ip };
+  }
   const tag = /^ipv6:/i;
   if (tag.test(inner)) {
     const ip = inner.replace(tag, '').toLowerCase();

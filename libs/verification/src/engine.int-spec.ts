@@ -28,6 +28,8 @@ describe('VerificationEngine against the mail world', () => {
       gravatarBaseUrl: world.gravatarBaseUrl,
       rdapBaseUrl: world.rdapBaseUrl,
       httpTimeoutMs: 2000,
+      // The mail world lives on loopback.
+      smtpAllowPrivateNetworks: true,
       ...overrides,
     };
   }

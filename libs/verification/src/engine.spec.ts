@@ -35,6 +35,8 @@ const OPTIONS: VerificationOptions = {
   dnsblDomainZones: ['dbl.bl.test'],
   gravatarBaseUrl: 'http://gravatar.test/avatar',
   rdapBaseUrl: 'http://rdap.test',
+  // The fake hosts use documentation ranges (192.0.2.0/24), which are not public; the rule has its own tests.
+  smtpAllowPrivateNetworks: true,
 };
 
 const mx = (host: string, priority = 10): { mx: MxRecord[] } => ({ mx: [{ exchange: host, priority }] });
@@ -190,6 +192,105 @@ describe('VerificationEngine.verify with SMTP', () => {
   });
 });
 
+describe('VerificationEngine network rule: no connection to non-public addresses', () => {
+  /** The engine with default settings (SMTP_ALLOW_PRIVATE_NETWORKS unset) over the same fakes. */
+  function strict(zones: Record<string, FakeZone> = {}, hosts: Record<string, HostBehaviour> = {}) {
+    const fakes = world(zones, hosts);
+    return {
+      ...fakes,
+      engine: new VerificationEngine({ ...OPTIONS, smtpAllowPrivateNetworks: false }, fakes.deps),
+    };
+  }
+  const PUBLIC_IP = '93.184.215.14';
+
+  it.each([
+    ['x@[127.0.0.5]', '127.0.0.5', 'loopback'],
+    ['x@[::1]', '::1', 'loopback'],
+    ['x@[IPv6:::ffff:127.0.0.1]', '::ffff:127.0.0.1', 'loopback'],
+    ['x@[10.1.2.3]', '10.1.2.3', 'private'],
+    ['x@[100.64.0.1]', '100.64.0.1', 'carrierGradeNat'],
+    ['x@[169.254.169.254]', '169.254.169.254', 'linkLocal'],
+    ['x@[IPv6:fd00::1]', 'fd00::1', 'uniqueLocal'],
+    ['x@[0.0.0.0]', '0.0.0.0', 'unspecified'],
+  ])('answers %s invalid/no_mx_records without dialling it', async (email, ip, range) => {
+    const { engine, dialer } = strict({}, { [ip]: mailboxHost({ mailboxes: ['x'] }) });
+    for (const checkSmtp of [true, false]) {
+      const result = await engine.verify(email, { checkSmtp });
+      expect(summary(result)).toEqual({ status: 'invalid', reason: 'no_mx_records', score: 0.1 });
+      expect(result).toMatchObject({ smtpCheck: false, isDeliverable: false, validMx: false });
+      expect(result.errorMessage).toContain(`${ip}: ${range}`);
+      expect(result.errorMessage).toMatch(/non-public/);
+    }
+    expect(dialer.attempts.size).toBe(0);
+  });
+
+  it('answers a domain whose MX hosts resolve only to loopback and private addresses invalid/no_mx_records', async () => {
+    const { engine, dialer } = strict(
+      {
+        'inside.example': {
+          mx: [
+            { exchange: 'mx1.inside.example', priority: 10 },
+            { exchange: 'mx2.inside.example', priority: 20 },
+          ],
+        },
+        'mx1.inside.example': { a: ['127.0.0.5'] },
+        'mx2.inside.example': { a: ['10.0.0.5'], aaaa: ['::ffff:192.168.1.1'] },
+      },
+      {
+        '127.0.0.5': mailboxHost({ mailboxes: ['alice'] }),
+        '10.0.0.5': mailboxHost({ mailboxes: ['alice'] }),
+      },
+    );
+    const result = await engine.verify('alice@inside.example', { checkSmtp: true });
+    expect(summary(result)).toEqual({ status: 'invalid', reason: 'no_mx_records', score: 0.1 });
+    expect(result.mxRecords).toEqual(['mx1.inside.example', 'mx2.inside.example']);
+    expect(result.errorMessage).toContain('mx1.inside.example 127.0.0.5: loopback');
+    expect(result.errorMessage).toContain('mx2.inside.example 10.0.0.5: private');
+    expect(result.errorMessage).toContain('mx2.inside.example ::ffff:192.168.1.1: private');
+    expect(dialer.attempts.size).toBe(0);
+  });
+
+  it('applies the rule to a domain that is its own mail host', async () => {
+    const { engine, dialer } = strict(
+      { 'self.example': { a: ['192.168.0.10'] } },
+      { '192.168.0.10': mailboxHost({ mailboxes: ['alice'] }) },
+    );
+    const result = await engine.verify('alice@self.example', { checkSmtp: true });
+    expect(summary(result)).toEqual({ status: 'invalid', reason: 'no_mx_records', score: 0.1 });
+    expect(dialer.attempts.size).toBe(0);
+  });
+
+  it('probes only the public addresses of a domain that has both', async () => {
+    const { engine, dialer } = strict(
+      {
+        'mixed.example': {
+          mx: [
+            { exchange: 'mx1.mixed.example', priority: 10 },
+            { exchange: 'mx2.mixed.example', priority: 20 },
+          ],
+        },
+        'mx1.mixed.example': { a: ['10.0.0.7'] },
+        'mx2.mixed.example': { a: ['127.0.0.7', PUBLIC_IP] },
+      },
+      {
+        '10.0.0.7': mailboxHost({ mailboxes: ['alice'] }),
+        '127.0.0.7': mailboxHost({ mailboxes: ['alice'] }),
+        [PUBLIC_IP]: mailboxHost({ mailboxes: ['alice'] }),
+      },
+    );
+    const result = await engine.verify('alice@mixed.example', { checkSmtp: true });
+    expect(summary(result)).toEqual({ status: 'valid', reason: 'accepted', score: 0.99 });
+    expect([...dialer.attempts.keys()]).toEqual([PUBLIC_IP]);
+  });
+
+  it('contacts non-public mail hosts when SMTP_ALLOW_PRIVATE_NETWORKS is set', async () => {
+    const { engine, dialer } = world({}, { '10.1.2.3': mailboxHost({ mailboxes: ['x'] }) });
+    const result = await engine.verify('x@[10.1.2.3]', { checkSmtp: true });
+    expect(summary(result)).toEqual({ status: 'valid', reason: 'accepted', score: 0.99 });
+    expect(dialer.attempts.get('10.1.2.3')).toBe(1);
+  });
+});
+
 describe('VerificationEngine.verify without SMTP', () => {
   it('makes no SMTP connection and answers valid/mx_found with score 0.90', async () => {
     const { engine, dialer } = world({}, { '192.0.2.1': mailboxHost({ catchAll: true }) });
@@ -249,6 +350,24 @@ describe('VerificationEngine.verify without SMTP', () => {
     });
     expect(result.errorMessage).not.toBe('');
     expect(dialer.attempts.size).toBe(0);
+  });
+
+  it.each([DNS_ERROR.TIMEOUT, DNS_ERROR.SERVFAIL, DNS_ERROR.REFUSED])(
+    'keeps a disposable domain disposable when its DNS lookup fails (%s)',
+    async (code) => {
+      const { engine, dialer } = world({ 'mailinator.com': { mx: code } });
+      const result = await engine.verify('disp@mailinator.com', { checkSmtp: true });
+      expect(summary(result)).toEqual({ status: 'disposable', reason: 'disposable_domain', score: 0.3 });
+      expect(result).toMatchObject({ isDisposable: true, validFormat: true, errorMessage: '' });
+      expect(dialer.attempts.size).toBe(0);
+    },
+  );
+
+  it('lets a definite DNS answer outrank the disposable flag: a disposable NXDOMAIN domain is invalid', async () => {
+    const { engine } = world();
+    const result = await engine.verify('disp@mailinator.com', { checkSmtp: false });
+    expect(summary(result)).toEqual({ status: 'invalid', reason: 'domain_not_found', score: 0.1 });
+    expect(result.isDisposable).toBe(true);
   });
 
   it('uses the domain as its own mail host when it has only an A record', async () => {

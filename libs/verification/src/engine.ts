@@ -14,6 +14,7 @@ import { ExtrasLookup } from './extras';
 import { isDisposableDomain, isFreeProvider, isRoleLocalPart, suggestDomain } from './lists';
 import { createDefaultDependencies } from './node-dependencies';
 import { DEFAULT_TUNING, type VerificationOptions } from './options';
+import { publicRouting } from './reachability';
 import { SmtpProber, type SmtpOutcome } from './smtp/probe';
 
 export interface VerifyOptions {
@@ -80,6 +81,7 @@ export class VerificationEngine {
   private readonly reputation: ReputationChecker;
   private readonly prober: SmtpProber;
   private readonly extras: ExtrasLookup;
+  private readonly allowPrivateNetworks: boolean;
 
   constructor(options: VerificationOptions, dependencies?: Partial<VerificationDependencies>) {
     // Only the missing pieces are built, so a test that injects everything never creates a real resolver.
@@ -94,6 +96,7 @@ export class VerificationEngine {
             random: given.random,
           }
         : { ...createDefaultDependencies(options), ...given };
+    this.allowPrivateNetworks = options.smtpAllowPrivateNetworks;
     const cacheTtlMs = options.domainCacheTtlMs ?? DEFAULT_TUNING.domainCacheTtlMs;
     const { resolver, clock } = this.deps;
     this.domainFacts = new DomainFactsLookup(resolver, clock, cacheTtlMs);
@@ -114,6 +117,7 @@ export class VerificationEngine {
         semaphoreTimeoutMs: options.smtpSemaphoreTimeoutMs,
         maxHosts: options.smtpMaxHosts ?? DEFAULT_TUNING.smtpMaxHosts,
         catchAllTtlMs: cacheTtlMs,
+        allowPrivateNetworks: options.smtpAllowPrivateNetworks,
       },
       this.deps.dial,
       clock,
@@ -201,9 +205,16 @@ export class VerificationEngine {
       domainSuggestion: literal ? '' : suggestDomain(parsed.domain),
     };
 
-    const facts = literal ? literalFacts(parsed) : await this.domainFacts.lookup(parsed.domain);
+    // Only public mail hosts are kept (unless allowed), before anything can connect to one.
+    const facts = publicRouting(
+      literal ? literalFacts(parsed) : await this.domainFacts.lookup(parsed.domain),
+      this.allowPrivateNetworks,
+    );
     if (facts.kind === 'dns_error') {
-      return finish(result, { status: 'unknown', reason: 'dns_error' }, false, facts.message);
+      // The list flags need no network, so they still rank: a disposable domain stays disposable.
+      const findings: Finding[] = [{ status: 'unknown', reason: 'dns_error' }];
+      if (result.isDisposable) findings.push({ status: 'disposable', reason: 'disposable_domain' });
+      return finish(result, decide(findings), false, facts.message);
     }
     if (facts.kind === 'undeliverable') {
       result.validDomain = facts.reason !== 'domain_not_found';

@@ -38,6 +38,7 @@ describe('default dependencies', () => {
       dnsblDomainZones: ['dbl.spamhaus.org'],
       gravatarBaseUrl: 'https://gravatar.com/avatar',
       rdapBaseUrl: 'https://rdap.org',
+      smtpAllowPrivateNetworks: false,
     });
   });
 });

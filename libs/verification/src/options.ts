@@ -32,6 +32,8 @@ export interface VerificationOptions {
   gravatarBaseUrl: string;
   /** RDAP_BASE_URL; empty disables */
   rdapBaseUrl: string;
+  /** SMTP_ALLOW_PRIVATE_NETWORKS: mail hosts and address literals in non-public ranges are contacted too. */
+  smtpAllowPrivateNetworks: boolean;
 
   /** Attempts per DNS query (c-ares `tries`); default 2. */
   dnsTries?: number;
@@ -59,6 +61,7 @@ export function defaultVerificationOptions(host: string = hostname()): Verificat
     dnsblDomainZones: ['dbl.spamhaus.org'],
     gravatarBaseUrl: 'https://gravatar.com/avatar',
     rdapBaseUrl: 'https://rdap.org',
+    smtpAllowPrivateNetworks: false,
   };
 }
 

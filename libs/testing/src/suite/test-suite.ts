@@ -335,8 +335,13 @@ function replicaKey(name: ServiceName, replica: number): string {
 
 /**
  * What the verifier needs to work against a mail world; blocklists, gravatar and RDAP stay off (the suite's
- * defaults) unless a test points them at the world too.
+ * defaults) unless a test points them at the world too. The world's hosts live on loopback, which the verifier
+ * refuses to contact unless SMTP_ALLOW_PRIVATE_NETWORKS is set.
  */
 export function mailWorldEnv(world: { dnsServers: string; smtpPort: number }): Record<string, string> {
-  return { DNS_SERVERS: world.dnsServers, SMTP_PORT: String(world.smtpPort) };
+  return {
+    DNS_SERVERS: world.dnsServers,
+    SMTP_PORT: String(world.smtpPort),
+    SMTP_ALLOW_PRIVATE_NETWORKS: 'true',
+  };
 }

@@ -21,6 +21,7 @@ const OPTIONS: SmtpProbeOptions = {
   semaphoreTimeoutMs: 50,
   maxHosts: 3,
   catchAllTtlMs: 60_000,
+  allowPrivateNetworks: true,
 };
 
 // TEST-NET addresses: only ever handed to the fake dialer.
@@ -50,6 +51,28 @@ function kindAndReason(outcome: SmtpOutcome): string {
     ? `accepted catchAll=${String(outcome.catchAll)}`
     : `${outcome.kind} ${outcome.reason}`;
 }
+
+describe('SmtpProber network rule', () => {
+  it('never dials a non-public address without allowPrivateNetworks, whatever hosts it is given', async () => {
+    const hosts: MailHost[] = [
+      { exchange: 'mx1.example.com', priority: 10, addresses: ['127.0.0.5'] },
+      { exchange: 'mx2.example.com', priority: 20, addresses: ['::ffff:10.0.0.1'] },
+    ];
+    const { dialer, probe } = setup(
+      {
+        '127.0.0.5': mailboxHost({ mailboxes: ['alice'] }),
+        '::ffff:10.0.0.1': mailboxHost({ mailboxes: ['alice'] }),
+      },
+      { allowPrivateNetworks: false },
+    );
+    const outcome = await probe('alice@example.com', hosts);
+    expect(kindAndReason(outcome)).toBe('unknown smtp_unreachable');
+    expect(outcome.kind === 'unknown' && outcome.message).toMatch(
+      /127\.0\.0\.5 is a non-public address \(loopback\)/,
+    );
+    expect(dialer.attempts.size).toBe(0);
+  });
+});
 
 describe('SmtpProber conversation', () => {
   it('speaks EHLO, MAIL FROM, RCPT, a catch-all RCPT and QUIT, and closes the socket', async () => {

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { TtlCache } from '../cache';
 import type { Clock, Dialer, Random } from '../dependencies';
 import type { MailHost } from '../dns';
+import { refusedTarget } from '../reachability';
 import { SmtpConnection, SmtpSessionError } from './connection';
 import { formatReply, type SmtpReply } from './reply';
 import { KeyedSemaphore } from './semaphore';
@@ -19,6 +20,8 @@ export interface SmtpProbeOptions {
   maxHosts: number;
   /** How long a conclusive catch-all verdict for a domain is reused. */
   catchAllTtlMs: number;
+  /** SMTP_ALLOW_PRIVATE_NETWORKS: without it a non-public address is never dialled. */
+  allowPrivateNetworks: boolean;
 }
 
 export interface SmtpProbeRequest {
@@ -213,6 +216,10 @@ export class SmtpProber {
   }
 
   private connect(address: string): Promise<Duplex> {
+    // The last line of the network rule (reachability.ts): whatever routing the caller passed, no dial
+    // reaches a non-public address.
+    const refusal = refusedTarget(address, this.options.allowPrivateNetworks);
+    if (refusal) return Promise.reject(new Error(refusal));
     const controller = new AbortController();
     const timeoutMs = this.options.connectTimeoutMs;
     let timedOut = false;
