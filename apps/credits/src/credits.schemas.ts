@@ -28,10 +28,4 @@ export const CreditsPayloads = {
   keySetStyle: parseWith(z.strictObject({ apiKeyId: key, style })),
   keyRevoke: parseWith(z.strictObject({ apiKeyId: key })),
   keyList: parseWith(z.strictObject({ accountId: id })),
-  ping: parseWith(
-    z
-      .object({})
-      .passthrough()
-      .transform(() => ({}) as Record<string, never>),
-  ),
 };

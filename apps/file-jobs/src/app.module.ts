@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import type { DataSource } from '@emailverify/persistence';
-import { LOGGER, ObservabilityModule, SERVICE_DATA_SOURCE, serviceProviders } from '@emailverify/service-kit';
+import { LOGGER, SERVICE_DATA_SOURCE, serviceModule, withDataSource } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
 import type { FileJobsConfig } from './config';
 import { FileJobsHandler } from './file-jobs.handler';
@@ -15,28 +15,12 @@ import { filesMigrations } from './migrations';
 @Module({})
 export class FileJobsAppModule {
   static forRoot(config: Readonly<FileJobsConfig>): DynamicModule {
-    return {
-      module: FileJobsAppModule,
-      imports: [
-        ObservabilityModule.forRoot({
-          providers: serviceProviders({
-            service: 'file-jobs',
-            config,
-            database: { schema: 'files', migrations: filesMigrations },
-          }),
-        }),
-      ],
+    return serviceModule(FileJobsAppModule, {
+      service: 'file-jobs',
+      config,
+      database: { schema: 'files', migrations: filesMigrations },
       providers: [
-        {
-          provide: JetStreamKit,
-          inject: [MessageBus],
-          useFactory: (bus: MessageBus) => new JetStreamKit(bus),
-        },
-        {
-          provide: JobsRepository,
-          inject: [SERVICE_DATA_SOURCE],
-          useFactory: (db: DataSource) => new JobsRepository(db),
-        },
+        withDataSource(JobsRepository),
         {
           provide: ResultWriter,
           inject: [JobsRepository, JetStreamKit],
@@ -67,6 +51,6 @@ export class FileJobsAppModule {
         },
         FileJobsHandler,
       ],
-    };
+    });
   }
 }

@@ -18,10 +18,4 @@ export const FileJobsPayloads = {
   ),
   ref: parseWith(ref),
   locate: parseWith(z.strictObject({ jobId: z.string().min(1).max(100) })),
-  ping: parseWith(
-    z
-      .object({})
-      .passthrough()
-      .transform(() => ({}) as Record<string, never>),
-  ),
 };

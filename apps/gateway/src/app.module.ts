@@ -1,7 +1,7 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import { ObservabilityModule, serviceProviders } from '@emailverify/service-kit';
+import { JetStreamKit } from '@emailverify/messaging';
+import { serviceModule } from '@emailverify/service-kit';
 import { MulterModule } from '@nestjs/platform-express';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { AuthService } from './common/auth/auth.service';
@@ -42,35 +42,22 @@ export const HTTP_PIPELINE: Provider[] = [
 @Module({})
 export class GatewayModule {
   static forRoot(config: Readonly<GatewayConfig>): DynamicModule {
-    return {
-      module: GatewayModule,
+    return serviceModule(GatewayModule, {
+      service: 'gateway',
+      config,
+      configToken: GATEWAY_CONFIG,
+      extraChecks: serviceChecks,
       imports: [
         MulterModule.registerAsync({
-          inject: [MessageBus],
-          useFactory: (bus: MessageBus) => ({
-            storage: new ObjectStoreStorage(new JetStreamKit(bus)),
+          inject: [JetStreamKit],
+          useFactory: (kit: JetStreamKit) => ({
+            storage: new ObjectStoreStorage(kit),
             limits: { fileSize: config.FILE_MAX_BYTES, files: 1, fields: 10, fieldSize: 4096, parts: 12 },
           }),
         }),
-        ObservabilityModule.forRoot({
-          providers: [
-            ...serviceProviders({ service: 'gateway', config, extraChecks: serviceChecks }),
-            { provide: GATEWAY_CONFIG, useValue: config },
-          ],
-        }),
       ],
       controllers: [CreditsController, VerifyController, FilesController, WebhooksController],
-      providers: [
-        ...HTTP_PIPELINE,
-        VerifyService,
-        FilesService,
-        WebhooksService,
-        {
-          provide: JetStreamKit,
-          inject: [MessageBus],
-          useFactory: (bus: MessageBus) => new JetStreamKit(bus),
-        },
-      ],
-    };
+      providers: [...HTTP_PIPELINE, VerifyService, FilesService, WebhooksService],
+    });
   }
 }

@@ -1,13 +1,6 @@
 import { type DynamicModule, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import type { DataSource } from '@emailverify/persistence';
-import {
-  LOGGER,
-  Metrics,
-  ObservabilityModule,
-  SERVICE_DATA_SOURCE,
-  serviceProviders,
-} from '@emailverify/service-kit';
+import { LOGGER, Metrics, serviceModule, withDataSource } from '@emailverify/service-kit';
 import { VerificationEngine } from '@emailverify/verification';
 import type { Logger } from 'pino';
 import { engineOptions, type VerifierConfig } from './config';
@@ -16,8 +9,6 @@ import { ChunkWorker } from './verification/chunk-worker';
 import { ResultsRepository } from './verification/results.repository';
 import { VerificationService } from './verification/verification.service';
 import { VerifierHandler } from './verifier.handler';
-
-export const VERIFIER_CONFIG = Symbol('VERIFIER_CONFIG');
 
 /** Purges expired cache rows hourly; expired rows are never served, this only keeps the table small. */
 class CachePurger implements OnModuleInit, OnApplicationShutdown {
@@ -43,27 +34,13 @@ class CachePurger implements OnModuleInit, OnApplicationShutdown {
 @Module({})
 export class VerifierAppModule {
   static forRoot(config: Readonly<VerifierConfig>): DynamicModule {
-    return {
-      module: VerifierAppModule,
-      imports: [
-        ObservabilityModule.forRoot({
-          providers: [
-            ...serviceProviders({
-              service: 'verifier',
-              config,
-              database: { schema: 'verifier', migrations: verifierMigrations },
-            }),
-            { provide: VERIFIER_CONFIG, useValue: config },
-          ],
-        }),
-      ],
+    return serviceModule(VerifierAppModule, {
+      service: 'verifier',
+      config,
+      database: { schema: 'verifier', migrations: verifierMigrations },
       providers: [
         { provide: VerificationEngine, useFactory: () => new VerificationEngine(engineOptions(config)) },
-        {
-          provide: ResultsRepository,
-          inject: [SERVICE_DATA_SOURCE],
-          useFactory: (db: DataSource) => new ResultsRepository(db),
-        },
+        withDataSource(ResultsRepository),
         {
           provide: VerificationService,
           inject: [VerificationEngine, ResultsRepository, MessageBus, Metrics],
@@ -95,11 +72,6 @@ export class VerifierAppModule {
           useFactory: (results: ResultsRepository, logger: Logger) => new CachePurger(results, logger),
         },
         {
-          provide: JetStreamKit,
-          inject: [MessageBus],
-          useFactory: (bus: MessageBus) => new JetStreamKit(bus),
-        },
-        {
           provide: ChunkWorker,
           inject: [JetStreamKit, VerificationService, LOGGER],
           useFactory: (kit: JetStreamKit, verification: VerificationService, logger: Logger) =>
@@ -116,6 +88,6 @@ export class VerifierAppModule {
         },
         VerifierHandler,
       ],
-    };
+    });
   }
 }

@@ -16,10 +16,4 @@ export const VerifierPayloads = {
   bulk: parseWith(
     z.strictObject({ accountId, emails: z.array(z.string().max(4096)).max(10_000), checkSmtp: z.boolean() }),
   ),
-  ping: parseWith(
-    z
-      .object({})
-      .passthrough()
-      .transform(() => ({}) as Record<string, never>),
-  ),
 };

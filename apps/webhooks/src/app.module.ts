@@ -1,13 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import type { DataSource } from '@emailverify/persistence';
-import {
-  LOGGER,
-  Metrics,
-  ObservabilityModule,
-  SERVICE_DATA_SOURCE,
-  serviceProviders,
-} from '@emailverify/service-kit';
+import { JetStreamKit } from '@emailverify/messaging';
+import { LOGGER, Metrics, serviceModule, withDataSource } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
 import { WEBHOOKS_CONFIG, type WebhooksConfig } from './config';
 import { DeliveriesRepository } from './delivery/deliveries.repository';
@@ -23,37 +16,15 @@ import { WebhooksService } from './webhooks/webhooks.service';
 @Module({})
 export class WebhooksAppModule {
   static forRoot(config: Readonly<WebhooksConfig>): DynamicModule {
-    return {
-      module: WebhooksAppModule,
-      imports: [
-        ObservabilityModule.forRoot({
-          providers: [
-            ...serviceProviders({
-              service: 'webhooks',
-              config,
-              database: { schema: 'webhooks', migrations: webhooksMigrations },
-            }),
-            { provide: WEBHOOKS_CONFIG, useValue: config },
-          ],
-        }),
-      ],
+    return serviceModule(WebhooksAppModule, {
+      service: 'webhooks',
+      config,
+      configToken: WEBHOOKS_CONFIG,
+      database: { schema: 'webhooks', migrations: webhooksMigrations },
       providers: [
-        {
-          provide: JetStreamKit,
-          inject: [MessageBus],
-          useFactory: (bus: MessageBus) => new JetStreamKit(bus),
-        },
         { provide: SecretBox, useValue: new SecretBox(config.WEBHOOK_SECRET_KEY) },
-        {
-          provide: WebhooksRepository,
-          inject: [SERVICE_DATA_SOURCE],
-          useFactory: (db: DataSource) => new WebhooksRepository(db),
-        },
-        {
-          provide: DeliveriesRepository,
-          inject: [SERVICE_DATA_SOURCE],
-          useFactory: (db: DataSource) => new DeliveriesRepository(db),
-        },
+        withDataSource(WebhooksRepository),
+        withDataSource(DeliveriesRepository),
         {
           provide: HttpSender,
           useFactory: () =>
@@ -129,6 +100,6 @@ export class WebhooksAppModule {
         },
         WebhooksHandler,
       ],
-    };
+    });
   }
 }

@@ -1,7 +1,14 @@
-import { DomainError, type RpcReply, type RpcRequest, type RpcSubject } from '@emailverify/contracts';
+import {
+  DomainError,
+  type PingReply,
+  type RpcReply,
+  type RpcRequest,
+  type RpcSubject,
+} from '@emailverify/contracts';
 import type { MessageBus, MessageContext } from '@emailverify/messaging';
+import type { DataSource } from '@emailverify/persistence';
 import type { Logger } from 'pino';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Metrics } from './metrics';
 
 /** Turns a zod schema into a payload parser whose failure is a 400-class INVALID_REQUEST naming the field. */
@@ -21,17 +28,42 @@ export type Route<S extends RpcSubject> = {
 };
 export type Routes = { [S in RpcSubject]?: Route<S> };
 
-/** Subscribes every route in the service's queue group, logging one line and one metric per message. */
-export function serveRoutes(
-  bus: MessageBus,
-  queue: string,
-  routes: Routes,
-  logger: Logger,
-  metrics: Metrics,
-): void {
-  for (const subject of Object.keys(routes) as RpcSubject[]) {
-    const route = routes[subject] as Route<typeof subject>;
-    bus.serve(subject, {
+/** The `<service>.health.ping` subject of a service, which the gateway's readiness asks. */
+export type PingSubject = Extract<RpcSubject, `${string}.health.ping`>;
+
+/** Any payload: a ping carries nothing the service reads. */
+const parsePing = parseWith(
+  z
+    .object({})
+    .passthrough()
+    .transform(() => ({}) as Record<string, never>),
+);
+
+/**
+ * Serves a service's NATS routes in its queue group, logging one line and one metric per message. Every
+ * service answers its ping the same way: only when its own database answers, so a service whose database is
+ * gone makes the gateway unready. `serviceProviders` builds one per app.
+ */
+export class RouteServer {
+  constructor(
+    private readonly bus: MessageBus,
+    private readonly service: string,
+    private readonly dataSource: DataSource | null,
+    private readonly logger: Logger,
+    private readonly metrics: Metrics,
+  ) {}
+
+  /** Subscribes every route and the service's ping. */
+  serveRoutes(queue: string, ping: PingSubject, routes: Routes): void {
+    const all: Routes = { ...routes, [ping]: { parse: parsePing, handle: () => this.ping() } };
+    for (const subject of Object.keys(all) as RpcSubject[]) {
+      this.serve(queue, subject, all[subject] as Route<typeof subject>);
+    }
+  }
+
+  private serve<S extends RpcSubject>(queue: string, subject: S, route: Route<S>): void {
+    const { logger, metrics } = this;
+    this.bus.serve(subject, {
       queue,
       parse: route.parse,
       handler: route.handle,
@@ -54,5 +86,10 @@ export function serveRoutes(
         );
       },
     });
+  }
+
+  private async ping(): Promise<PingReply> {
+    if (this.dataSource) await this.dataSource.query('SELECT 1');
+    return { service: this.service, ok: true };
   }
 }
