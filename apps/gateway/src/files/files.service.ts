@@ -12,11 +12,11 @@ import {
 } from '@emailverify/contracts';
 import { CsvWriter, readCsv } from '@emailverify/files';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import { downloadLink, verifyDownload } from '@emailverify/service-kit';
+import { downloadLink, resultsUrl, verifyDownload } from '@emailverify/service-kit';
 import type { Response } from 'express';
 import type { AuthContext } from '../common/http/request-context';
 import { validateDto } from '../common/http/validation';
-import { DEV_DOWNLOAD_SECRET, GATEWAY_CONFIG, type GatewayConfig } from '../config';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
 import { RESULT_FILTERS, type ResultFilter, UploadFieldsDto } from './dto/files.dto';
 
 export interface JobStatusView extends FileJobView {
@@ -33,10 +33,6 @@ export class FilesService {
     private readonly kit: JetStreamKit,
     @Inject(GATEWAY_CONFIG) private readonly config: Readonly<GatewayConfig>,
   ) {}
-
-  private get secret(): string {
-    return this.config.DOWNLOAD_SIGNING_SECRET ?? DEV_DOWNLOAD_SECRET;
-  }
 
   /** Creates the job from a stored upload; on any failure the upload is removed, so nothing is left half-made. */
   async create(
@@ -129,12 +125,7 @@ export class FilesService {
   }
 
   directLink(jobId: string): { url: string; expiresAt: string } {
-    return downloadLink(
-      this.config.PUBLIC_BASE_URL,
-      this.secret,
-      jobId,
-      this.config.DOWNLOAD_URL_TTL_SECONDS,
-    );
+    return downloadLink(this.config, jobId);
   }
 
   /** Checks a signed link and finds its file; a changed or expired link is refused. */
@@ -143,7 +134,7 @@ export class FilesService {
     expires: string | undefined,
     signature: string | undefined,
   ): Promise<FileJobResultsReply> {
-    const verdict = verifyDownload(this.secret, jobId, expires, signature);
+    const verdict = verifyDownload(this.config, jobId, expires, signature);
     if (verdict === 'expired')
       throw new DomainError(
         'DOWNLOAD_LINK_INVALID',
@@ -204,7 +195,7 @@ export class FilesService {
     const link = this.directLink(view.jobId);
     return {
       ...view,
-      downloadUrl: `${this.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/v1/verify/file/${view.jobId}/results`,
+      downloadUrl: resultsUrl(this.config, view.jobId),
       directDownloadUrl: link.url,
       directDownloadExpiresAt: link.expiresAt,
     };
