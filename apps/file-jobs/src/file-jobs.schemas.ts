@@ -1,7 +1,7 @@
-import { parseWith } from '@emailverify/service-kit';
+import { parseWith, uuid } from '@emailverify/service-kit';
 import { z } from 'zod';
 
-const accountId = z.string().uuid();
+const accountId = uuid();
 const ref = z.strictObject({ accountId, jobId: z.string().min(1).max(100) });
 
 export const FileJobsPayloads = {

@@ -1,8 +1,8 @@
 import { DELIVERY_PAGE, WEBHOOK_EVENTS } from '@emailverify/contracts';
-import { parseWith } from '@emailverify/service-kit';
+import { parseWith, uuid } from '@emailverify/service-kit';
 import { z } from 'zod';
 
-const accountId = z.string().uuid();
+const accountId = uuid();
 /** Any string: an id that is not a webhook of the account, malformed ones included, is WEBHOOK_NOT_FOUND. */
 const anyId = z.string().max(200);
 const events = z.array(z.string().max(200)).max(WEBHOOK_EVENTS.length * 4);
@@ -37,5 +37,5 @@ export const fileEventSchema = z.object({
   event: z.enum(WEBHOOK_EVENTS),
   timestamp: z.string().min(1),
   accountId,
-  data: z.object({ job_id: z.string().uuid() }).passthrough(),
+  data: z.object({ job_id: uuid() }).passthrough(),
 });

@@ -4,6 +4,7 @@ import {
   type RpcReply,
   type RpcRequest,
   type RpcSubject,
+  UUID_PATTERN,
 } from '@emailverify/contracts';
 import type { MessageBus, MessageContext } from '@emailverify/messaging';
 import type { DataSource } from '@emailverify/persistence';
@@ -21,6 +22,9 @@ export function parseWith<T>(schema: z.ZodType<T>): (payload: unknown) => T {
     throw new DomainError('INVALID_REQUEST', `${field}: ${issue?.message ?? 'invalid'}`, { field });
   };
 }
+
+/** An id field of a payload (accounts, jobs, webhooks): a UUID as the contracts define it. */
+export const uuid = () => z.string().regex(UUID_PATTERN, 'must be a UUID');
 
 export type Route<S extends RpcSubject> = {
   parse: (payload: unknown) => RpcRequest<S>;

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  assertBulkSize,
   type BilledVerificationResult,
   DomainError,
   Subjects,
@@ -41,17 +42,7 @@ export class VerifyService {
   }
 
   async bulk(auth: AuthContext, dto: VerifyBulkDto, requestId: string): Promise<VerifyBulkReply> {
-    const max = this.config.BULK_MAX_EMAILS;
-    if (dto.emails.length === 0 || dto.emails.length > max) {
-      throw new DomainError(
-        'INVALID_REQUEST',
-        `emails must hold between 1 and ${max} addresses (got ${dto.emails.length})`,
-        {
-          field: 'emails',
-          max,
-        },
-      );
-    }
+    assertBulkSize(dto.emails.length, this.config.BULK_MAX_EMAILS);
     return this.bus
       .request(
         Subjects.verifyBulk,

@@ -4,6 +4,7 @@ import {
   type Delivery,
   type DeliveryListReply,
   DomainError,
+  isUuid,
   type RpcReply,
   type RpcRequest,
   type RpcSubject,
@@ -16,9 +17,6 @@ import {
 import { MessageBus } from '@emailverify/messaging';
 import type { AuthContext } from '../common/http/request-context';
 import type { CreateWebhookDto, DeliveryListQueryDto, UpdateWebhookDto } from './dto/webhooks.dto';
-
-/** Webhook and delivery ids are UUIDs; any other string names nothing. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Webhooks at the edge: the DTOs have checked the shape; the webhooks service decides everything else (https,
@@ -84,7 +82,7 @@ export class WebhooksService {
 
   redeliver(auth: AuthContext, webhookId: string, deliveryId: string, requestId: string): Promise<Delivery> {
     assertWebhookId(webhookId);
-    if (!UUID.test(deliveryId))
+    if (!isUuid(deliveryId))
       throw new DomainError('NOT_FOUND', `Delivery ${deliveryId.slice(0, 100)} not found`);
     return this.ask(
       Subjects.webhooksRedeliver,
@@ -107,7 +105,7 @@ export class WebhooksService {
 }
 
 function assertWebhookId(webhookId: string): void {
-  if (!UUID.test(webhookId))
+  if (!isUuid(webhookId))
     throw new DomainError('WEBHOOK_NOT_FOUND', `Webhook ${webhookId.slice(0, 100)} not found`);
 }
 
