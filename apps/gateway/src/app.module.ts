@@ -13,6 +13,7 @@ import { RateLimitGuard } from './common/rate-limit/rate-limit.guard';
 import { RateLimiterService } from './common/rate-limit/rate-limiter.service';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config';
 import { CreditsController } from './credits/credits.controller';
+import { CreditsService } from './credits/credits.service';
 import { serviceChecks } from './health/gateway-checks';
 import { FilesController } from './files/files.controller';
 import { FilesService } from './files/files.service';
@@ -57,7 +58,7 @@ export class GatewayModule {
         }),
       ],
       controllers: [CreditsController, VerifyController, FilesController, WebhooksController],
-      providers: [...HTTP_PIPELINE, VerifyService, FilesService, WebhooksService],
+      providers: [...HTTP_PIPELINE, CreditsService, VerifyService, FilesService, WebhooksService],
     });
   }
 }
