@@ -25,10 +25,9 @@ import { WebhooksService } from './webhooks/webhooks.service';
 
 /**
  * What every request passes, in order: guards authenticate then rate-limit; interceptors parse the body and
- * render presenters; one pipe validates DTOs; one filter renders every error in the caller's style. Needs
- * MessageBus, GATEWAY_CONFIG, LOGGER and Metrics from the application.
+ * render presenters; one pipe validates DTOs; one filter renders every error in the caller's style.
  */
-export const HTTP_PIPELINE: Provider[] = [
+const HTTP_PIPELINE: Provider[] = [
   AuthService,
   RateLimiterService,
   { provide: APP_GUARD, useClass: ApiKeyGuard },
@@ -39,7 +38,30 @@ export const HTTP_PIPELINE: Provider[] = [
   { provide: APP_FILTER, useClass: ApiExceptionFilter },
 ];
 
-/** The HTTP entry: the API's controllers behind the HTTP pipeline, on the suite's NATS bus. */
+/**
+ * The API: its controllers and services behind the HTTP pipeline, and uploads streamed into the object store.
+ * Needs MessageBus, JetStreamKit, GATEWAY_CONFIG, LOGGER and Metrics from the application (production's below,
+ * or the stand-ins of the controller specs' GatewayHarness).
+ */
+export function gatewayApi(
+  config: Readonly<GatewayConfig>,
+): Required<Pick<DynamicModule, 'imports' | 'controllers' | 'providers'>> {
+  return {
+    imports: [
+      MulterModule.registerAsync({
+        inject: [JetStreamKit],
+        useFactory: (kit: JetStreamKit) => ({
+          storage: new ObjectStoreStorage(kit),
+          limits: { fileSize: config.FILE_MAX_BYTES, files: 1, fields: 10, fieldSize: 4096, parts: 12 },
+        }),
+      }),
+    ],
+    controllers: [CreditsController, VerifyController, FilesController, WebhooksController],
+    providers: [...HTTP_PIPELINE, CreditsService, VerifyService, FilesService, WebhooksService],
+  };
+}
+
+/** The HTTP entry: the API on the suite's NATS bus. */
 @Module({})
 export class GatewayModule {
   static forRoot(config: Readonly<GatewayConfig>): DynamicModule {
@@ -48,17 +70,7 @@ export class GatewayModule {
       config,
       configToken: GATEWAY_CONFIG,
       extraChecks: serviceChecks,
-      imports: [
-        MulterModule.registerAsync({
-          inject: [JetStreamKit],
-          useFactory: (kit: JetStreamKit) => ({
-            storage: new ObjectStoreStorage(kit),
-            limits: { fileSize: config.FILE_MAX_BYTES, files: 1, fields: 10, fieldSize: 4096, parts: 12 },
-          }),
-        }),
-      ],
-      controllers: [CreditsController, VerifyController, FilesController, WebhooksController],
-      providers: [...HTTP_PIPELINE, CreditsService, VerifyService, FilesService, WebhooksService],
+      ...gatewayApi(config),
     });
   }
 }
