@@ -1,0 +1,286 @@
+import { DomainError, jobStatusSubject, Subjects } from '@emailverify/contracts';
+import { signDownload } from '@emailverify/service-kit';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { JOB_ID, makeJob } from '../testing/factories';
+import { ACCOUNT, GatewayHarness } from '../testing/gateway-harness';
+import { expectError, expectFieldError, payloadOf, STYLES } from '../testing/replies';
+
+// The file routes over HTTP, file-jobs stood in for and the object store in memory: uploads, status with its
+// links, result downloads (redirect, file, filtered rows) and the signed link.
+
+const SECRET = 'unit-test-download-signing-secret';
+const BASE = 'https://api.example.com';
+const RESULTS = {
+  jobId: JOB_ID,
+  objectName: `results/${JOB_ID}.csv`,
+  fileName: 'leads-results.csv',
+  statusColumn: 1,
+};
+const CSV = 'email,status\r\na@example.com,valid\r\nb@example.com,invalid\r\nc@example.com,role\r\n';
+
+/** The path and query of a link under BASE, to follow it on the harness. */
+const pathOf = (url: string) => url.slice(BASE.length);
+
+describe('file routes', () => {
+  let gateway: GatewayHarness;
+
+  beforeAll(async () => {
+    gateway = await GatewayHarness.start({
+      env: { PUBLIC_BASE_URL: `${BASE}/`, DOWNLOAD_SIGNING_SECRET: SECRET },
+    });
+  });
+  afterAll(async () => gateway?.close());
+
+  beforeEach(() => {
+    gateway.reset();
+    gateway.jetStream.store.objects.clear();
+    gateway.jetStream.store.objects.set(RESULTS.objectName, Buffer.from(CSV));
+    gateway.bus.answer(Subjects.filesJobGet, () => makeJob({ status: 'completed', processedEmails: 100 }));
+    gateway.bus.answer(Subjects.filesJobResults, () => RESULTS);
+    gateway.bus.answer(Subjects.filesJobLocate, () => ({
+      ...RESULTS,
+      accountId: ACCOUNT,
+      status: 'completed',
+    }));
+  });
+
+  describe('POST /v1/verify/file', () => {
+    it.each(STYLES)(
+      'stores the upload, asks file-jobs to create the job, and answers it (%s style)',
+      async (style) => {
+        gateway.bus.answer(Subjects.filesJobCreate, (request) =>
+          makeJob({
+            status: 'pending',
+            fileName: request.fileName,
+            fileSize: request.fileSize,
+            processedEmails: 0,
+          }),
+        );
+        const form = new FormData();
+        form.append('file', new Blob(['email\na@example.com\n']), 'leads.csv');
+        form.append('email_column', 'email');
+        form.append('check_smtp', 'true');
+        const res = await gateway.call('/v1/verify/file', { style, form });
+        const payload = payloadOf(style, res);
+        if (style === 'current') {
+          expect(payload).toMatchObject({
+            task_id: JOB_ID,
+            status: 'pending',
+            status_url: `${BASE}/v1/verify/file/${JOB_ID}`,
+          });
+        } else {
+          expect(payload).toEqual({
+            job_id: JOB_ID,
+            file_name: 'leads.csv',
+            total_emails: 100,
+            status: 'pending',
+            created_at: expect.any(String),
+          });
+        }
+        const [stored] = [...gateway.jetStream.store.objects.keys()].filter((name) =>
+          name.startsWith('uploads/'),
+        );
+        expect(gateway.bus.asked).toEqual([
+          {
+            subject: Subjects.filesJobCreate,
+            payload: {
+              accountId: ACCOUNT,
+              uploadObject: stored,
+              fileName: 'leads.csv',
+              fileSize: 20,
+              emailColumn: 'email',
+              checkSmtp: true,
+              preserveOriginal: true,
+            },
+            requestId: res.headers.get('x-request-id'),
+          },
+        ]);
+      },
+    );
+
+    it('removes the stored upload when file-jobs refuses the job', async () => {
+      gateway.bus.answer(Subjects.filesJobCreate, () => {
+        throw new DomainError('INSUFFICIENT_CREDITS', 'Not enough credits: 1 needed, 0 available');
+      });
+      const form = new FormData();
+      form.append('file', new Blob(['a@example.com\n']), 'leads.txt');
+      const legacy = await gateway.call('/v1/verify/file', { style: 'legacy', form });
+      expectError('legacy', legacy, 403, 'INSUFFICIENT_CREDITS');
+      expect([...gateway.jetStream.store.objects.keys()]).toEqual([RESULTS.objectName]);
+    });
+
+    it.each(STYLES)(
+      'refuses a request without a file with 400 naming the field (%s style)',
+      async (style) => {
+        const form = new FormData();
+        form.append('email_column', 'email');
+        expectFieldError(style, await gateway.call('/v1/verify/file', { style, form }), 'file');
+        expect(gateway.bus.asked).toEqual([]);
+      },
+    );
+  });
+
+  describe('GET /v1/verify/file/{jobId}', () => {
+    it('asks file-jobs for the job and adds both links once it has completed', async () => {
+      const res = await gateway.call(`/v1/verify/file/${JOB_ID}`);
+      const data = payloadOf('current', res) as Record<string, string>;
+      expect(gateway.bus.asked[0]).toMatchObject({
+        subject: Subjects.filesJobGet,
+        payload: { accountId: ACCOUNT, jobId: JOB_ID },
+      });
+      expect(data.download_url).toBe(`${BASE}/v1/verify/file/${JOB_ID}/results`);
+      expect(data.direct_download_url).toMatch(
+        new RegExp(`^${BASE}/v1/verify/file/${JOB_ID}/download\\?expires=\\d+&signature=[0-9a-f]{64}$`),
+      );
+      const expires = Number(new URL(data.direct_download_url!).searchParams.get('expires'));
+      expect(data.direct_download_expires_at).toBe(new Date(expires * 1000).toISOString());
+    });
+
+    it('adds no links to a job that has not completed', async () => {
+      gateway.bus.answer(Subjects.filesJobGet, () =>
+        makeJob({ status: 'failed', error: { code: 'JOB_FAILED', message: 'x' } }),
+      );
+      const data = payloadOf('current', await gateway.call(`/v1/verify/file/${JOB_ID}`)) as Record<
+        string,
+        unknown
+      >;
+      expect(data).not.toHaveProperty('download_url');
+      expect(data).not.toHaveProperty('direct_download_url');
+    });
+
+    it('waits for the job with ?timeout and wakes on its status broadcast', async () => {
+      let status: 'running' | 'completed' = 'running';
+      gateway.bus.answer(Subjects.filesJobGet, () => makeJob({ status }));
+      const waiting = gateway.call(`/v1/verify/file/${JOB_ID}?timeout=30`);
+      await expect.poll(() => gateway.bus.asked.length).toBe(1);
+      status = 'completed';
+      gateway.bus.broadcast(jobStatusSubject(JOB_ID), { jobId: JOB_ID, status: 'completed' });
+      const res = await waiting;
+      expect(payloadOf('current', res)).toMatchObject({ status: 'completed' });
+      expect(gateway.bus.asked).toHaveLength(2);
+    });
+
+    it.each(['-1', '301', 'soon'])('refuses ?timeout=%s with 400 naming the field', async (timeout) => {
+      expectFieldError(
+        'current',
+        await gateway.call(`/v1/verify/file/${JOB_ID}?timeout=${timeout}`),
+        'timeout',
+      );
+      expect(gateway.bus.asked).toEqual([]);
+    });
+  });
+
+  describe('GET /v1/verify/file/{jobId}/results', () => {
+    it('redirects the current style without filters to the signed link, which works without a key', async () => {
+      const res = await gateway.call(`/v1/verify/file/${JOB_ID}/results`);
+      expect(res.status).toBe(307);
+      const location = res.headers.get('location')!;
+      expect(location).toMatch(new RegExp(`^${BASE}/v1/verify/file/${JOB_ID}/download\\?`));
+      const file = await gateway.call(pathOf(location), { key: null });
+      expect(file.status).toBe(200);
+      expect(file.text).toBe(CSV);
+      expect(file.headers.get('x-ratelimit-limit')).toBeNull();
+    });
+
+    it('answers the legacy style with the file itself', async () => {
+      const res = await gateway.call(`/v1/verify/file/${JOB_ID}/results`, { style: 'legacy' });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+      expect(res.headers.get('content-disposition')).toBe('attachment; filename="leads-results.csv"');
+      expect(res.text).toBe(CSV);
+    });
+
+    it.each(STYLES)('answers only the rows matching any filter, header first (%s style)', async (style) => {
+      const res = await gateway.call(`/v1/verify/file/${JOB_ID}/results?valid=true&role=true&invalid=false`, {
+        style,
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-disposition')).toBe(
+        'attachment; filename="leads-results-valid-role.csv"',
+      );
+      expect(res.text.split(/\r?\n/).filter(Boolean)).toEqual([
+        'email,status',
+        'a@example.com,valid',
+        'c@example.com,role',
+      ]);
+    });
+  });
+
+  describe('GET /v1/verify/file/{jobId}/download', () => {
+    async function signedPath(): Promise<string> {
+      const data = payloadOf('current', await gateway.call(`/v1/verify/file/${JOB_ID}`)) as Record<
+        string,
+        string
+      >;
+      gateway.reset();
+      return pathOf(data.direct_download_url!);
+    }
+
+    it.each([
+      ['another job', (path: string) => path.replace(JOB_ID, '9f0c5a1e-2d34-4b8e-9a0e-5c1f6d7b2a90')],
+      [
+        'a later expiry',
+        (path: string) => path.replace(/expires=(\d+)/, (_m, e: string) => `expires=${Number(e) + 60}`),
+      ],
+      [
+        'another signature',
+        (path: string) =>
+          path.replace(/signature=[0-9a-f]/, (m) =>
+            m.endsWith('a') ? `${m.slice(0, -1)}b` : `${m.slice(0, -1)}a`,
+          ),
+      ],
+    ])(
+      'refuses a link changed to %s with 403 DOWNLOAD_LINK_INVALID, without a hop',
+      async (_case, change) => {
+        const path = change(await signedPath());
+        for (const style of STYLES) {
+          const res = await gateway.call(path, { key: null, style });
+          expect(expectError(style, res, 403, 'DOWNLOAD_LINK_INVALID').message).toBe(
+            'This download link is not valid',
+          );
+        }
+        expect(gateway.bus.asked).toEqual([]);
+      },
+    );
+
+    it('refuses a link without a signature with 400 naming it', async () => {
+      const path = (await signedPath()).replace(/&signature=.*/, '');
+      expectFieldError('current', await gateway.call(path, { key: null }), 'signature');
+    });
+
+    it('refuses an expired link, saying so', async () => {
+      const past = Math.floor(Date.now() / 1000) - 10;
+      const path = `/v1/verify/file/${JOB_ID}/download?expires=${past}&signature=${signDownload(SECRET, JOB_ID, past)}`;
+      const res = await gateway.call(path, { key: null });
+      expect(expectError('current', res, 403, 'DOWNLOAD_LINK_INVALID').message).toMatch(/expired/);
+    });
+  });
+
+  describe('POST /v1/verify/file/{jobId}/pause|resume|cancel', () => {
+    it.each([
+      ['pause', Subjects.filesJobPause, 'paused'],
+      ['resume', Subjects.filesJobResume, 'running'],
+      ['cancel', Subjects.filesJobCancel, 'cancelled'],
+    ] as const)('%s asks file-jobs and answers the job status', async (action, subject, status) => {
+      gateway.bus.answer(subject, () => makeJob({ status }));
+      for (const style of STYLES) {
+        const res = await gateway.call(`/v1/verify/file/${JOB_ID}/${action}`, { method: 'POST', style });
+        expect(payloadOf(style, res)).toMatchObject(
+          style === 'current' ? { task_id: JOB_ID, status } : { job_id: JOB_ID, status },
+        );
+      }
+      expect(gateway.bus.asked.map((a) => [a.subject, a.payload])).toEqual([
+        [subject, { accountId: ACCOUNT, jobId: JOB_ID }],
+        [subject, { accountId: ACCOUNT, jobId: JOB_ID }],
+      ]);
+    });
+
+    it.each(STYLES)("passes on file-jobs' JOB_NOT_FOUND as 404 code 4040 (%s style)", async (style) => {
+      gateway.bus.answer(Subjects.filesJobPause, () => {
+        throw new DomainError('JOB_NOT_FOUND', 'Job not found');
+      });
+      const res = await gateway.call(`/v1/verify/file/${JOB_ID}/pause`, { method: 'POST', style });
+      expectError(style, res, 404, 'JOB_NOT_FOUND');
+    });
+  });
+});
