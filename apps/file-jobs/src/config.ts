@@ -1,15 +1,8 @@
-import {
-  baseConfigShape,
-  downloadLinkConfigShape,
-  int,
-  loadConfig,
-  requireDownloadSecret,
-} from '@emailverify/service-kit';
+import { baseConfigShape, int, loadConfig, withDownloadLinks } from '@emailverify/service-kit';
 import { z } from 'zod';
 
-export const fileJobsConfigSchema = z.object({
+export const fileJobsConfigSchema = withDownloadLinks({
   ...baseConfigShape,
-  ...downloadLinkConfigShape,
   HTTP_PORT: int(3103, 0, 65535),
   FILE_MAX_EMAILS: int(1_000_000, 1),
   /** Addresses per chunk published to the verifiers. */
@@ -43,4 +36,4 @@ export const fileJobsConfigSchema = z.object({
 export type FileJobsConfig = z.infer<typeof fileJobsConfigSchema>;
 
 export const loadFileJobsConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<FileJobsConfig> =>
-  requireDownloadSecret(loadConfig(fileJobsConfigSchema, env));
+  loadConfig(fileJobsConfigSchema, env);

@@ -1,15 +1,8 @@
-import {
-  baseConfigShape,
-  downloadLinkConfigShape,
-  int,
-  loadConfig,
-  requireDownloadSecret,
-} from '@emailverify/service-kit';
+import { baseConfigShape, int, loadConfig, withDownloadLinks } from '@emailverify/service-kit';
 import { z } from 'zod';
 
-export const gatewayConfigSchema = z.object({
+export const gatewayConfigSchema = withDownloadLinks({
   ...baseConfigShape,
-  ...downloadLinkConfigShape,
   PORT: int(3000, 0, 65535),
   HOST: z.string().default('0.0.0.0'),
   REDIS_URL: z
@@ -37,6 +30,6 @@ export const gatewayConfigSchema = z.object({
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 
 export const loadGatewayConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<GatewayConfig> =>
-  requireDownloadSecret(loadConfig(gatewayConfigSchema, env));
+  loadConfig(gatewayConfigSchema, env);
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');

@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { baseConfigShape, ConfigError, loadConfig } from './config';
-import {
-  downloadLink,
-  downloadLinkConfigShape,
-  requireDownloadSecret,
-  resultsUrl,
-  verifyDownload,
-} from './download-links';
+import { downloadLink, resultsUrl, verifyDownload, withDownloadLinks } from './download-links';
 
 describe('signed download links', () => {
-  const schema = z.object({ ...baseConfigShape, ...downloadLinkConfigShape });
+  const schema = withDownloadLinks({ ...baseConfigShape });
   const config = loadConfig(schema, {
     PUBLIC_BASE_URL: 'https://api.example.com/',
     DOWNLOAD_SIGNING_SECRET: 's3cret-of-16-chars',
@@ -65,15 +58,14 @@ describe('signed download links', () => {
     const { expires, signature } = parts(downloadLink(development, job, now).url);
     expect(verifyDownload(development, job, expires, signature, now)).toBe('ok');
     expect(verifyDownload(config, job, expires, signature, now)).toBe('invalid');
-    expect(requireDownloadSecret(development)).toBe(development);
-    expect(() => requireDownloadSecret(loadConfig(schema, { NODE_ENV: 'production' }))).toThrow(ConfigError);
-    expect(() => requireDownloadSecret(loadConfig(schema, { NODE_ENV: 'production' }))).toThrow(
-      /DOWNLOAD_SIGNING_SECRET/,
+    expect(() => loadConfig(schema, { NODE_ENV: 'production' })).toThrow(ConfigError);
+    expect(() => loadConfig(schema, { NODE_ENV: 'production' })).toThrow(
+      'DOWNLOAD_SIGNING_SECRET: is required in production',
     );
     const production = loadConfig(schema, {
       NODE_ENV: 'production',
       DOWNLOAD_SIGNING_SECRET: 'x'.repeat(16),
     });
-    expect(requireDownloadSecret(production)).toBe(production);
+    expect(production.DOWNLOAD_SIGNING_SECRET).toBe('x'.repeat(16));
   });
 });
