@@ -1,4 +1,4 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import type { DynamicModule } from '@nestjs/common';
 import { MessageBus } from '@emailverify/messaging';
 import { serviceModule, withDataSource } from '@emailverify/service-kit';
 import { CreditsRepository } from './accounts/credits.repository';
@@ -7,22 +7,18 @@ import type { CreditsConfig } from './config';
 import { CreditsHandler } from './credits.handler';
 import { creditsMigrations } from './migrations';
 
-@Module({})
-export class CreditsAppModule {
-  static forRoot(config: Readonly<CreditsConfig>): DynamicModule {
-    return serviceModule(CreditsAppModule, {
-      service: 'credits',
-      config,
-      database: { schema: 'credits', migrations: creditsMigrations },
-      providers: [
-        withDataSource(CreditsRepository),
-        {
-          provide: CreditsService,
-          inject: [CreditsRepository, MessageBus],
-          useFactory: (repo: CreditsRepository, bus: MessageBus) => new CreditsService(repo, bus),
-        },
-        CreditsHandler,
-      ],
-    });
-  }
+/** The credits service: accounts, API keys and balances, over NATS. */
+export function creditsModule(config: Readonly<CreditsConfig>): DynamicModule {
+  return serviceModule('credits', config, {
+    database: { schema: 'credits', migrations: creditsMigrations },
+    providers: [
+      withDataSource(CreditsRepository),
+      {
+        provide: CreditsService,
+        inject: [CreditsRepository, MessageBus],
+        useFactory: (repo: CreditsRepository, bus: MessageBus) => new CreditsService(repo, bus),
+      },
+      CreditsHandler,
+    ],
+  });
 }

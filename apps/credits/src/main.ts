@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { runService } from '@emailverify/service-kit';
-import { CreditsAppModule } from './app.module';
+import { creditsModule } from './app.module';
 import { loadCreditsConfig } from './config';
 
-runService('credits', loadCreditsConfig, (config) => CreditsAppModule.forRoot(config));
+runService('credits', loadCreditsConfig, creditsModule);

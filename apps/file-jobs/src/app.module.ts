@@ -1,4 +1,4 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import type { DynamicModule } from '@nestjs/common';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import type { DataSource } from '@emailverify/persistence';
 import { LOGGER, SERVICE_DATA_SOURCE, serviceModule, withDataSource } from '@emailverify/service-kit';
@@ -12,45 +12,41 @@ import { JobsService } from './jobs/jobs.service';
 import { ResultWriter } from './jobs/result-writer';
 import { filesMigrations } from './migrations';
 
-@Module({})
-export class FileJobsAppModule {
-  static forRoot(config: Readonly<FileJobsConfig>): DynamicModule {
-    return serviceModule(FileJobsAppModule, {
-      service: 'file-jobs',
-      config,
-      database: { schema: 'files', migrations: filesMigrations },
-      providers: [
-        withDataSource(JobsRepository),
-        {
-          provide: ResultWriter,
-          inject: [JobsRepository, JetStreamKit],
-          useFactory: (repo: JobsRepository, kit: JetStreamKit) => new ResultWriter(repo, kit, config),
-        },
-        {
-          provide: JobRunner,
-          inject: [JobsRepository, SERVICE_DATA_SOURCE, MessageBus, JetStreamKit, ResultWriter, LOGGER],
-          useFactory: (
-            repo: JobsRepository,
-            db: DataSource,
-            bus: MessageBus,
-            kit: JetStreamKit,
-            writer: ResultWriter,
-            logger: Logger,
-          ) => new JobRunner(repo, db, bus, kit, writer, config, logger),
-        },
-        {
-          provide: JobCreator,
-          inject: [JobsRepository, JetStreamKit, MessageBus],
-          useFactory: (repo: JobsRepository, kit: JetStreamKit, bus: MessageBus) =>
-            new JobCreator(repo, kit, bus, config),
-        },
-        {
-          provide: JobsService,
-          inject: [JobsRepository, JobRunner],
-          useFactory: (repo: JobsRepository, runner: JobRunner) => new JobsService(repo, runner),
-        },
-        FileJobsHandler,
-      ],
-    });
-  }
+/** file-jobs: file jobs from upload to result file, over NATS and JetStream. */
+export function fileJobsModule(config: Readonly<FileJobsConfig>): DynamicModule {
+  return serviceModule('file-jobs', config, {
+    database: { schema: 'files', migrations: filesMigrations },
+    providers: [
+      withDataSource(JobsRepository),
+      {
+        provide: ResultWriter,
+        inject: [JobsRepository, JetStreamKit],
+        useFactory: (repo: JobsRepository, kit: JetStreamKit) => new ResultWriter(repo, kit, config),
+      },
+      {
+        provide: JobRunner,
+        inject: [JobsRepository, SERVICE_DATA_SOURCE, MessageBus, JetStreamKit, ResultWriter, LOGGER],
+        useFactory: (
+          repo: JobsRepository,
+          db: DataSource,
+          bus: MessageBus,
+          kit: JetStreamKit,
+          writer: ResultWriter,
+          logger: Logger,
+        ) => new JobRunner(repo, db, bus, kit, writer, config, logger),
+      },
+      {
+        provide: JobCreator,
+        inject: [JobsRepository, JetStreamKit, MessageBus],
+        useFactory: (repo: JobsRepository, kit: JetStreamKit, bus: MessageBus) =>
+          new JobCreator(repo, kit, bus, config),
+      },
+      {
+        provide: JobsService,
+        inject: [JobsRepository, JobRunner],
+        useFactory: (repo: JobsRepository, runner: JobRunner) => new JobsService(repo, runner),
+      },
+      FileJobsHandler,
+    ],
+  });
 }

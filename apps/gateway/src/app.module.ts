@@ -1,4 +1,4 @@
-import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import type { DynamicModule, Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { JetStreamKit } from '@emailverify/messaging';
 import { serviceModule } from '@emailverify/service-kit';
@@ -62,15 +62,10 @@ export function gatewayApi(
 }
 
 /** The HTTP entry: the API on the suite's NATS bus. */
-@Module({})
-export class GatewayModule {
-  static forRoot(config: Readonly<GatewayConfig>): DynamicModule {
-    return serviceModule(GatewayModule, {
-      service: 'gateway',
-      config,
-      configToken: GATEWAY_CONFIG,
-      extraChecks: serviceChecks,
-      ...gatewayApi(config),
-    });
-  }
+export function gatewayModule(config: Readonly<GatewayConfig>): DynamicModule {
+  return serviceModule('gateway', config, {
+    configToken: GATEWAY_CONFIG,
+    extraChecks: serviceChecks,
+    ...gatewayApi(config),
+  });
 }

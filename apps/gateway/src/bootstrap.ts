@@ -5,7 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createLogger, Metrics } from '@emailverify/service-kit';
 import type { Response } from 'express';
 import { pinoHttp } from 'pino-http';
-import { GatewayModule } from './app.module';
+import { gatewayModule } from './app.module';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import type { GatewayRequest } from './common/http/request-context';
 import type { GatewayConfig } from './config';
@@ -17,7 +17,7 @@ import { buildOpenApiDocument, mountOpenApi } from './openapi/document';
  */
 export async function createGatewayApp(
   config: Readonly<GatewayConfig>,
-  module: DynamicModule = GatewayModule.forRoot(config),
+  module: DynamicModule = gatewayModule(config),
 ): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(module, {
     bodyParser: false,

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { runService } from '@emailverify/service-kit';
-import { VerifierAppModule } from './app.module';
+import { verifierModule } from './app.module';
 import { loadVerifierConfig } from './config';
 
-runService('verifier', loadVerifierConfig, (config) => VerifierAppModule.forRoot(config));
+runService('verifier', loadVerifierConfig, verifierModule);

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { runService } from '@emailverify/service-kit';
-import { WebhooksAppModule } from './app.module';
+import { webhooksModule } from './app.module';
 import { loadWebhooksConfig } from './config';
 
-runService('webhooks', loadWebhooksConfig, (config) => WebhooksAppModule.forRoot(config));
+runService('webhooks', loadWebhooksConfig, webhooksModule);

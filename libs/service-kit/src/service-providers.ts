@@ -1,4 +1,4 @@
-import type { DynamicModule, ModuleMetadata, Provider, Type } from '@nestjs/common';
+import { type DynamicModule, Module, type ModuleMetadata, type Provider } from '@nestjs/common';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { type DataSource, type MigrationInterface, openSchemaDataSource } from '@emailverify/persistence';
 import type { Logger } from 'pino';
@@ -107,24 +107,37 @@ export function withDataSource<T>(cls: new (dataSource: DataSource) => T): Provi
   };
 }
 
-export interface ServiceModuleOptions extends ServiceProviderOptions {
+export interface ServiceModuleParts extends Omit<ServiceProviderOptions, 'service' | 'config'> {
   /** The app's own token for its typed config (the same object as SERVICE_CONFIG). */
   configToken?: symbol;
   imports?: ModuleMetadata['imports'];
   controllers?: ModuleMetadata['controllers'];
-  /** The app's own providers; the shared ones above are global and need not be listed. */
+  /** The app's own providers; the shared ones are global and need not be listed. */
   providers: Provider[];
 }
 
-/** An app's root module: the providers every app shares (`serviceProviders`, made global) and its own. */
-export function serviceModule(module: Type, options: ServiceModuleOptions): DynamicModule {
-  const { configToken, imports = [], controllers = [], providers, ...shared } = options;
-  const configProvider = configToken ? [{ provide: configToken, useValue: shared.config }] : [];
+/** The root of every app; what makes one app differ is in the DynamicModule built on it. */
+@Module({})
+class ServiceRootModule {}
+
+/**
+ * An app's root module: the providers every app shares (`serviceProviders`, made global) and what the app
+ * states as its own.
+ */
+export function serviceModule(
+  service: string,
+  config: Readonly<BaseConfig>,
+  parts: ServiceModuleParts,
+): DynamicModule {
+  const { configToken, imports = [], controllers = [], providers, ...shared } = parts;
+  const configProvider = configToken ? [{ provide: configToken, useValue: config }] : [];
   return {
-    module,
+    module: ServiceRootModule,
     imports: [
       ...imports,
-      ObservabilityModule.forRoot({ providers: [...serviceProviders(shared), ...configProvider] }),
+      ObservabilityModule.forRoot({
+        providers: [...serviceProviders({ service, config, ...shared }), ...configProvider],
+      }),
     ],
     controllers,
     providers,
