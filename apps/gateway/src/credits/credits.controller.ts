@@ -1,13 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { present, type Presented } from '../common/http/presenter';
-import {
-  Auth,
-  type AuthContext,
-  RateLimit,
-  type RateLimitState,
-  RequestId,
-} from '../common/http/request-context';
+import { Auth, type AuthContext, RateLimit, type RateLimitState } from '../common/http/request-context';
 import { ApiErrors, ApiStyledOk } from '../openapi/styled-responses';
 import { CreditsPresenter, type CreditsView } from './credits.presenter';
 import { creditsExamples, creditsSchemas } from './credits.openapi';
@@ -24,9 +18,8 @@ export class CreditsController {
   @ApiErrors('INVALID_API_KEY', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   async get(
     @Auth() auth: AuthContext,
-    @RequestId() requestId: string,
     @RateLimit() rateLimit: RateLimitState,
   ): Promise<Presented<CreditsView>> {
-    return present(CreditsPresenter, { balance: await this.credits.balance(auth, requestId), rateLimit });
+    return present(CreditsPresenter, { balance: await this.credits.balance(auth), rateLimit });
   }
 }

@@ -8,11 +8,11 @@ import type { AuthContext } from '../common/http/request-context';
 export class CreditsService {
   constructor(private readonly bus: MessageBus) {}
 
-  balance(auth: AuthContext, requestId: string): Promise<BalanceReply> {
+  balance(auth: AuthContext): Promise<BalanceReply> {
     return this.bus.request(
       Subjects.creditsBalanceGet,
       { accountId: auth.accountId, apiKeyId: auth.apiKeyId },
-      { requestId },
+      { requestId: auth.requestId },
     );
   }
 }

@@ -19,7 +19,7 @@ import { Public } from '@emailverify/service-kit';
 import type { Response } from 'express';
 import { RawBody } from '../common/http/json-body.interceptor';
 import { present, type Presented } from '../common/http/presenter';
-import { Auth, type AuthContext, type GatewayRequest, RequestId } from '../common/http/request-context';
+import { Auth, type AuthContext, type GatewayRequest } from '../common/http/request-context';
 import { Style } from '../common/http/style';
 import { RateLimitClass } from '../common/rate-limit/rate-classes';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
@@ -78,11 +78,10 @@ export class FilesController {
   )
   async upload(
     @Auth() auth: AuthContext,
-    @RequestId() requestId: string,
     @UploadedFile() file: Express.Multer.File | undefined,
     @Body() fields: unknown,
   ): Promise<Presented<FileJobView>> {
-    return present(this.uploaded, await this.files.create(auth, file, fields, requestId));
+    return present(this.uploaded, await this.files.create(auth, file, fields));
   }
 
   @Get(':jobId')
@@ -97,17 +96,13 @@ export class FilesController {
   )
   async status(
     @Auth() auth: AuthContext,
-    @RequestId() requestId: string,
     @Req() req: GatewayRequest,
     @Param('jobId') jobId: string,
     @Query() query: StatusQueryDto,
   ): Promise<Presented<JobStatusView>> {
     // The wait ends early when the caller goes away.
     const closed = new Promise<void>((resolve) => req.once('close', () => resolve()));
-    return present(
-      StatusPresenter,
-      await this.files.status(auth, jobId, query.timeout ?? 0, requestId, closed),
-    );
+    return present(StatusPresenter, await this.files.status(auth, jobId, query.timeout ?? 0, closed));
   }
 
   @Get(':jobId/results')
@@ -129,13 +124,12 @@ export class FilesController {
   @ApiErrors('INVALID_REQUEST', 'INVALID_API_KEY', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
   async results(
     @Auth() auth: AuthContext,
-    @RequestId() requestId: string,
     @Style() style: ResponseStyle,
     @Param('jobId') jobId: string,
     @Query() query: ResultsQueryDto,
     @Res() res: Response,
   ): Promise<void> {
-    const located = await this.files.locateResults(auth, jobId, requestId);
+    const located = await this.files.locateResults(auth, jobId);
     const filters = this.files.parseFilters(query as Record<string, unknown>);
     if (!filters && style === 'current') {
       res.redirect(307, this.files.directLink(jobId).url);
@@ -171,12 +165,8 @@ export class FilesController {
   @ApiOperation({ summary: 'Pause a job: no new chunks start; chunks in progress finish' })
   @ApiStyledOk({ description: 'Job status', ...statusDocs })
   @ApiErrors('INVALID_REQUEST', 'INVALID_API_KEY', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
-  async pause(
-    @Auth() auth: AuthContext,
-    @RequestId() requestId: string,
-    @Param('jobId') jobId: string,
-  ): Promise<Presented<JobStatusView>> {
-    return present(StatusPresenter, await this.files.action(auth, jobId, 'pause', requestId));
+  async pause(@Auth() auth: AuthContext, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
+    return present(StatusPresenter, await this.files.action(auth, jobId, 'pause'));
   }
 
   @Post(':jobId/resume')
@@ -184,12 +174,8 @@ export class FilesController {
   @ApiOperation({ summary: 'Resume a paused job' })
   @ApiStyledOk({ description: 'Job status', ...statusDocs })
   @ApiErrors('INVALID_REQUEST', 'INVALID_API_KEY', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
-  async resume(
-    @Auth() auth: AuthContext,
-    @RequestId() requestId: string,
-    @Param('jobId') jobId: string,
-  ): Promise<Presented<JobStatusView>> {
-    return present(StatusPresenter, await this.files.action(auth, jobId, 'resume', requestId));
+  async resume(@Auth() auth: AuthContext, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
+    return present(StatusPresenter, await this.files.action(auth, jobId, 'resume'));
   }
 
   @Post(':jobId/cancel')
@@ -197,11 +183,7 @@ export class FilesController {
   @ApiOperation({ summary: 'Cancel a job: what was verified is charged, the rest refunded' })
   @ApiStyledOk({ description: 'Job status', ...statusDocs })
   @ApiErrors('INVALID_REQUEST', 'INVALID_API_KEY', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
-  async cancel(
-    @Auth() auth: AuthContext,
-    @RequestId() requestId: string,
-    @Param('jobId') jobId: string,
-  ): Promise<Presented<JobStatusView>> {
-    return present(StatusPresenter, await this.files.action(auth, jobId, 'cancel', requestId));
+  async cancel(@Auth() auth: AuthContext, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
+    return present(StatusPresenter, await this.files.action(auth, jobId, 'cancel'));
   }
 }

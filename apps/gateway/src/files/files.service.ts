@@ -39,7 +39,6 @@ export class FilesService {
     auth: AuthContext,
     file: Express.Multer.File | undefined,
     fields: unknown,
-    requestId: string,
   ): Promise<FileJobView> {
     try {
       if (!file)
@@ -60,7 +59,7 @@ export class FilesService {
           checkSmtp: dto.check_smtp ?? false,
           preserveOriginal: dto.preserve_original ?? true,
         },
-        { requestId, timeoutMs: this.config.FILE_CREATE_TIMEOUT_MS },
+        { requestId: auth.requestId, timeoutMs: this.config.FILE_CREATE_TIMEOUT_MS },
       );
     } catch (err) {
       if (file?.path) await this.removeUpload(file.path);
@@ -76,11 +75,14 @@ export class FilesService {
     auth: AuthContext,
     jobId: string,
     timeoutSeconds: number,
-    requestId: string,
     closed: Promise<void>,
   ): Promise<JobStatusView> {
     const get = () =>
-      this.bus.request(Subjects.filesJobGet, { accountId: auth.accountId, jobId }, { requestId });
+      this.bus.request(
+        Subjects.filesJobGet,
+        { accountId: auth.accountId, jobId },
+        { requestId: auth.requestId },
+      );
     if (timeoutSeconds <= 0) return this.withLinks(await get());
     let wake!: () => void;
     const terminal = new Promise<void>((resolve) => (wake = resolve));
@@ -108,7 +110,6 @@ export class FilesService {
     auth: AuthContext,
     jobId: string,
     action: 'pause' | 'resume' | 'cancel',
-    requestId: string,
   ): Promise<JobStatusView> {
     const subject = {
       pause: Subjects.filesJobPause,
@@ -116,12 +117,16 @@ export class FilesService {
       cancel: Subjects.filesJobCancel,
     }[action];
     return this.withLinks(
-      await this.bus.request(subject, { accountId: auth.accountId, jobId }, { requestId }),
+      await this.bus.request(subject, { accountId: auth.accountId, jobId }, { requestId: auth.requestId }),
     );
   }
 
-  async locateResults(auth: AuthContext, jobId: string, requestId: string): Promise<FileJobResultsReply> {
-    return this.bus.request(Subjects.filesJobResults, { accountId: auth.accountId, jobId }, { requestId });
+  async locateResults(auth: AuthContext, jobId: string): Promise<FileJobResultsReply> {
+    return this.bus.request(
+      Subjects.filesJobResults,
+      { accountId: auth.accountId, jobId },
+      { requestId: auth.requestId },
+    );
   }
 
   directLink(jobId: string): { url: string; expiresAt: string } {

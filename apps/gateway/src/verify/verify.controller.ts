@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { BilledVerificationResult, VerifyBulkReply } from '@emailverify/contracts';
 import { present, type Presented } from '../common/http/presenter';
-import { Auth, type AuthContext, RequestId } from '../common/http/request-context';
+import { Auth, type AuthContext } from '../common/http/request-context';
 import { RateLimitClass } from '../common/rate-limit/rate-classes';
 import { ApiErrors, ApiStyledOk } from '../openapi/styled-responses';
 import { DisposableDto, VerifyBulkDto, VerifySingleDto } from './dto/verify.dto';
@@ -35,10 +35,9 @@ export class VerifyController {
   )
   async single(
     @Auth() auth: AuthContext,
-    @RequestId() requestId: string,
     @Body() dto: VerifySingleDto,
   ): Promise<Presented<BilledVerificationResult>> {
-    return present(SinglePresenter, await this.verify.single(auth, dto, requestId));
+    return present(SinglePresenter, await this.verify.single(auth, dto));
   }
 
   @Post('bulk')
@@ -55,12 +54,8 @@ export class VerifyController {
     'SERVICE_UNAVAILABLE',
     'TIMEOUT',
   )
-  async bulk(
-    @Auth() auth: AuthContext,
-    @RequestId() requestId: string,
-    @Body() dto: VerifyBulkDto,
-  ): Promise<Presented<VerifyBulkReply>> {
-    return present(BulkPresenter, await this.verify.bulk(auth, dto, requestId));
+  async bulk(@Auth() auth: AuthContext, @Body() dto: VerifyBulkDto): Promise<Presented<VerifyBulkReply>> {
+    return present(BulkPresenter, await this.verify.bulk(auth, dto));
   }
 
   @Post('disposable')

@@ -20,11 +20,7 @@ export class VerifyService {
     @Inject(GATEWAY_CONFIG) private readonly config: Readonly<GatewayConfig>,
   ) {}
 
-  async single(
-    auth: AuthContext,
-    dto: VerifySingleDto,
-    requestId: string,
-  ): Promise<BilledVerificationResult> {
+  async single(auth: AuthContext, dto: VerifySingleDto): Promise<BilledVerificationResult> {
     // Bad syntax is answered here, before any hop or charge.
     const address = assertValidAddress(dto.email);
     return this.bus
@@ -36,18 +32,18 @@ export class VerifyService {
           checkSmtp: dto.check_smtp ?? false,
           forceRefresh: dto.force_refresh ?? false,
         },
-        { requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
+        { requestId: auth.requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
       )
       .catch(asTimeout);
   }
 
-  async bulk(auth: AuthContext, dto: VerifyBulkDto, requestId: string): Promise<VerifyBulkReply> {
+  async bulk(auth: AuthContext, dto: VerifyBulkDto): Promise<VerifyBulkReply> {
     assertBulkSize(dto.emails.length, this.config.BULK_MAX_EMAILS);
     return this.bus
       .request(
         Subjects.verifyBulk,
         { accountId: auth.accountId, emails: dto.emails, checkSmtp: dto.check_smtp ?? false },
-        { requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
+        { requestId: auth.requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
       )
       .catch(asTimeout);
   }

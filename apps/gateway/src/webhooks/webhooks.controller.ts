@@ -9,7 +9,7 @@ import type {
   WebhookListReply,
 } from '@emailverify/contracts';
 import { present, type Presented } from '../common/http/presenter';
-import { Auth, type AuthContext, RequestId } from '../common/http/request-context';
+import { Auth, type AuthContext } from '../common/http/request-context';
 import { ApiErrors, ApiStyledOk } from '../openapi/styled-responses';
 import { CreateWebhookDto, DeliveryListQueryDto, UpdateWebhookDto } from './dto/webhooks.dto';
 import {
@@ -59,21 +59,17 @@ export class WebhooksController {
   )
   async create(
     @Auth() auth: AuthContext,
-    @RequestId() requestId: string,
     @Body() dto: CreateWebhookDto,
   ): Promise<Presented<WebhookCreateReply>> {
-    return present(WebhookCreatedPresenter, await this.webhooks.create(auth, dto, requestId));
+    return present(WebhookCreatedPresenter, await this.webhooks.create(auth, dto));
   }
 
   @Get()
   @ApiOperation({ summary: "The account's webhooks (without secrets)" })
   @ApiStyledOk({ description: 'Webhooks and their count', ...listDocs })
   @ApiErrors('INVALID_API_KEY', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
-  async list(
-    @Auth() auth: AuthContext,
-    @RequestId() requestId: string,
-  ): Promise<Presented<WebhookListReply>> {
-    return present(WebhookListPresenter, await this.webhooks.list(auth, requestId));
+  async list(@Auth() auth: AuthContext): Promise<Presented<WebhookListReply>> {
+    return present(WebhookListPresenter, await this.webhooks.list(auth));
   }
 
   @Patch(':webhookId')
@@ -94,11 +90,10 @@ export class WebhooksController {
   )
   async update(
     @Auth() auth: AuthContext,
-    @RequestId() requestId: string,
     @Param('webhookId') webhookId: string,
     @Body() dto: UpdateWebhookDto,
   ): Promise<Presented<Webhook>> {
-    return present(WebhookPresenter, await this.webhooks.update(auth, webhookId, dto, requestId));
+    return present(WebhookPresenter, await this.webhooks.update(auth, webhookId, dto));
   }
 
   @Delete(':webhookId')
@@ -108,10 +103,9 @@ export class WebhooksController {
   @ApiErrors('INVALID_API_KEY', 'WEBHOOK_NOT_FOUND', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   async remove(
     @Auth() auth: AuthContext,
-    @RequestId() requestId: string,
     @Param('webhookId') webhookId: string,
   ): Promise<Presented<WebhookDeleteReply>> {
-    return present(WebhookDeletedPresenter, await this.webhooks.remove(auth, webhookId, requestId));
+    return present(WebhookDeletedPresenter, await this.webhooks.remove(auth, webhookId));
   }
 
   @Get(':webhookId/deliveries')
@@ -131,11 +125,10 @@ export class WebhooksController {
   )
   async deliveries(
     @Auth() auth: AuthContext,
-    @RequestId() requestId: string,
     @Param('webhookId') webhookId: string,
     @Query() query: DeliveryListQueryDto,
   ): Promise<Presented<DeliveryListReply>> {
-    return present(DeliveryListPresenter, await this.webhooks.deliveries(auth, webhookId, query, requestId));
+    return present(DeliveryListPresenter, await this.webhooks.deliveries(auth, webhookId, query));
   }
 
   @Post(':webhookId/deliveries/:deliveryId/redeliver')
@@ -158,10 +151,9 @@ export class WebhooksController {
   )
   async redeliver(
     @Auth() auth: AuthContext,
-    @RequestId() requestId: string,
     @Param('webhookId') webhookId: string,
     @Param('deliveryId') deliveryId: string,
   ): Promise<Presented<Delivery>> {
-    return present(DeliveryPresenter, await this.webhooks.redeliver(auth, webhookId, deliveryId, requestId));
+    return present(DeliveryPresenter, await this.webhooks.redeliver(auth, webhookId, deliveryId));
   }
 }
