@@ -20,6 +20,7 @@ import {
   ObservabilityModule,
   SHUTDOWN_HOOKS,
 } from '@emailverify/service-kit';
+import type { HttpReply } from '@emailverify/testing';
 import pino from 'pino';
 import { gatewayApi } from '../app.module';
 import { createGatewayApp } from '../bootstrap';
@@ -121,13 +122,8 @@ export const KEYS = {
   legacy: 'ev_legacy-key',
 } as const satisfies Record<ResponseStyle, string>;
 
-export interface Reply {
-  status: number;
-  headers: Headers;
-  text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- specs read arbitrary reply shapes
-  json: any;
-}
+/** A reply as the end-to-end suites see one. */
+export type Reply = HttpReply;
 
 export interface CallOptions {
   method?: string;
