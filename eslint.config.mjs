@@ -58,6 +58,7 @@ export default tseslint.config(
       '**/*.int-spec.ts',
       '**/*.e2e-spec.ts',
       'libs/testing/**/*.ts',
+      'apps/*/src/testing/**/*.ts',
       'test/**/*.ts',
       'tools/bench/**/*.ts',
     ],

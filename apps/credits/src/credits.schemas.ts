@@ -1,8 +1,8 @@
 import { RESPONSE_STYLES } from '@emailverify/contracts';
-import { parseWith } from '@emailverify/service-kit';
+import { parseWith, uuid } from '@emailverify/service-kit';
 import { z } from 'zod';
 
-const id = z.string().uuid();
+const id = uuid();
 const key = z.string().min(1).max(200);
 const style = z.enum(RESPONSE_STYLES);
 const credits = z.number().int().min(0).max(1_000_000_000);
@@ -28,10 +28,4 @@ export const CreditsPayloads = {
   keySetStyle: parseWith(z.strictObject({ apiKeyId: key, style })),
   keyRevoke: parseWith(z.strictObject({ apiKeyId: key })),
   keyList: parseWith(z.strictObject({ accountId: id })),
-  ping: parseWith(
-    z
-      .object({})
-      .passthrough()
-      .transform(() => ({}) as Record<string, never>),
-  ),
 };

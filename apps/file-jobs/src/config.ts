@@ -1,12 +1,9 @@
-import { baseConfigShape, ConfigError, int, loadConfig } from '@emailverify/service-kit';
+import { baseConfigShape, int, loadConfig, withDownloadLinks } from '@emailverify/service-kit';
 import { z } from 'zod';
 
-export const fileJobsConfigSchema = z.object({
+export const fileJobsConfigSchema = withDownloadLinks({
   ...baseConfigShape,
   HTTP_PORT: int(3103, 0, 65535),
-  PUBLIC_BASE_URL: z.string().url().default('http://localhost:3000'),
-  DOWNLOAD_SIGNING_SECRET: z.string().min(16, 'at least 16 characters').optional(),
-  DOWNLOAD_URL_TTL_SECONDS: int(3600, 60, 7 * 24 * 3600),
   FILE_MAX_EMAILS: int(1_000_000, 1),
   /** Addresses per chunk published to the verifiers. */
   FILE_CHUNK_SIZE: int(500, 1, 10_000),
@@ -38,13 +35,5 @@ export const fileJobsConfigSchema = z.object({
 });
 export type FileJobsConfig = z.infer<typeof fileJobsConfigSchema>;
 
-export const loadFileJobsConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<FileJobsConfig> => {
-  const config = loadConfig(fileJobsConfigSchema, env);
-  if (config.NODE_ENV === 'production' && !config.DOWNLOAD_SIGNING_SECRET) {
-    throw new ConfigError(['DOWNLOAD_SIGNING_SECRET: is required in production']);
-  }
-  return config;
-};
-
-/** Outside production a fixed development secret keeps links working across replicas and restarts. */
-export const DEV_DOWNLOAD_SECRET = 'development-only-download-signing-secret';
+export const loadFileJobsConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<FileJobsConfig> =>
+  loadConfig(fileJobsConfigSchema, env);

@@ -1,9 +1,6 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { QueueGroups, Subjects } from '@emailverify/contracts';
-import { MessageBus } from '@emailverify/messaging';
-import type { DataSource } from '@emailverify/persistence';
-import { LOGGER, Metrics, SERVICE_DATA_SOURCE, serveRoutes } from '@emailverify/service-kit';
-import type { Logger } from 'pino';
+import { RouteServer } from '@emailverify/service-kit';
 import { FileJobsPayloads as P } from './file-jobs.schemas';
 import { JobCreator } from './jobs/job-creator';
 import { JobRunner } from './jobs/job-runner';
@@ -13,34 +10,24 @@ import { JobsService } from './jobs/jobs.service';
 @Injectable()
 export class FileJobsHandler implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
-    private readonly bus: MessageBus,
+    private readonly server: RouteServer,
     private readonly creator: JobCreator,
     private readonly jobs: JobsService,
     private readonly runner: JobRunner,
-    @Inject(SERVICE_DATA_SOURCE) private readonly db: DataSource,
-    @Inject(LOGGER) private readonly logger: Logger,
-    private readonly metrics: Metrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.runner.start();
     const j = this.jobs;
-    serveRoutes(
-      this.bus,
-      QueueGroups.fileJobs,
-      {
-        [Subjects.filesJobCreate]: { parse: P.create, handle: (r) => this.create(r) },
-        [Subjects.filesJobGet]: { parse: P.ref, handle: (r) => j.get(r) },
-        [Subjects.filesJobPause]: { parse: P.ref, handle: (r) => j.pause(r) },
-        [Subjects.filesJobResume]: { parse: P.ref, handle: (r) => j.resume(r) },
-        [Subjects.filesJobCancel]: { parse: P.ref, handle: (r) => j.cancel(r) },
-        [Subjects.filesJobResults]: { parse: P.ref, handle: (r) => j.results(r) },
-        [Subjects.filesJobLocate]: { parse: P.locate, handle: (r) => j.locate(r.jobId) },
-        [Subjects.filesPing]: { parse: P.ping, handle: () => this.ping() },
-      },
-      this.logger,
-      this.metrics,
-    );
+    this.server.serveRoutes(QueueGroups.fileJobs, Subjects.filesPing, {
+      [Subjects.filesJobCreate]: { parse: P.create, handle: (r) => this.create(r) },
+      [Subjects.filesJobGet]: { parse: P.ref, handle: (r) => j.get(r) },
+      [Subjects.filesJobPause]: { parse: P.ref, handle: (r) => j.pause(r) },
+      [Subjects.filesJobResume]: { parse: P.ref, handle: (r) => j.resume(r) },
+      [Subjects.filesJobCancel]: { parse: P.ref, handle: (r) => j.cancel(r) },
+      [Subjects.filesJobResults]: { parse: P.ref, handle: (r) => j.results(r) },
+      [Subjects.filesJobLocate]: { parse: P.locate, handle: (r) => j.locate(r.jobId) },
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -51,10 +38,5 @@ export class FileJobsHandler implements OnApplicationBootstrap, OnApplicationShu
     const view = await this.creator.create(request);
     this.runner.kick(view.jobId);
     return view;
-  }
-
-  private async ping(): Promise<{ service: string; ok: boolean }> {
-    await this.db.query('SELECT 1');
-    return { service: 'file-jobs', ok: true };
   }
 }

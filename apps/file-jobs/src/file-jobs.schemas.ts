@@ -1,7 +1,7 @@
-import { parseWith } from '@emailverify/service-kit';
+import { parseWith, uuid } from '@emailverify/service-kit';
 import { z } from 'zod';
 
-const accountId = z.string().uuid();
+const accountId = uuid();
 const ref = z.strictObject({ accountId, jobId: z.string().min(1).max(100) });
 
 export const FileJobsPayloads = {
@@ -18,10 +18,4 @@ export const FileJobsPayloads = {
   ),
   ref: parseWith(ref),
   locate: parseWith(z.strictObject({ jobId: z.string().min(1).max(100) })),
-  ping: parseWith(
-    z
-      .object({})
-      .passthrough()
-      .transform(() => ({}) as Record<string, never>),
-  ),
 };

@@ -1,7 +1,7 @@
-import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import type { DynamicModule, Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import { ObservabilityModule, serviceProviders } from '@emailverify/service-kit';
+import { JetStreamKit } from '@emailverify/messaging';
+import { serviceModule } from '@emailverify/service-kit';
 import { MulterModule } from '@nestjs/platform-express';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { AuthService } from './common/auth/auth.service';
@@ -13,6 +13,7 @@ import { RateLimitGuard } from './common/rate-limit/rate-limit.guard';
 import { RateLimiterService } from './common/rate-limit/rate-limiter.service';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config';
 import { CreditsController } from './credits/credits.controller';
+import { CreditsService } from './credits/credits.service';
 import { serviceChecks } from './health/gateway-checks';
 import { FilesController } from './files/files.controller';
 import { FilesService } from './files/files.service';
@@ -24,10 +25,9 @@ import { WebhooksService } from './webhooks/webhooks.service';
 
 /**
  * What every request passes, in order: guards authenticate then rate-limit; interceptors parse the body and
- * render presenters; one pipe validates DTOs; one filter renders every error in the caller's style. Needs
- * MessageBus, GATEWAY_CONFIG, LOGGER and Metrics from the application.
+ * render presenters; one pipe validates DTOs; one filter renders every error in the caller's style.
  */
-export const HTTP_PIPELINE: Provider[] = [
+const HTTP_PIPELINE: Provider[] = [
   AuthService,
   RateLimiterService,
   { provide: APP_GUARD, useClass: ApiKeyGuard },
@@ -38,41 +38,36 @@ export const HTTP_PIPELINE: Provider[] = [
   { provide: APP_FILTER, useClass: ApiExceptionFilter },
 ];
 
-/** The HTTP entry: the API's controllers behind the HTTP pipeline, on the suite's NATS bus. */
-@Module({})
-export class GatewayModule {
-  static forRoot(config: Readonly<GatewayConfig>): DynamicModule {
-    return {
-      module: GatewayModule,
-      imports: [
-        MulterModule.registerAsync({
-          inject: [MessageBus],
-          useFactory: (bus: MessageBus) => ({
-            storage: new ObjectStoreStorage(new JetStreamKit(bus)),
-            // File names as UTF-8 (curl and browsers send them so); busboy's default would read them as Latin-1.
-            defParamCharset: 'utf8',
-            limits: { fileSize: config.FILE_MAX_BYTES, files: 1, fields: 10, fieldSize: 4096, parts: 12 },
-          }),
+/**
+ * The API: its controllers and services behind the HTTP pipeline, and uploads streamed into the object store.
+ * Needs MessageBus, JetStreamKit, GATEWAY_CONFIG, LOGGER and Metrics from the application (production's below,
+ * or the stand-ins of the controller specs' GatewayHarness).
+ */
+export function gatewayApi(
+  config: Readonly<GatewayConfig>,
+): Required<Pick<DynamicModule, 'imports' | 'controllers' | 'providers'>> {
+  return {
+    imports: [
+      MulterModule.registerAsync({
+        inject: [JetStreamKit],
+        useFactory: (kit: JetStreamKit) => ({
+          storage: new ObjectStoreStorage(kit),
+          // File names as UTF-8 (curl and browsers send them so); busboy's default would read them as Latin-1.
+          defParamCharset: 'utf8',
+          limits: { fileSize: config.FILE_MAX_BYTES, files: 1, fields: 10, fieldSize: 4096, parts: 12 },
         }),
-        ObservabilityModule.forRoot({
-          providers: [
-            ...serviceProviders({ service: 'gateway', config, extraChecks: serviceChecks }),
-            { provide: GATEWAY_CONFIG, useValue: config },
-          ],
-        }),
-      ],
-      controllers: [CreditsController, VerifyController, FilesController, WebhooksController],
-      providers: [
-        ...HTTP_PIPELINE,
-        VerifyService,
-        FilesService,
-        WebhooksService,
-        {
-          provide: JetStreamKit,
-          inject: [MessageBus],
-          useFactory: (bus: MessageBus) => new JetStreamKit(bus),
-        },
-      ],
-    };
-  }
+      }),
+    ],
+    controllers: [CreditsController, VerifyController, FilesController, WebhooksController],
+    providers: [...HTTP_PIPELINE, CreditsService, VerifyService, FilesService, WebhooksService],
+  };
+}
+
+/** The HTTP entry: the API on the suite's NATS bus. */
+export function gatewayModule(config: Readonly<GatewayConfig>): DynamicModule {
+  return serviceModule('gateway', config, {
+    configToken: GATEWAY_CONFIG,
+    extraChecks: serviceChecks,
+    ...gatewayApi(config),
+  });
 }

@@ -7,7 +7,7 @@ import { createLogger, Metrics } from '@emailverify/service-kit';
 import { DomainError } from '@emailverify/contracts';
 import type { NextFunction, Request, Response } from 'express';
 import { pinoHttp } from 'pino-http';
-import { GatewayModule } from './app.module';
+import { gatewayModule } from './app.module';
 import { renderError } from './common/http/error-body';
 import { requestIdMiddleware } from './common/http/request-id.middleware';
 import { renderStyle } from './common/http/style';
@@ -26,7 +26,7 @@ export function accessRequest(req: { id?: unknown; method?: string; url?: string
  */
 export async function createGatewayApp(
   config: Readonly<GatewayConfig>,
-  module: DynamicModule = GatewayModule.forRoot(config),
+  module: DynamicModule = gatewayModule(config),
 ): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(module, {
     bodyParser: false,

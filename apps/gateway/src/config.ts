@@ -1,11 +1,10 @@
-import { baseConfigShape, ConfigError, int, loadConfig } from '@emailverify/service-kit';
+import { baseConfigShape, int, loadConfig, withDownloadLinks } from '@emailverify/service-kit';
 import { z } from 'zod';
 
-export const gatewayConfigSchema = z.object({
+export const gatewayConfigSchema = withDownloadLinks({
   ...baseConfigShape,
   PORT: int(3000, 0, 65535),
   HOST: z.string().default('0.0.0.0'),
-  PUBLIC_BASE_URL: z.string().url().default('http://localhost:3000'),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')
@@ -46,20 +45,10 @@ export const gatewayConfigSchema = z.object({
   FILE_MAX_BYTES: int(104_857_600, 1024),
   /** Deadline for file-jobs to parse and stage an upload (a million-row file takes a while). */
   FILE_CREATE_TIMEOUT_MS: int(300_000, 1_000, 3_600_000),
-  DOWNLOAD_SIGNING_SECRET: z.string().min(16, 'at least 16 characters').optional(),
-  DOWNLOAD_URL_TTL_SECONDS: int(3600, 60, 7 * 24 * 3600),
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 
-export const loadGatewayConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<GatewayConfig> => {
-  const config = loadConfig(gatewayConfigSchema, env);
-  if (config.NODE_ENV === 'production' && !config.DOWNLOAD_SIGNING_SECRET) {
-    throw new ConfigError(['DOWNLOAD_SIGNING_SECRET: is required in production']);
-  }
-  return config;
-};
-
-/** Outside production a fixed development secret keeps links working across replicas and restarts. */
-export const DEV_DOWNLOAD_SECRET = 'development-only-download-signing-secret';
+export const loadGatewayConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<GatewayConfig> =>
+  loadConfig(gatewayConfigSchema, env);
 
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');

@@ -1,13 +1,6 @@
-import { type DynamicModule, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import type { DynamicModule, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import type { DataSource } from '@emailverify/persistence';
-import {
-  LOGGER,
-  Metrics,
-  ObservabilityModule,
-  SERVICE_DATA_SOURCE,
-  serviceProviders,
-} from '@emailverify/service-kit';
+import { LOGGER, Metrics, serviceModule, withDataSource } from '@emailverify/service-kit';
 import { VerificationEngine } from '@emailverify/verification';
 import type { Logger } from 'pino';
 import { engineOptions, type VerifierConfig } from './config';
@@ -16,8 +9,6 @@ import { ChunkWorker } from './verification/chunk-worker';
 import { ResultsRepository } from './verification/results.repository';
 import { VerificationService } from './verification/verification.service';
 import { VerifierHandler } from './verifier.handler';
-
-export const VERIFIER_CONFIG = Symbol('VERIFIER_CONFIG');
 
 /** Purges expired cache rows hourly; expired rows are never served, this only keeps the table small. */
 class CachePurger implements OnModuleInit, OnApplicationShutdown {
@@ -40,82 +31,59 @@ class CachePurger implements OnModuleInit, OnApplicationShutdown {
   }
 }
 
-@Module({})
-export class VerifierAppModule {
-  static forRoot(config: Readonly<VerifierConfig>): DynamicModule {
-    return {
-      module: VerifierAppModule,
-      imports: [
-        ObservabilityModule.forRoot({
-          providers: [
-            ...serviceProviders({
-              service: 'verifier',
-              config,
-              database: { schema: 'verifier', migrations: verifierMigrations },
-            }),
-            { provide: VERIFIER_CONFIG, useValue: config },
-          ],
-        }),
-      ],
-      providers: [
-        { provide: VerificationEngine, useFactory: () => new VerificationEngine(engineOptions(config)) },
-        {
-          provide: ResultsRepository,
-          inject: [SERVICE_DATA_SOURCE],
-          useFactory: (db: DataSource) => new ResultsRepository(db),
-        },
-        {
-          provide: VerificationService,
-          inject: [VerificationEngine, ResultsRepository, MessageBus, Metrics],
-          useFactory: (
-            engine: VerificationEngine,
-            results: ResultsRepository,
-            bus: MessageBus,
-            metrics: Metrics,
-          ) =>
-            new VerificationService(
-              engine,
-              results,
-              bus,
-              {
-                cacheTtlHours: config.RESULT_CACHE_TTL_HOURS,
-                bulkMax: config.BULK_MAX_EMAILS,
-                bulkConcurrency: config.VERIFY_BULK_CONCURRENCY,
-                chunkConcurrency: config.FILE_VERIFY_CONCURRENCY,
-              },
-              metrics.counter('verification_outcomes_total', 'Verified addresses by status and reason', [
-                'status',
-                'reason',
-              ]),
-            ),
-        },
-        {
-          provide: CachePurger,
-          inject: [ResultsRepository, LOGGER],
-          useFactory: (results: ResultsRepository, logger: Logger) => new CachePurger(results, logger),
-        },
-        {
-          provide: JetStreamKit,
-          inject: [MessageBus],
-          useFactory: (bus: MessageBus) => new JetStreamKit(bus),
-        },
-        {
-          provide: ChunkWorker,
-          inject: [JetStreamKit, VerificationService, LOGGER],
-          useFactory: (kit: JetStreamKit, verification: VerificationService, logger: Logger) =>
-            new ChunkWorker(
-              kit,
-              verification,
-              {
-                concurrency: config.FILE_CHUNK_CONCURRENCY,
-                maxDeliveries: config.FILE_CHUNK_MAX_DELIVERIES,
-                ackWaitMs: config.FILE_CHUNK_ACK_WAIT_MS,
-              },
-              logger,
-            ),
-        },
-        VerifierHandler,
-      ],
-    };
-  }
+/** The verifier: single and bulk verification over NATS, file chunks from JetStream. */
+export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule {
+  return serviceModule('verifier', config, {
+    database: { schema: 'verifier', migrations: verifierMigrations },
+    providers: [
+      { provide: VerificationEngine, useFactory: () => new VerificationEngine(engineOptions(config)) },
+      withDataSource(ResultsRepository),
+      {
+        provide: VerificationService,
+        inject: [VerificationEngine, ResultsRepository, MessageBus, Metrics],
+        useFactory: (
+          engine: VerificationEngine,
+          results: ResultsRepository,
+          bus: MessageBus,
+          metrics: Metrics,
+        ) =>
+          new VerificationService(
+            engine,
+            results,
+            bus,
+            {
+              cacheTtlHours: config.RESULT_CACHE_TTL_HOURS,
+              bulkMax: config.BULK_MAX_EMAILS,
+              bulkConcurrency: config.VERIFY_BULK_CONCURRENCY,
+              chunkConcurrency: config.FILE_VERIFY_CONCURRENCY,
+            },
+            metrics.counter('verification_outcomes_total', 'Verified addresses by status and reason', [
+              'status',
+              'reason',
+            ]),
+          ),
+      },
+      {
+        provide: CachePurger,
+        inject: [ResultsRepository, LOGGER],
+        useFactory: (results: ResultsRepository, logger: Logger) => new CachePurger(results, logger),
+      },
+      {
+        provide: ChunkWorker,
+        inject: [JetStreamKit, VerificationService, LOGGER],
+        useFactory: (kit: JetStreamKit, verification: VerificationService, logger: Logger) =>
+          new ChunkWorker(
+            kit,
+            verification,
+            {
+              concurrency: config.FILE_CHUNK_CONCURRENCY,
+              maxDeliveries: config.FILE_CHUNK_MAX_DELIVERIES,
+              ackWaitMs: config.FILE_CHUNK_ACK_WAIT_MS,
+            },
+            logger,
+          ),
+      },
+      VerifierHandler,
+    ],
+  });
 }

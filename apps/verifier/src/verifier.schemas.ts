@@ -1,7 +1,7 @@
-import { parseWith } from '@emailverify/service-kit';
+import { parseWith, uuid } from '@emailverify/service-kit';
 import { z } from 'zod';
 
-const accountId = z.string().uuid();
+const accountId = uuid();
 
 /** Payload validation on receipt. Address syntax is the service's own check (INVALID_EMAIL), not the schema's. */
 export const VerifierPayloads = {
@@ -15,11 +15,5 @@ export const VerifierPayloads = {
   ),
   bulk: parseWith(
     z.strictObject({ accountId, emails: z.array(z.string().max(4096)).max(10_000), checkSmtp: z.boolean() }),
-  ),
-  ping: parseWith(
-    z
-      .object({})
-      .passthrough()
-      .transform(() => ({}) as Record<string, never>),
   ),
 };

@@ -1,13 +1,6 @@
-import { type DynamicModule, Module } from '@nestjs/common';
-import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import type { DataSource } from '@emailverify/persistence';
-import {
-  LOGGER,
-  Metrics,
-  ObservabilityModule,
-  SERVICE_DATA_SOURCE,
-  serviceProviders,
-} from '@emailverify/service-kit';
+import type { DynamicModule } from '@nestjs/common';
+import { JetStreamKit } from '@emailverify/messaging';
+import { LOGGER, Metrics, serviceModule, withDataSource } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
 import { WEBHOOKS_CONFIG, type WebhooksConfig } from './config';
 import { DeliveriesRepository } from './delivery/deliveries.repository';
@@ -20,115 +13,84 @@ import { SecretBox } from './webhooks/secret-box';
 import { WebhooksRepository } from './webhooks/webhooks.repository';
 import { WebhooksService } from './webhooks/webhooks.service';
 
-@Module({})
-export class WebhooksAppModule {
-  static forRoot(config: Readonly<WebhooksConfig>): DynamicModule {
-    return {
-      module: WebhooksAppModule,
-      imports: [
-        ObservabilityModule.forRoot({
-          providers: [
-            ...serviceProviders({
-              service: 'webhooks',
-              config,
-              database: { schema: 'webhooks', migrations: webhooksMigrations },
-            }),
-            { provide: WEBHOOKS_CONFIG, useValue: config },
-          ],
-        }),
-      ],
-      providers: [
-        {
-          provide: JetStreamKit,
-          inject: [MessageBus],
-          useFactory: (bus: MessageBus) => new JetStreamKit(bus),
-        },
-        { provide: SecretBox, useValue: new SecretBox(config.WEBHOOK_SECRET_KEY) },
-        {
-          provide: WebhooksRepository,
-          inject: [SERVICE_DATA_SOURCE],
-          useFactory: (db: DataSource) => new WebhooksRepository(db),
-        },
-        {
-          provide: DeliveriesRepository,
-          inject: [SERVICE_DATA_SOURCE],
-          useFactory: (db: DataSource) => new DeliveriesRepository(db),
-        },
-        {
-          provide: HttpSender,
-          useFactory: () =>
-            new HttpSender({
+/** The webhooks service: webhook CRUD over NATS, deliveries of the EVENTS stream. */
+export function webhooksModule(config: Readonly<WebhooksConfig>): DynamicModule {
+  return serviceModule('webhooks', config, {
+    configToken: WEBHOOKS_CONFIG,
+    database: { schema: 'webhooks', migrations: webhooksMigrations },
+    providers: [
+      { provide: SecretBox, useValue: new SecretBox(config.WEBHOOK_SECRET_KEY) },
+      withDataSource(WebhooksRepository),
+      withDataSource(DeliveriesRepository),
+      {
+        provide: HttpSender,
+        useFactory: () =>
+          new HttpSender({
+            timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+            allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+          }),
+      },
+      {
+        provide: Dispatcher,
+        inject: [DeliveriesRepository, HttpSender, SecretBox, LOGGER, Metrics],
+        useFactory: (
+          repo: DeliveriesRepository,
+          sender: HttpSender,
+          box: SecretBox,
+          logger: Logger,
+          metrics: Metrics,
+        ) =>
+          new Dispatcher(
+            repo,
+            sender,
+            box,
+            {
+              schedule: config.WEBHOOK_RETRY_SCHEDULE,
+              concurrency: config.WEBHOOK_DELIVERY_CONCURRENCY,
+              pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
               timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-              allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-            }),
-        },
-        {
-          provide: Dispatcher,
-          inject: [DeliveriesRepository, HttpSender, SecretBox, LOGGER, Metrics],
-          useFactory: (
-            repo: DeliveriesRepository,
-            sender: HttpSender,
-            box: SecretBox,
-            logger: Logger,
-            metrics: Metrics,
-          ) =>
-            new Dispatcher(
-              repo,
-              sender,
-              box,
-              {
-                schedule: config.WEBHOOK_RETRY_SCHEDULE,
-                concurrency: config.WEBHOOK_DELIVERY_CONCURRENCY,
-                pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
-                timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-                disableAfterDays: config.WEBHOOK_DISABLE_AFTER_DAYS,
-              },
-              logger,
-              {
-                attempts: metrics.counter('webhook_attempts_total', 'Webhook delivery attempts by outcome', [
-                  'outcome',
-                ]),
-                attemptSeconds: metrics.histogram(
-                  'webhook_attempt_seconds',
-                  'Duration of webhook delivery attempts by outcome',
-                  ['outcome'],
-                  [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-                ),
-              },
-            ),
-        },
-        {
-          provide: EventIntake,
-          inject: [JetStreamKit, DeliveriesRepository, Dispatcher, LOGGER],
-          useFactory: (
-            kit: JetStreamKit,
-            repo: DeliveriesRepository,
-            dispatcher: Dispatcher,
-            logger: Logger,
-          ) =>
-            new EventIntake(
-              kit,
-              repo,
-              { firstDelayMs: config.WEBHOOK_RETRY_SCHEDULE[0] ?? 0, onDeliveries: () => dispatcher.kick() },
-              logger,
-            ),
-        },
-        {
-          provide: WebhooksService,
-          inject: [WebhooksRepository, DeliveriesRepository, SecretBox, Dispatcher],
-          useFactory: (
-            webhooks: WebhooksRepository,
-            deliveries: DeliveriesRepository,
-            box: SecretBox,
-            dispatcher: Dispatcher,
-          ) =>
-            new WebhooksService(webhooks, deliveries, box, {
-              allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-              onRedeliver: () => dispatcher.kick(),
-            }),
-        },
-        WebhooksHandler,
-      ],
-    };
-  }
+              disableAfterDays: config.WEBHOOK_DISABLE_AFTER_DAYS,
+            },
+            logger,
+            {
+              attempts: metrics.counter('webhook_attempts_total', 'Webhook delivery attempts by outcome', [
+                'outcome',
+              ]),
+              attemptSeconds: metrics.histogram(
+                'webhook_attempt_seconds',
+                'Duration of webhook delivery attempts by outcome',
+                ['outcome'],
+                [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+              ),
+            },
+          ),
+      },
+      {
+        provide: EventIntake,
+        inject: [JetStreamKit, DeliveriesRepository, Dispatcher, LOGGER],
+        useFactory: (kit: JetStreamKit, repo: DeliveriesRepository, dispatcher: Dispatcher, logger: Logger) =>
+          new EventIntake(
+            kit,
+            repo,
+            { firstDelayMs: config.WEBHOOK_RETRY_SCHEDULE[0] ?? 0, onDeliveries: () => dispatcher.kick() },
+            logger,
+          ),
+      },
+      {
+        provide: WebhooksService,
+        inject: [WebhooksRepository, DeliveriesRepository, SecretBox, Dispatcher],
+        useFactory: (
+          webhooks: WebhooksRepository,
+          deliveries: DeliveriesRepository,
+          box: SecretBox,
+          dispatcher: Dispatcher,
+        ) =>
+          new WebhooksService(webhooks, deliveries, box, {
+            allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+            onRedeliver: () => dispatcher.kick(),
+          }),
+      },
+      WebhooksHandler,
+    ],
+  });
 }

@@ -1,8 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { QueueGroups, Subjects } from '@emailverify/contracts';
-import { MessageBus } from '@emailverify/messaging';
-import type { DataSource } from '@emailverify/persistence';
-import { LOGGER, Metrics, SERVICE_DATA_SOURCE, serveRoutes } from '@emailverify/service-kit';
+import { LOGGER, RouteServer } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
 import { WEBHOOKS_CONFIG, type WebhooksConfig } from './config';
 import { DeliveriesRepository } from './delivery/deliveries.repository';
@@ -17,34 +15,25 @@ export class WebhooksHandler implements OnApplicationBootstrap, OnApplicationShu
   private sweeper?: NodeJS.Timeout;
 
   constructor(
-    private readonly bus: MessageBus,
+    private readonly server: RouteServer,
     private readonly webhooks: WebhooksService,
     private readonly intake: EventIntake,
     private readonly dispatcher: Dispatcher,
     private readonly deliveries: DeliveriesRepository,
     @Inject(WEBHOOKS_CONFIG) private readonly config: Readonly<WebhooksConfig>,
-    @Inject(SERVICE_DATA_SOURCE) private readonly db: DataSource,
     @Inject(LOGGER) private readonly logger: Logger,
-    private readonly metrics: Metrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     const w = this.webhooks;
-    serveRoutes(
-      this.bus,
-      QueueGroups.webhooks,
-      {
-        [Subjects.webhooksCreate]: { parse: P.create, handle: (r) => w.create(r) },
-        [Subjects.webhooksList]: { parse: P.list, handle: (r) => w.list(r.accountId) },
-        [Subjects.webhooksUpdate]: { parse: P.update, handle: (r) => w.update(r) },
-        [Subjects.webhooksDelete]: { parse: P.ref, handle: (r) => w.delete(r) },
-        [Subjects.webhooksDeliveryList]: { parse: P.deliveries, handle: (r) => w.listDeliveries(r) },
-        [Subjects.webhooksRedeliver]: { parse: P.redeliver, handle: (r) => w.redeliver(r) },
-        [Subjects.webhooksPing]: { parse: P.ping, handle: () => this.ping() },
-      },
-      this.logger,
-      this.metrics,
-    );
+    this.server.serveRoutes(QueueGroups.webhooks, Subjects.webhooksPing, {
+      [Subjects.webhooksCreate]: { parse: P.create, handle: (r) => w.create(r) },
+      [Subjects.webhooksList]: { parse: P.list, handle: (r) => w.list(r.accountId) },
+      [Subjects.webhooksUpdate]: { parse: P.update, handle: (r) => w.update(r) },
+      [Subjects.webhooksDelete]: { parse: P.ref, handle: (r) => w.delete(r) },
+      [Subjects.webhooksDeliveryList]: { parse: P.deliveries, handle: (r) => w.listDeliveries(r) },
+      [Subjects.webhooksRedeliver]: { parse: P.redeliver, handle: (r) => w.redeliver(r) },
+    });
     this.dispatcher.start();
     await this.intake.start();
     this.sweeper = setInterval(() => void this.sweep(), 3_600_000);
@@ -65,10 +54,5 @@ export class WebhooksHandler implements OnApplicationBootstrap, OnApplicationShu
     } catch (err) {
       this.logger.warn({ err }, 'removing old deliveries failed');
     }
-  }
-
-  private async ping(): Promise<{ service: string; ok: boolean }> {
-    await this.db.query('SELECT 1');
-    return { service: 'webhooks', ok: true };
   }
 }

@@ -1,17 +1,11 @@
 import { DELIVERY_PAGE, WEBHOOK_EVENTS } from '@emailverify/contracts';
-import { parseWith } from '@emailverify/service-kit';
+import { parseWith, uuid } from '@emailverify/service-kit';
 import { z } from 'zod';
 
-const accountId = z.string().uuid();
+const accountId = uuid();
 /** Any string: an id that is not a webhook of the account, malformed ones included, is WEBHOOK_NOT_FOUND. */
 const anyId = z.string().max(200);
 const events = z.array(z.string().max(200)).max(WEBHOOK_EVENTS.length * 4);
-const ping = parseWith(
-  z
-    .object({})
-    .passthrough()
-    .transform(() => ({}) as Record<string, never>),
-);
 
 /** Payload validation on receipt: a malformed message is refused, never half-applied. */
 export const WebhooksPayloads = {
@@ -36,7 +30,6 @@ export const WebhooksPayloads = {
     }),
   ),
   redeliver: parseWith(z.strictObject({ accountId, webhookId: anyId, deliveryId: anyId })),
-  ping,
 };
 
 /** An event from the EVENTS stream: what delivery needs is checked, the body is passed on as it came. */
@@ -44,5 +37,5 @@ export const fileEventSchema = z.object({
   event: z.enum(WEBHOOK_EVENTS),
   timestamp: z.string().min(1),
   accountId,
-  data: z.object({ job_id: z.string().uuid() }).passthrough(),
+  data: z.object({ job_id: uuid() }).passthrough(),
 });

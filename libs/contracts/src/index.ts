@@ -1,6 +1,7 @@
 export * from './errors';
 export * from './file-jobs';
 export * from './files';
+export * from './ids';
 export * from './packed-results';
 export * from './styles';
 export * from './subjects';

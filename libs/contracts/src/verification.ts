@@ -1,3 +1,5 @@
+import { DomainError } from './errors';
+
 /** Statuses of a verified address. */
 export const VERIFICATION_STATUSES = [
   'valid',
@@ -93,4 +95,21 @@ export interface VerificationResult {
 export interface BilledVerificationResult extends VerificationResult {
   creditsUsed: number;
   cached: boolean;
+}
+
+/**
+ * A bulk verification holds 1 to `max` addresses (BULK_MAX_EMAILS); otherwise INVALID_REQUEST naming the field
+ * and the limit. The gateway checks it before the hop, the verifier again on receipt.
+ */
+export function assertBulkSize(count: number, max: number): void {
+  if (count === 0 || count > max) {
+    throw new DomainError(
+      'INVALID_REQUEST',
+      `emails must hold between 1 and ${max} addresses (got ${count})`,
+      {
+        field: 'emails',
+        max,
+      },
+    );
+  }
 }

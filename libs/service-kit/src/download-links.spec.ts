@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { downloadLink, verifyDownload } from './download-links';
+import { baseConfigShape, ConfigError, loadConfig } from './config';
+import { downloadLink, resultsUrl, verifyDownload, withDownloadLinks } from './download-links';
 
 describe('signed download links', () => {
-  const secret = 's3cret';
+  const schema = withDownloadLinks({ ...baseConfigShape });
+  const config = loadConfig(schema, {
+    PUBLIC_BASE_URL: 'https://api.example.com/',
+    DOWNLOAD_SIGNING_SECRET: 's3cret-of-16-chars',
+  });
   const job = '1b9d6bcd-bbfd-4b2d-9b5d-ab8dfbbd4bed';
   const now = Date.UTC(2026, 10, 22, 12, 0, 0);
 
@@ -16,29 +21,51 @@ describe('signed download links', () => {
   };
 
   it('accepts an untouched link until it expires', () => {
-    const link = downloadLink('https://api.example.com/', secret, job, 3600, now);
+    const link = downloadLink(config, job, now);
     const { path, expires, signature } = parts(link.url);
+    expect(link.url.startsWith('https://api.example.com/v1/')).toBe(true);
     expect(path).toBe(`/v1/verify/file/${job}/download`);
     expect(link.expiresAt).toBe('2026-11-22T13:00:00.000Z');
-    expect(verifyDownload(secret, job, expires, signature, now)).toBe('ok');
-    expect(verifyDownload(secret, job, expires, signature, now + 3601_000)).toBe('expired');
+    expect(verifyDownload(config, job, expires, signature, now)).toBe('ok');
+    expect(verifyDownload(config, job, expires, signature, now + 3601_000)).toBe('expired');
   });
 
   it('refuses a changed job, expiry, signature or secret', () => {
-    const { expires, signature } = parts(downloadLink('http://x', secret, job, 60, now).url);
-    expect(verifyDownload(secret, job.replace('1b9d', '2b9d'), expires, signature, now)).toBe('invalid');
-    expect(verifyDownload(secret, job, String(Number(expires) + 1000), signature, now)).toBe('invalid');
+    const { expires, signature } = parts(downloadLink(config, job, now).url);
+    expect(verifyDownload(config, job.replace('1b9d', '2b9d'), expires, signature, now)).toBe('invalid');
+    expect(verifyDownload(config, job, String(Number(expires) + 1000), signature, now)).toBe('invalid');
     expect(
       verifyDownload(
-        secret,
+        config,
         job,
         expires,
         signature.replace(/^./, (c) => (c === 'a' ? 'b' : 'a')),
         now,
       ),
     ).toBe('invalid');
-    expect(verifyDownload('other', job, expires, signature, now)).toBe('invalid');
-    expect(verifyDownload(secret, job, undefined, signature, now)).toBe('invalid');
-    expect(verifyDownload(secret, job, expires, 'zz', now)).toBe('invalid');
+    const other = { ...config, DOWNLOAD_SIGNING_SECRET: 'another-secret-of-16' };
+    expect(verifyDownload(other, job, expires, signature, now)).toBe('invalid');
+    expect(verifyDownload(config, job, undefined, signature, now)).toBe('invalid');
+    expect(verifyDownload(config, job, expires, 'zz', now)).toBe('invalid');
+  });
+
+  it('names the results endpoint under the public base URL', () => {
+    expect(resultsUrl(config, job)).toBe(`https://api.example.com/v1/verify/file/${job}/results`);
+  });
+
+  it('signs with a development secret outside production, and refuses production without a secret', () => {
+    const development = loadConfig(schema, {});
+    const { expires, signature } = parts(downloadLink(development, job, now).url);
+    expect(verifyDownload(development, job, expires, signature, now)).toBe('ok');
+    expect(verifyDownload(config, job, expires, signature, now)).toBe('invalid');
+    expect(() => loadConfig(schema, { NODE_ENV: 'production' })).toThrow(ConfigError);
+    expect(() => loadConfig(schema, { NODE_ENV: 'production' })).toThrow(
+      'DOWNLOAD_SIGNING_SECRET: is required in production',
+    );
+    const production = loadConfig(schema, {
+      NODE_ENV: 'production',
+      DOWNLOAD_SIGNING_SECRET: 'x'.repeat(16),
+    });
+    expect(production.DOWNLOAD_SIGNING_SECRET).toBe('x'.repeat(16));
   });
 });

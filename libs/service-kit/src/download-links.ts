@@ -1,4 +1,42 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { type BaseConfig, type baseConfigShape, int } from './config';
+
+/** Outside production a fixed development secret keeps links working across replicas and restarts. */
+const DEV_DOWNLOAD_SECRET = 'development-only-download-signing-secret';
+
+/**
+ * A service's config schema with the variables of the result-download links. file-jobs puts links into its
+ * events and the gateway into job status replies, and the gateway checks them, so both read these (with the
+ * same values). Production has no default secret: a config without one does not load.
+ */
+export function withDownloadLinks<T extends z.ZodRawShape & typeof baseConfigShape>(shape: T) {
+  return z
+    .object({
+      ...shape,
+      /** Where clients reach the API; links name it. */
+      PUBLIC_BASE_URL: z.string().url().default('http://localhost:3000'),
+      DOWNLOAD_SIGNING_SECRET: z.string().min(16, 'at least 16 characters').optional(),
+      DOWNLOAD_URL_TTL_SECONDS: int(3600, 60, 7 * 24 * 3600),
+    })
+    .superRefine(requireSecretInProduction);
+}
+
+function requireSecretInProduction(config: unknown, ctx: z.RefinementCtx): void {
+  const { NODE_ENV, DOWNLOAD_SIGNING_SECRET } = config as Pick<BaseConfig, 'NODE_ENV'> & DownloadLinkConfig;
+  if (NODE_ENV === 'production' && !DOWNLOAD_SIGNING_SECRET) {
+    ctx.addIssue({ code: 'custom', path: ['DOWNLOAD_SIGNING_SECRET'], message: 'is required in production' });
+  }
+}
+
+export interface DownloadLinkConfig {
+  PUBLIC_BASE_URL: string;
+  DOWNLOAD_SIGNING_SECRET?: string | undefined;
+  DOWNLOAD_URL_TTL_SECONDS: number;
+}
+
+const secretOf = (config: DownloadLinkConfig) => config.DOWNLOAD_SIGNING_SECRET ?? DEV_DOWNLOAD_SECRET;
+const baseOf = (config: DownloadLinkConfig) => config.PUBLIC_BASE_URL.replace(/\/+$/, '');
 
 /**
  * Signed result-download links: HMAC-SHA256 over the job id and the expiry, so a link works without an API key
@@ -8,24 +46,27 @@ export function signDownload(secret: string, jobId: string, expiresAtSeconds: nu
   return createHmac('sha256', secret).update(`${jobId}.${expiresAtSeconds}`).digest('hex');
 }
 
+/** The signed link to a job's whole result file, valid for DOWNLOAD_URL_TTL_SECONDS. */
 export function downloadLink(
-  publicBaseUrl: string,
-  secret: string,
+  config: DownloadLinkConfig,
   jobId: string,
-  ttlSeconds: number,
   nowMs = Date.now(),
 ): { url: string; expiresAt: string } {
-  const expires = Math.floor(nowMs / 1000) + ttlSeconds;
-  const signature = signDownload(secret, jobId, expires);
-  const base = publicBaseUrl.replace(/\/+$/, '');
+  const expires = Math.floor(nowMs / 1000) + config.DOWNLOAD_URL_TTL_SECONDS;
+  const signature = signDownload(secretOf(config), jobId, expires);
   return {
-    url: `${base}/v1/verify/file/${jobId}/download?expires=${expires}&signature=${signature}`,
+    url: `${baseOf(config)}/v1/verify/file/${jobId}/download?expires=${expires}&signature=${signature}`,
     expiresAt: new Date(expires * 1000).toISOString(),
   };
 }
 
+/** The results endpoint of a job, which needs the API key. */
+export function resultsUrl(config: DownloadLinkConfig, jobId: string): string {
+  return `${baseOf(config)}/v1/verify/file/${jobId}/results`;
+}
+
 export function verifyDownload(
-  secret: string,
+  config: DownloadLinkConfig,
   jobId: string,
   expires: string | undefined,
   signature: string | undefined,
@@ -33,7 +74,7 @@ export function verifyDownload(
 ): 'ok' | 'expired' | 'invalid' {
   if (!expires || !signature || !/^\d{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(signature))
     return 'invalid';
-  const expected = Buffer.from(signDownload(secret, jobId, Number(expires)), 'hex');
+  const expected = Buffer.from(signDownload(secretOf(config), jobId, Number(expires)), 'hex');
   if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) return 'invalid';
   return Number(expires) * 1000 < nowMs ? 'expired' : 'ok';
 }

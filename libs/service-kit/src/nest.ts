@@ -16,7 +16,9 @@ import {
 import { NestFactory } from '@nestjs/core';
 import type { Response } from 'express';
 import type { Logger } from 'pino';
+import type { BaseConfig } from './config';
 import { type HealthCheck, runHealthChecks } from './health';
+import { createLogger } from './logger';
 import { Metrics } from './metrics';
 
 export const HEALTH_CHECKS = Symbol('HEALTH_CHECKS');
@@ -96,20 +98,33 @@ export class ObservabilityModule {
 }
 
 /**
- * Starts a NATS service: its Nest context plus a small HTTP listener for /health/* and /metrics.
- * Returns once listening; SIGTERM/SIGINT drain and stop it.
+ * Runs an app's start-up: a failure (a bad variable, an unreachable dependency) is printed with its reason and
+ * the process exits 1.
  */
-export async function startService(options: {
-  name: string;
-  module: Parameters<typeof NestFactory.create>[0];
-  port: number;
-  host?: string;
-  logger: Logger;
-}): Promise<{ close(): Promise<void>; port: number }> {
-  const app = await NestFactory.create(options.module, { logger: false, abortOnError: false });
-  app.enableShutdownHooks();
-  await app.listen(options.port, options.host ?? '0.0.0.0');
-  const address = app.getHttpServer().address() as { port: number };
-  options.logger.info({ port: address.port }, `${options.name} started`);
-  return { close: () => app.close(), port: address.port };
+export function runMain(name: string, start: () => Promise<unknown>): void {
+  start().catch((err: unknown) => {
+    process.stderr.write(
+      `${name} failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    process.exit(1);
+  });
+}
+
+/**
+ * The whole `main` of a NATS service: loads its config, then starts its Nest context with a small HTTP listener
+ * on HTTP_PORT for /health/* and /metrics. SIGTERM/SIGINT drain and stop it.
+ */
+export function runService<C extends Readonly<BaseConfig & { HTTP_PORT: number }>>(
+  name: string,
+  loadConfig: () => C,
+  module: (config: C) => DynamicModule,
+): void {
+  runMain(name, async () => {
+    const config = loadConfig();
+    const app = await NestFactory.create(module(config), { logger: false, abortOnError: false });
+    app.enableShutdownHooks();
+    await app.listen(config.HTTP_PORT, '0.0.0.0');
+    const address = app.getHttpServer().address() as { port: number };
+    createLogger(name, config.LOG_LEVEL).info({ port: address.port }, `${name} started`);
+  });
 }

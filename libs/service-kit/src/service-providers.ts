@@ -1,12 +1,13 @@
-import type { Provider } from '@nestjs/common';
-import { MessageBus } from '@emailverify/messaging';
+import { type DynamicModule, Module, type ModuleMetadata, type Provider } from '@nestjs/common';
+import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { type DataSource, type MigrationInterface, openSchemaDataSource } from '@emailverify/persistence';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './config';
+import { RouteServer } from './handlers';
 import type { HealthCheck } from './health';
 import { createLogger } from './logger';
 import { Metrics } from './metrics';
-import { HEALTH_CHECKS, LOGGER, SHUTDOWN_HOOKS } from './nest';
+import { HEALTH_CHECKS, LOGGER, ObservabilityModule, SHUTDOWN_HOOKS } from './nest';
 
 export const SERVICE_CONFIG = Symbol('SERVICE_CONFIG');
 export const SERVICE_DATA_SOURCE = Symbol('SERVICE_DATA_SOURCE');
@@ -21,8 +22,9 @@ export interface ServiceProviderOptions {
 }
 
 /**
- * The providers every app needs: config, logger, metrics, the NATS bus, its own data source (migrated at
- * start), readiness checks and shutdown in the right order (stop taking messages, then close the pool).
+ * The providers every app needs: config, logger, metrics, the NATS bus and JetStream on it, its own data source
+ * (migrated at start), the server of its NATS routes, readiness checks and shutdown in the right order (stop
+ * taking messages, then close the pool).
  */
 export function serviceProviders(options: ServiceProviderOptions): Provider[] {
   const { service, config } = options;
@@ -43,6 +45,7 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
           streamReplicas: config.NATS_STREAM_REPLICAS,
         }),
     },
+    { provide: JetStreamKit, inject: [MessageBus], useFactory: (bus: MessageBus) => new JetStreamKit(bus) },
   ];
   const db = options.database;
   if (db) {
@@ -60,6 +63,12 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
     providers.push({ provide: SERVICE_DATA_SOURCE, useValue: null });
   }
   providers.push(
+    {
+      provide: RouteServer,
+      inject: [MessageBus, SERVICE_DATA_SOURCE, LOGGER, Metrics],
+      useFactory: (bus: MessageBus, dataSource: DataSource | null, logger: Logger, metrics: Metrics) =>
+        new RouteServer(bus, service, dataSource, logger, metrics),
+    },
     {
       provide: HEALTH_CHECKS,
       inject: [MessageBus, SERVICE_DATA_SOURCE],
@@ -90,4 +99,50 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
     },
   );
   return providers;
+}
+
+/** A class built from the service's own data source (its repositories). */
+export function withDataSource<T>(cls: new (dataSource: DataSource) => T): Provider {
+  return {
+    provide: cls,
+    inject: [SERVICE_DATA_SOURCE],
+    useFactory: (dataSource: DataSource) => new cls(dataSource),
+  };
+}
+
+export interface ServiceModuleParts extends Omit<ServiceProviderOptions, 'service' | 'config'> {
+  /** The app's own token for its typed config (the same object as SERVICE_CONFIG). */
+  configToken?: symbol;
+  imports?: ModuleMetadata['imports'];
+  controllers?: ModuleMetadata['controllers'];
+  /** The app's own providers; the shared ones are global and need not be listed. */
+  providers: Provider[];
+}
+
+/** The root of every app; what makes one app differ is in the DynamicModule built on it. */
+@Module({})
+class ServiceRootModule {}
+
+/**
+ * An app's root module: the providers every app shares (`serviceProviders`, made global) and what the app
+ * states as its own.
+ */
+export function serviceModule(
+  service: string,
+  config: Readonly<BaseConfig>,
+  parts: ServiceModuleParts,
+): DynamicModule {
+  const { configToken, imports = [], controllers = [], providers, ...shared } = parts;
+  const configProvider = configToken ? [{ provide: configToken, useValue: config }] : [];
+  return {
+    module: ServiceRootModule,
+    imports: [
+      ...imports,
+      ObservabilityModule.forRoot({
+        providers: [...serviceProviders({ service, config, ...shared }), ...configProvider],
+      }),
+    ],
+    controllers,
+    providers,
+  };
 }

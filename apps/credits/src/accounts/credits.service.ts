@@ -9,6 +9,7 @@ import {
   type BalanceReply,
   Broadcasts,
   DomainError,
+  isUuid,
   type KeyCreateReply,
   type KeyCreateRequest,
   type KeyListReply,
@@ -23,8 +24,6 @@ import {
 import type { MessageBus } from '@emailverify/messaging';
 import { generateApiKey, hashApiKey } from './api-key';
 import type { CreditsRepository, KeyRow } from './credits.repository';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Accounts, keys and balances. Every balance change is one transaction with its ledger row. */
 export class CreditsService {
@@ -225,7 +224,7 @@ export class CreditsService {
 
   /** Operators may name a key by its id or by the key itself. */
   private async operatorKey(keyRef: string): Promise<KeyRow> {
-    const isId = UUID.test(keyRef);
+    const isId = isUuid(keyRef);
     const key = await this.repo.findKeyForOperator(isId ? keyRef : null, isId ? null : hashApiKey(keyRef));
     if (!key) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
     return key;

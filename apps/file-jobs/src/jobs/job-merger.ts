@@ -1,8 +1,8 @@
 import { EventSubjects, eventOfState, type FileEvent, Subjects } from '@emailverify/contracts';
 import type { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import { downloadLink } from '@emailverify/service-kit';
+import { downloadLink, resultsUrl } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
-import { DEV_DOWNLOAD_SECRET, type FileJobsConfig } from '../config';
+import type { FileJobsConfig } from '../config';
 import { broadcastStatus, isActive } from './job-status';
 import type { JobRow, JobsRepository } from './jobs.repository';
 import { MergeAbandoned, type ResultWriter } from './result-writer';
@@ -94,12 +94,7 @@ export class JobMerger {
         },
       };
     } else {
-      const link = downloadLink(
-        this.config.PUBLIC_BASE_URL,
-        this.config.DOWNLOAD_SIGNING_SECRET ?? DEV_DOWNLOAD_SECRET,
-        job.id,
-        this.config.DOWNLOAD_URL_TTL_SECONDS,
-      );
+      const link = downloadLink(this.config, job.id);
       const started = (job.started_at ?? job.created_at).getTime();
       event = {
         event: 'file.completed',
@@ -117,7 +112,7 @@ export class JobMerger {
           disposable_emails: job.disposable_emails,
           credits_used: job.credits_used,
           process_time_seconds: Math.max(0, ((job.completed_at?.getTime() ?? Date.now()) - started) / 1000),
-          download_url: `${this.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/v1/verify/file/${job.id}/results`,
+          download_url: resultsUrl(this.config, job.id),
           direct_download_url: link.url,
           direct_download_expires_at: link.expiresAt,
         },

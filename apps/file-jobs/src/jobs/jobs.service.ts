@@ -6,6 +6,7 @@ import {
   type FileJobView,
   isTerminalJobState,
   type JobState,
+  isUuid,
 } from '@emailverify/contracts';
 import type { MessageBus } from '@emailverify/messaging';
 import type { JobMerger } from './job-merger';
@@ -14,8 +15,6 @@ import { broadcastStatus } from './job-status';
 import { toView } from './job-view';
 import type { JobRow, JobsRepository } from './jobs.repository';
 import { statusColumnIndex } from './result-writer';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Reading and steering a customer's jobs: another account's job is "not found", never "forbidden". */
 export class JobsService {
@@ -61,13 +60,13 @@ export class JobsService {
 
   /** For a signed download link, whose signature already names the job. */
   async locate(jobId: string): Promise<FileJobResultsReply & { accountId: string; status: string }> {
-    const job = UUID.test(jobId) ? await this.repo.findById(jobId) : undefined;
+    const job = isUuid(jobId) ? await this.repo.findById(jobId) : undefined;
     if (!job) throw new DomainError('JOB_NOT_FOUND', 'Job not found');
     return { ...resultsOf(job), accountId: job.account_id, status: job.status };
   }
 
   private async load(ref: FileJobRef): Promise<JobRow> {
-    const job = UUID.test(ref.jobId) ? await this.repo.find(ref.accountId, ref.jobId) : undefined;
+    const job = isUuid(ref.jobId) ? await this.repo.find(ref.accountId, ref.jobId) : undefined;
     if (!job) throw new DomainError('JOB_NOT_FOUND', `No job ${ref.jobId} for this account`);
     return job;
   }

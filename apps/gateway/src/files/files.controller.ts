@@ -1,4 +1,5 @@
 import {
+  Body,
   Controller,
   Get,
   HttpCode,
@@ -13,13 +14,13 @@ import {
 } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FileJobView } from '@emailverify/contracts';
+import type { FileJobView, ResponseStyle } from '@emailverify/contracts';
 import { Public } from '@emailverify/service-kit';
 import type { Response } from 'express';
 import { RawBody } from '../common/http/json-body.interceptor';
 import { present, type Presented } from '../common/http/presenter';
-import type { GatewayRequest } from '../common/http/request-context';
-import { renderStyle } from '../common/http/style';
+import { Auth, type AuthContext, type GatewayRequest } from '../common/http/request-context';
+import { Style } from '../common/http/style';
 import { PerAddressLimit, RateLimitClass } from '../common/rate-limit/rate-classes';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
 import { ApiErrors, ApiStyledOk } from '../openapi/styled-responses';
@@ -76,10 +77,11 @@ export class FilesController {
     'SERVICE_UNAVAILABLE',
   )
   async upload(
-    @Req() req: GatewayRequest,
+    @Auth() auth: AuthContext,
     @UploadedFile() file: Express.Multer.File | undefined,
+    @Body() fields: unknown,
   ): Promise<Presented<FileJobView>> {
-    return present(this.uploaded, await this.files.create(req.auth!, file, req.body, req.requestId));
+    return present(this.uploaded, await this.files.create(auth, file, fields));
   }
 
   @Get(':jobId')
@@ -93,15 +95,14 @@ export class FilesController {
     'SERVICE_UNAVAILABLE',
   )
   async status(
+    @Auth() auth: AuthContext,
     @Req() req: GatewayRequest,
     @Param('jobId') jobId: string,
     @Query() query: StatusQueryDto,
   ): Promise<Presented<JobStatusView>> {
+    // The wait ends early when the caller goes away.
     const closed = new Promise<void>((resolve) => req.once('close', () => resolve()));
-    return present(
-      StatusPresenter,
-      await this.files.status(req.auth!, jobId, query.timeout ?? 0, req.requestId, closed),
-    );
+    return present(StatusPresenter, await this.files.status(auth, jobId, query.timeout ?? 0, closed));
   }
 
   @Get(':jobId/results')
@@ -122,14 +123,15 @@ export class FilesController {
   })
   @ApiErrors('INVALID_REQUEST', 'INVALID_API_KEY', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
   async results(
-    @Req() req: GatewayRequest,
+    @Auth() auth: AuthContext,
+    @Style() style: ResponseStyle,
     @Param('jobId') jobId: string,
     @Query() query: ResultsQueryDto,
     @Res() res: Response,
   ): Promise<void> {
-    const located = await this.files.locateResults(req.auth!, jobId, req.requestId);
+    const located = await this.files.locateResults(auth, jobId);
     const filters = this.files.parseFilters(query as Record<string, unknown>);
-    if (!filters && renderStyle(req) === 'current') {
+    if (!filters && style === 'current') {
       res.redirect(307, this.files.directLink(jobId).url);
       return;
     }
@@ -164,8 +166,8 @@ export class FilesController {
   @ApiOperation({ summary: 'Pause a job: no new chunks start; chunks in progress finish' })
   @ApiStyledOk({ description: 'Job status', ...statusDocs })
   @ApiErrors('INVALID_REQUEST', 'INVALID_API_KEY', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
-  async pause(@Req() req: GatewayRequest, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
-    return present(StatusPresenter, await this.files.action(req.auth!, jobId, 'pause', req.requestId));
+  async pause(@Auth() auth: AuthContext, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
+    return present(StatusPresenter, await this.files.action(auth, jobId, 'pause'));
   }
 
   @Post(':jobId/resume')
@@ -173,8 +175,8 @@ export class FilesController {
   @ApiOperation({ summary: 'Resume a paused job' })
   @ApiStyledOk({ description: 'Job status', ...statusDocs })
   @ApiErrors('INVALID_REQUEST', 'INVALID_API_KEY', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
-  async resume(@Req() req: GatewayRequest, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
-    return present(StatusPresenter, await this.files.action(req.auth!, jobId, 'resume', req.requestId));
+  async resume(@Auth() auth: AuthContext, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
+    return present(StatusPresenter, await this.files.action(auth, jobId, 'resume'));
   }
 
   @Post(':jobId/cancel')
@@ -182,7 +184,7 @@ export class FilesController {
   @ApiOperation({ summary: 'Cancel a job: what was verified is charged, the rest refunded' })
   @ApiStyledOk({ description: 'Job status', ...statusDocs })
   @ApiErrors('INVALID_REQUEST', 'INVALID_API_KEY', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
-  async cancel(@Req() req: GatewayRequest, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
-    return present(StatusPresenter, await this.files.action(req.auth!, jobId, 'cancel', req.requestId));
+  async cancel(@Auth() auth: AuthContext, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
+    return present(StatusPresenter, await this.files.action(auth, jobId, 'cancel'));
   }
 }

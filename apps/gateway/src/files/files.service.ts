@@ -10,15 +10,16 @@ import {
   jobStatusSubject,
   type JobStatusBroadcast,
   Subjects,
+  isUuid,
 } from '@emailverify/contracts';
 import { CsvWriter, readCsv } from '@emailverify/files';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import { downloadLink, verifyDownload } from '@emailverify/service-kit';
+import { downloadLink, resultsUrl, verifyDownload } from '@emailverify/service-kit';
 import type { Response } from 'express';
 import { checkJsonShape } from '../common/http/json-body.interceptor';
 import type { AuthContext } from '../common/http/request-context';
 import { validateDto } from '../common/http/validation';
-import { DEV_DOWNLOAD_SECRET, GATEWAY_CONFIG, type GatewayConfig } from '../config';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
 import { RESULT_FILTERS, type ResultFilter, UploadFieldsDto } from './dto/files.dto';
 
 export interface JobStatusView extends FileJobView {
@@ -36,16 +37,11 @@ export class FilesService {
     @Inject(GATEWAY_CONFIG) private readonly config: Readonly<GatewayConfig>,
   ) {}
 
-  private get secret(): string {
-    return this.config.DOWNLOAD_SIGNING_SECRET ?? DEV_DOWNLOAD_SECRET;
-  }
-
   /** Creates the job from a stored upload; on any failure the upload is removed, so nothing is left half-made. */
   async create(
     auth: AuthContext,
     file: Express.Multer.File | undefined,
     fields: unknown,
-    requestId: string,
   ): Promise<FileJobView> {
     try {
       if (!file)
@@ -68,7 +64,7 @@ export class FilesService {
           checkSmtp: dto.check_smtp ?? false,
           preserveOriginal: dto.preserve_original ?? true,
         },
-        { requestId, timeoutMs: this.config.FILE_CREATE_TIMEOUT_MS },
+        { requestId: auth.requestId, timeoutMs: this.config.FILE_CREATE_TIMEOUT_MS },
       );
     } catch (err) {
       if (file?.path) await this.removeUpload(file.path);
@@ -84,12 +80,15 @@ export class FilesService {
     auth: AuthContext,
     jobId: string,
     timeoutSeconds: number,
-    requestId: string,
     closed: Promise<void>,
   ): Promise<JobStatusView> {
     checkJobId(jobId);
     const get = () =>
-      this.bus.request(Subjects.filesJobGet, { accountId: auth.accountId, jobId }, { requestId });
+      this.bus.request(
+        Subjects.filesJobGet,
+        { accountId: auth.accountId, jobId },
+        { requestId: auth.requestId },
+      );
     if (timeoutSeconds <= 0) return this.withLinks(await get());
     let wake!: () => void;
     const terminal = new Promise<void>((resolve) => (wake = resolve));
@@ -117,7 +116,6 @@ export class FilesService {
     auth: AuthContext,
     jobId: string,
     action: 'pause' | 'resume' | 'cancel',
-    requestId: string,
   ): Promise<JobStatusView> {
     checkJobId(jobId);
     const subject = {
@@ -126,22 +124,21 @@ export class FilesService {
       cancel: Subjects.filesJobCancel,
     }[action];
     return this.withLinks(
-      await this.bus.request(subject, { accountId: auth.accountId, jobId }, { requestId }),
+      await this.bus.request(subject, { accountId: auth.accountId, jobId }, { requestId: auth.requestId }),
     );
   }
 
-  async locateResults(auth: AuthContext, jobId: string, requestId: string): Promise<FileJobResultsReply> {
+  async locateResults(auth: AuthContext, jobId: string): Promise<FileJobResultsReply> {
     checkJobId(jobId);
-    return this.bus.request(Subjects.filesJobResults, { accountId: auth.accountId, jobId }, { requestId });
+    return this.bus.request(
+      Subjects.filesJobResults,
+      { accountId: auth.accountId, jobId },
+      { requestId: auth.requestId },
+    );
   }
 
   directLink(jobId: string): { url: string; expiresAt: string } {
-    return downloadLink(
-      this.config.PUBLIC_BASE_URL,
-      this.secret,
-      jobId,
-      this.config.DOWNLOAD_URL_TTL_SECONDS,
-    );
+    return downloadLink(this.config, jobId);
   }
 
   /** Checks a signed link and finds its file; a changed or expired link is refused. */
@@ -151,7 +148,7 @@ export class FilesService {
     signature: string | undefined,
   ): Promise<FileJobResultsReply> {
     checkJobId(jobId);
-    const verdict = verifyDownload(this.secret, jobId, expires, signature);
+    const verdict = verifyDownload(this.config, jobId, expires, signature);
     if (verdict === 'expired')
       throw new DomainError(
         'DOWNLOAD_LINK_INVALID',
@@ -208,7 +205,7 @@ export class FilesService {
     const link = this.directLink(view.jobId);
     return {
       ...view,
-      downloadUrl: `${this.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/v1/verify/file/${view.jobId}/results`,
+      downloadUrl: resultsUrl(this.config, view.jobId),
       directDownloadUrl: link.url,
       directDownloadExpiresAt: link.expiresAt,
     };
@@ -221,10 +218,8 @@ export class FilesService {
 }
 
 /** Job ids are UUIDs; anything else names no job (and never reaches file-jobs' payload checks). */
-const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function checkJobId(jobId: string): void {
-  if (!JOB_ID.test(jobId)) throw new DomainError('JOB_NOT_FOUND', 'Job not found');
+  if (!isUuid(jobId)) throw new DomainError('JOB_NOT_FOUND', 'Job not found');
 }
 
 /**

@@ -30,16 +30,23 @@ function legacyReason(r: BilledVerificationResult): string | null {
   return narrowed === 'valid' || narrowed === 'catchall' ? null : r.reason;
 }
 
-function currentSingle(r: BilledVerificationResult) {
+/** The flags as the flat items of both styles name them. */
+function flags(r: BilledVerificationResult) {
   return {
-    email: r.email,
-    status: r.status,
-    score: r.score,
     is_deliverable: r.isDeliverable,
     is_disposable: r.isDisposable,
     is_catchall: r.isCatchall,
     is_role: r.isRole,
     is_free: r.isFree,
+  };
+}
+
+function currentSingle(r: BilledVerificationResult) {
+  return {
+    email: r.email,
+    status: r.status,
+    score: r.score,
+    ...flags(r),
     has_gravatar: r.hasGravatar,
     gravatar_url: r.gravatarUrl,
     domain: r.domain,
@@ -105,11 +112,7 @@ export const BulkPresenter: Presenter<VerifyBulkReply> = {
         email: r.email,
         status: statuses[i],
         score: r.score,
-        is_deliverable: r.isDeliverable,
-        is_disposable: r.isDisposable,
-        is_catchall: r.isCatchall,
-        is_role: r.isRole,
-        is_free: r.isFree,
+        ...flags(r),
         domain: r.domain,
         check_smtp: r.smtpCheck,
         reason: legacyReason(r),

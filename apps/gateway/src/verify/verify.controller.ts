@@ -1,8 +1,8 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { BilledVerificationResult, VerifyBulkReply } from '@emailverify/contracts';
 import { present, type Presented } from '../common/http/presenter';
-import type { GatewayRequest } from '../common/http/request-context';
+import { Auth, type AuthContext } from '../common/http/request-context';
 import { RateLimitClass } from '../common/rate-limit/rate-classes';
 import { ApiErrors, ApiStyledOk } from '../openapi/styled-responses';
 import { DisposableDto, VerifyBulkDto, VerifySingleDto } from './dto/verify.dto';
@@ -34,10 +34,10 @@ export class VerifyController {
     'TIMEOUT',
   )
   async single(
-    @Req() req: GatewayRequest,
+    @Auth() auth: AuthContext,
     @Body() dto: VerifySingleDto,
   ): Promise<Presented<BilledVerificationResult>> {
-    return present(SinglePresenter, await this.verify.single(req.auth!, dto, req.requestId));
+    return present(SinglePresenter, await this.verify.single(auth, dto));
   }
 
   @Post('bulk')
@@ -54,8 +54,8 @@ export class VerifyController {
     'SERVICE_UNAVAILABLE',
     'TIMEOUT',
   )
-  async bulk(@Req() req: GatewayRequest, @Body() dto: VerifyBulkDto): Promise<Presented<VerifyBulkReply>> {
-    return present(BulkPresenter, await this.verify.bulk(req.auth!, dto, req.requestId));
+  async bulk(@Auth() auth: AuthContext, @Body() dto: VerifyBulkDto): Promise<Presented<VerifyBulkReply>> {
+    return present(BulkPresenter, await this.verify.bulk(auth, dto));
   }
 
   @Post('disposable')

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  assertBulkSize,
   type BilledVerificationResult,
   DomainError,
   Subjects,
@@ -19,11 +20,7 @@ export class VerifyService {
     @Inject(GATEWAY_CONFIG) private readonly config: Readonly<GatewayConfig>,
   ) {}
 
-  async single(
-    auth: AuthContext,
-    dto: VerifySingleDto,
-    requestId: string,
-  ): Promise<BilledVerificationResult> {
+  async single(auth: AuthContext, dto: VerifySingleDto): Promise<BilledVerificationResult> {
     // Bad syntax is answered here, before any hop or charge.
     const address = assertValidAddress(dto.email);
     return this.bus
@@ -35,28 +32,18 @@ export class VerifyService {
           checkSmtp: dto.check_smtp ?? false,
           forceRefresh: dto.force_refresh ?? false,
         },
-        { requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
+        { requestId: auth.requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
       )
       .catch(asTimeout);
   }
 
-  async bulk(auth: AuthContext, dto: VerifyBulkDto, requestId: string): Promise<VerifyBulkReply> {
-    const max = this.config.BULK_MAX_EMAILS;
-    if (dto.emails.length === 0 || dto.emails.length > max) {
-      throw new DomainError(
-        'INVALID_REQUEST',
-        `emails must hold between 1 and ${max} addresses (got ${dto.emails.length})`,
-        {
-          field: 'emails',
-          max,
-        },
-      );
-    }
+  async bulk(auth: AuthContext, dto: VerifyBulkDto): Promise<VerifyBulkReply> {
+    assertBulkSize(dto.emails.length, this.config.BULK_MAX_EMAILS);
     return this.bus
       .request(
         Subjects.verifyBulk,
         { accountId: auth.accountId, emails: dto.emails, checkSmtp: dto.check_smtp ?? false },
-        { requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
+        { requestId: auth.requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
       )
       .catch(asTimeout);
   }

@@ -1,110 +1,9 @@
-import 'reflect-metadata';
-import { createHash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { type DynamicModule, type INestApplication, Module } from '@nestjs/common';
-import {
-  type Delivery,
-  DomainError,
-  type ResolvedKey,
-  type ResponseStyle,
-  type RpcReply,
-  type RpcRequest,
-  type RpcSubject,
-  Subjects,
-  type Webhook,
-} from '@emailverify/contracts';
-import { MessageBus } from '@emailverify/messaging';
-import {
-  createLogger,
-  HEALTH_CHECKS,
-  LOGGER,
-  Metrics,
-  ObservabilityModule,
-  SHUTDOWN_HOOKS,
-} from '@emailverify/service-kit';
+import { type Delivery, DomainError, Subjects, type Webhook } from '@emailverify/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HTTP_PIPELINE } from '../app.module';
-import { createGatewayApp } from '../bootstrap';
-import { GATEWAY_CONFIG, loadGatewayConfig } from '../config';
-import { WebhooksController } from './webhooks.controller';
-import { WebhooksService } from './webhooks.service';
+import { ACCOUNT, GatewayHarness, KEYS } from '../testing/gateway-harness';
+import { expectFieldError, payloadOf, STYLES } from '../testing/replies';
 
-// The HTTP layer of the webhook routes, in-process: the production pipeline (guards, body parsing, validation
-// pipe, presenters, exception filter) and app set-up, with a stand-in for the NATS bus behind it.
-
-type Answer = (payload: never) => unknown;
-
-/** Answers bus requests from per-subject functions and records what the gateway asked. */
-class StandInBus {
-  readonly asked: Array<{ subject: string; payload: unknown; requestId?: string }> = [];
-  private readonly answers = new Map<string, Answer>();
-
-  answer<S extends RpcSubject>(subject: S, fn: (request: RpcRequest<S>) => RpcReply<S>): void {
-    this.answers.set(subject, fn as Answer);
-  }
-
-  async request(subject: string, payload: unknown, options: { requestId?: string } = {}): Promise<unknown> {
-    if (subject !== Subjects.creditsAuthResolve)
-      this.asked.push({ subject, payload, requestId: options.requestId });
-    const fn = this.answers.get(subject);
-    if (!fn) throw new DomainError('SERVICE_UNAVAILABLE', `Nothing answers ${subject}`);
-    // Replies travel as JSON, as on the real bus.
-    return JSON.parse(JSON.stringify(fn(payload as never))) as unknown;
-  }
-
-  onBroadcast(): { unsubscribe(): void } {
-    return { unsubscribe: () => undefined };
-  }
-
-  isConnected(): boolean {
-    return true;
-  }
-
-  async close(): Promise<void> {}
-}
-
-@Module({})
-class WebhooksHttpModule {
-  static forTest(bus: StandInBus, config: ReturnType<typeof loadGatewayConfig>): DynamicModule {
-    return {
-      module: WebhooksHttpModule,
-      imports: [
-        ObservabilityModule.forRoot({
-          providers: [
-            { provide: MessageBus, useValue: bus },
-            { provide: LOGGER, useValue: createLogger('gateway', 'silent') },
-            { provide: Metrics, useValue: new Metrics('gateway') },
-            { provide: GATEWAY_CONFIG, useValue: config },
-            { provide: HEALTH_CHECKS, useValue: [] },
-            { provide: SHUTDOWN_HOOKS, useValue: [] },
-          ],
-        }),
-      ],
-      controllers: [WebhooksController],
-      providers: [...HTTP_PIPELINE, WebhooksService],
-    };
-  }
-}
-
-const ACCOUNT = '6f1c2b1e-6a1d-4c57-9a43-2d1f1f3b9a10';
-const KEYS: Record<string, ResolvedKey> = {
-  'ev_current-key': {
-    accountId: ACCOUNT,
-    apiKeyId: 'key-current',
-    apiKeyName: 'default',
-    style: 'current',
-    plan: 'payg',
-  },
-  'ev_legacy-key': {
-    accountId: ACCOUNT,
-    apiKeyId: 'key-legacy',
-    apiKeyName: 'old client',
-    style: 'legacy',
-    plan: 'payg',
-  },
-};
-const hashOf = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
-const KEY_BY_HASH = new Map(Object.entries(KEYS).map(([key, resolved]) => [hashOf(key), resolved]));
+// The webhook routes over HTTP: the production pipeline in-process, the webhooks service stood in for.
 
 const RATE_LIMIT_OTHER = 4321;
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw2hQX3JqJXpA=';
@@ -182,89 +81,19 @@ const deliveryJson = {
   created_at: '2026-11-22T10:02:13.000Z',
 };
 
-interface Reply {
-  status: number;
-  headers: Headers;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary reply shapes
-  json: any;
-}
-
-const STYLES: ResponseStyle[] = ['current', 'legacy'];
-
-/** A successful reply's payload in the given style: the envelope's `data`, or the unwrapped legacy body. */
-function payloadOf(style: ResponseStyle, res: Reply): unknown {
-  expect(res.status).toBe(200);
-  if (style === 'legacy') {
-    expect(res.json.success).toBeUndefined();
-    return res.json;
-  }
-  expect(res.json).toMatchObject({ success: true, code: '0', message: expect.any(String) });
-  return res.json.data;
-}
-
-/** An error reply naming `field`, in the given style. */
-function expectFieldError(style: ResponseStyle, res: Reply, field: string): void {
-  expect(res.status).toBe(400);
-  if (style === 'current') {
-    expect(res.json).toMatchObject({
-      success: false,
-      code: '4000',
-      error: { code: 'INVALID_REQUEST', message: expect.stringContaining(field) },
-    });
-  } else {
-    expect(res.json).toEqual({
-      error: {
-        code: 'INVALID_REQUEST',
-        message: expect.stringContaining(field),
-        details: expect.objectContaining({ field }),
-      },
-    });
-  }
-}
-
 describe('webhook routes over HTTP (in-process gateway, stand-in bus)', () => {
-  let app: INestApplication;
-  let base: string;
-  const bus = new StandInBus();
+  let gateway: GatewayHarness;
+  let bus: GatewayHarness['bus'];
+  let call: GatewayHarness['call'];
 
   beforeAll(async () => {
-    const config = loadGatewayConfig({
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      NATS_NAMESPACE: 'unit',
-      RATE_LIMIT_OTHER: String(RATE_LIMIT_OTHER),
-    });
-    app = await createGatewayApp(config, WebhooksHttpModule.forTest(bus, config));
-    await app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    gateway = await GatewayHarness.start({ env: { RATE_LIMIT_OTHER: String(RATE_LIMIT_OTHER) } });
+    bus = gateway.bus;
+    call = (path, options) => gateway.call(path, options);
   });
-  afterAll(async () => app?.close());
+  afterAll(async () => gateway?.close());
 
-  beforeEach(() => {
-    bus.asked.length = 0;
-    bus.answer(Subjects.creditsAuthResolve, ({ keyHash }) => {
-      const key = KEY_BY_HASH.get(keyHash);
-      return key ? { found: true, key } : { found: false };
-    });
-  });
-
-  async function call(
-    path: string,
-    options: { method?: string; style?: ResponseStyle; key?: string; body?: unknown; rawBody?: string } = {},
-  ): Promise<Reply> {
-    const headers: Record<string, string> = { 'SVC-API-KEY': options.key ?? 'ev_current-key' };
-    if (options.style) headers['SVC-Response-Style'] = options.style;
-    let body: string | undefined = options.rawBody;
-    if (options.body !== undefined) body = JSON.stringify(options.body);
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(`${base}${path}`, {
-      method: options.method ?? (body === undefined ? 'GET' : 'POST'),
-      headers,
-      body,
-    });
-    const text = await res.text();
-    return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
-  }
+  beforeEach(() => gateway.reset());
 
   describe('POST /v1/webhooks', () => {
     beforeEach(() => {
@@ -299,7 +128,7 @@ describe('webhook routes over HTTP (in-process gateway, stand-in bus)', () => {
 
     it("answers in the key's default style when no header asks otherwise", async () => {
       const res = await call('/v1/webhooks', {
-        key: 'ev_legacy-key',
+        key: KEYS.legacy,
         body: { url: 'https://hooks.example.com/emailverify', events: ['file.completed'] },
       });
       expect(payloadOf('legacy', res)).toMatchObject({ id: WEBHOOK_ID, secret: SECRET });
@@ -420,9 +249,9 @@ describe('webhook routes over HTTP (in-process gateway, stand-in bus)', () => {
     });
 
     it('refuses a request without a key (401) and never asks the webhooks service', async () => {
-      const res = await fetch(`${base}/v1/webhooks`);
+      const res = await call('/v1/webhooks', { key: null });
       expect(res.status).toBe(401);
-      expect(await res.json()).toMatchObject({ code: '4010', error: { code: 'INVALID_API_KEY' } });
+      expect(res.json).toMatchObject({ code: '4010', error: { code: 'INVALID_API_KEY' } });
       expect(bus.asked).toEqual([]);
     });
   });

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type {
   Delivery,
@@ -9,7 +9,7 @@ import type {
   WebhookListReply,
 } from '@emailverify/contracts';
 import { present, type Presented } from '../common/http/presenter';
-import type { GatewayRequest } from '../common/http/request-context';
+import { Auth, type AuthContext } from '../common/http/request-context';
 import { ApiErrors, ApiStyledOk } from '../openapi/styled-responses';
 import { CreateWebhookDto, DeliveryListQueryDto, UpdateWebhookDto } from './dto/webhooks.dto';
 import {
@@ -58,18 +58,18 @@ export class WebhooksController {
     'SERVICE_UNAVAILABLE',
   )
   async create(
-    @Req() req: GatewayRequest,
+    @Auth() auth: AuthContext,
     @Body() dto: CreateWebhookDto,
   ): Promise<Presented<WebhookCreateReply>> {
-    return present(WebhookCreatedPresenter, await this.webhooks.create(req.auth!, dto, req.requestId));
+    return present(WebhookCreatedPresenter, await this.webhooks.create(auth, dto));
   }
 
   @Get()
   @ApiOperation({ summary: "The account's webhooks (without secrets)" })
   @ApiStyledOk({ description: 'Webhooks and their count', ...listDocs })
   @ApiErrors('INVALID_API_KEY', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
-  async list(@Req() req: GatewayRequest): Promise<Presented<WebhookListReply>> {
-    return present(WebhookListPresenter, await this.webhooks.list(req.auth!, req.requestId));
+  async list(@Auth() auth: AuthContext): Promise<Presented<WebhookListReply>> {
+    return present(WebhookListPresenter, await this.webhooks.list(auth));
   }
 
   @Patch(':webhookId')
@@ -89,11 +89,11 @@ export class WebhooksController {
     'SERVICE_UNAVAILABLE',
   )
   async update(
-    @Req() req: GatewayRequest,
+    @Auth() auth: AuthContext,
     @Param('webhookId') webhookId: string,
     @Body() dto: UpdateWebhookDto,
   ): Promise<Presented<Webhook>> {
-    return present(WebhookPresenter, await this.webhooks.update(req.auth!, webhookId, dto, req.requestId));
+    return present(WebhookPresenter, await this.webhooks.update(auth, webhookId, dto));
   }
 
   @Delete(':webhookId')
@@ -102,10 +102,10 @@ export class WebhooksController {
   @ApiStyledOk({ description: 'Confirmation', ...deletedDocs })
   @ApiErrors('INVALID_API_KEY', 'WEBHOOK_NOT_FOUND', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
   async remove(
-    @Req() req: GatewayRequest,
+    @Auth() auth: AuthContext,
     @Param('webhookId') webhookId: string,
   ): Promise<Presented<WebhookDeleteReply>> {
-    return present(WebhookDeletedPresenter, await this.webhooks.remove(req.auth!, webhookId, req.requestId));
+    return present(WebhookDeletedPresenter, await this.webhooks.remove(auth, webhookId));
   }
 
   @Get(':webhookId/deliveries')
@@ -124,14 +124,11 @@ export class WebhooksController {
     'SERVICE_UNAVAILABLE',
   )
   async deliveries(
-    @Req() req: GatewayRequest,
+    @Auth() auth: AuthContext,
     @Param('webhookId') webhookId: string,
     @Query() query: DeliveryListQueryDto,
   ): Promise<Presented<DeliveryListReply>> {
-    return present(
-      DeliveryListPresenter,
-      await this.webhooks.deliveries(req.auth!, webhookId, query, req.requestId),
-    );
+    return present(DeliveryListPresenter, await this.webhooks.deliveries(auth, webhookId, query));
   }
 
   @Post(':webhookId/deliveries/:deliveryId/redeliver')
@@ -153,13 +150,10 @@ export class WebhooksController {
     'SERVICE_UNAVAILABLE',
   )
   async redeliver(
-    @Req() req: GatewayRequest,
+    @Auth() auth: AuthContext,
     @Param('webhookId') webhookId: string,
     @Param('deliveryId') deliveryId: string,
   ): Promise<Presented<Delivery>> {
-    return present(
-      DeliveryPresenter,
-      await this.webhooks.redeliver(req.auth!, webhookId, deliveryId, req.requestId),
-    );
+    return present(DeliveryPresenter, await this.webhooks.redeliver(auth, webhookId, deliveryId));
   }
 }

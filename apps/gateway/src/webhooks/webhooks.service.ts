@@ -4,6 +4,7 @@ import {
   type Delivery,
   type DeliveryListReply,
   DomainError,
+  isUuid,
   type RpcReply,
   type RpcRequest,
   type RpcSubject,
@@ -17,9 +18,6 @@ import { MessageBus } from '@emailverify/messaging';
 import type { AuthContext } from '../common/http/request-context';
 import type { CreateWebhookDto, DeliveryListQueryDto, UpdateWebhookDto } from './dto/webhooks.dto';
 
-/** Webhook and delivery ids are UUIDs; any other string names nothing. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Webhooks at the edge: the DTOs have checked the shape; the webhooks service decides everything else (https,
  * private addresses, known events, at least one field to change, the per-account limit, which ids exist) and
@@ -31,19 +29,19 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class WebhooksService {
   constructor(private readonly bus: MessageBus) {}
 
-  create(auth: AuthContext, dto: CreateWebhookDto, requestId: string): Promise<WebhookCreateReply> {
+  create(auth: AuthContext, dto: CreateWebhookDto): Promise<WebhookCreateReply> {
     return this.ask(
       Subjects.webhooksCreate,
       { accountId: auth.accountId, url: dto.url, events: dto.events },
-      requestId,
+      auth.requestId,
     );
   }
 
-  list(auth: AuthContext, requestId: string): Promise<WebhookListReply> {
-    return this.ask(Subjects.webhooksList, { accountId: auth.accountId }, requestId);
+  list(auth: AuthContext): Promise<WebhookListReply> {
+    return this.ask(Subjects.webhooksList, { accountId: auth.accountId }, auth.requestId);
   }
 
-  update(auth: AuthContext, webhookId: string, dto: UpdateWebhookDto, requestId: string): Promise<Webhook> {
+  update(auth: AuthContext, webhookId: string, dto: UpdateWebhookDto): Promise<Webhook> {
     assertWebhookId(webhookId);
     return this.ask(
       Subjects.webhooksUpdate,
@@ -54,21 +52,16 @@ export class WebhooksService {
         ...(dto.events !== undefined ? { events: dto.events } : {}),
         ...(dto.is_active !== undefined ? { isActive: dto.is_active } : {}),
       },
-      requestId,
+      auth.requestId,
     );
   }
 
-  remove(auth: AuthContext, webhookId: string, requestId: string): Promise<WebhookDeleteReply> {
+  remove(auth: AuthContext, webhookId: string): Promise<WebhookDeleteReply> {
     assertWebhookId(webhookId);
-    return this.ask(Subjects.webhooksDelete, { accountId: auth.accountId, webhookId }, requestId);
+    return this.ask(Subjects.webhooksDelete, { accountId: auth.accountId, webhookId }, auth.requestId);
   }
 
-  deliveries(
-    auth: AuthContext,
-    webhookId: string,
-    query: DeliveryListQueryDto,
-    requestId: string,
-  ): Promise<DeliveryListReply> {
+  deliveries(auth: AuthContext, webhookId: string, query: DeliveryListQueryDto): Promise<DeliveryListReply> {
     assertWebhookId(webhookId);
     return this.ask(
       Subjects.webhooksDeliveryList,
@@ -78,18 +71,18 @@ export class WebhooksService {
         limit: query.limit ?? DELIVERY_PAGE.default,
         ...(query.cursor ? { cursor: query.cursor } : {}),
       },
-      requestId,
+      auth.requestId,
     );
   }
 
-  redeliver(auth: AuthContext, webhookId: string, deliveryId: string, requestId: string): Promise<Delivery> {
+  redeliver(auth: AuthContext, webhookId: string, deliveryId: string): Promise<Delivery> {
     assertWebhookId(webhookId);
-    if (!UUID.test(deliveryId))
+    if (!isUuid(deliveryId))
       throw new DomainError('NOT_FOUND', `Delivery ${deliveryId.slice(0, 100)} not found`);
     return this.ask(
       Subjects.webhooksRedeliver,
       { accountId: auth.accountId, webhookId, deliveryId },
-      requestId,
+      auth.requestId,
     );
   }
 
@@ -107,7 +100,7 @@ export class WebhooksService {
 }
 
 function assertWebhookId(webhookId: string): void {
-  if (!UUID.test(webhookId))
+  if (!isUuid(webhookId))
     throw new DomainError('WEBHOOK_NOT_FOUND', `Webhook ${webhookId.slice(0, 100)} not found`);
 }
 

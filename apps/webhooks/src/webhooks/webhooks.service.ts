@@ -4,6 +4,7 @@ import {
   type DeliveryListReply,
   type DeliveryListRequest,
   DomainError,
+  isUuid,
   MAX_WEBHOOKS_PER_ACCOUNT,
   type RedeliverRequest,
   type Webhook,
@@ -22,7 +23,6 @@ import type { WebhookRow, WebhooksRepository } from './webhooks.repository';
 
 /** A timestamptz as PostgreSQL prints it, e.g. `2026-11-23 16:40:00.123456+00`. */
 const PG_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Webhook CRUD, the delivery log and redelivery, for one account at a time. */
 export class WebhooksService {
@@ -70,14 +70,13 @@ export class WebhooksService {
       ...(request.events !== undefined ? { events: validateEvents(request.events) } : {}),
       ...(request.isActive !== undefined ? { isActive: request.isActive } : {}),
     };
-    const row = UUID.test(webhookId) ? await this.webhooks.update(accountId, webhookId, change) : undefined;
+    const row = isUuid(webhookId) ? await this.webhooks.update(accountId, webhookId, change) : undefined;
     if (!row) throw notFound(webhookId);
     return toWebhook(row);
   }
 
   async delete({ accountId, webhookId }: WebhookRef): Promise<WebhookDeleteReply> {
-    if (!UUID.test(webhookId) || !(await this.webhooks.delete(accountId, webhookId)))
-      throw notFound(webhookId);
+    if (!isUuid(webhookId) || !(await this.webhooks.delete(accountId, webhookId))) throw notFound(webhookId);
     return { webhookId };
   }
 
@@ -96,7 +95,7 @@ export class WebhooksService {
   async redeliver(request: RedeliverRequest): Promise<Delivery> {
     const webhook = await this.existing(request);
     const { accountId, webhookId, deliveryId } = request;
-    if (!UUID.test(deliveryId) || !(await this.deliveries.find(accountId, webhookId, deliveryId)))
+    if (!isUuid(deliveryId) || !(await this.deliveries.find(accountId, webhookId, deliveryId)))
       throw new DomainError('NOT_FOUND', `Delivery ${deliveryId.slice(0, 100)} not found`);
     if (!webhook.is_active)
       throw new DomainError(
@@ -112,7 +111,7 @@ export class WebhooksService {
   }
 
   private async existing({ accountId, webhookId }: WebhookRef): Promise<WebhookRow> {
-    const row = UUID.test(webhookId) ? await this.webhooks.find(accountId, webhookId) : undefined;
+    const row = isUuid(webhookId) ? await this.webhooks.find(accountId, webhookId) : undefined;
     if (!row) throw notFound(webhookId);
     return row;
   }
@@ -165,7 +164,7 @@ function decodeCursor(cursor: string): { createdKey: string; id: string } {
     if (
       typeof createdKey === 'string' &&
       typeof id === 'string' &&
-      UUID.test(id) &&
+      isUuid(id) &&
       PG_TIMESTAMP.test(createdKey)
     )
       return { createdKey, id };

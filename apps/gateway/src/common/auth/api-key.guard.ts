@@ -50,6 +50,7 @@ export class ApiKeyGuard implements CanActivate {
       apiKeyName: resolved.apiKeyName,
       plan: resolved.plan,
       defaultStyle: resolved.style,
+      requestId: req.requestId,
     };
     req.style = override ?? resolved.style;
     return true;

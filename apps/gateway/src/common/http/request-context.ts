@@ -1,3 +1,4 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { ResponseStyle } from '@emailverify/contracts';
 import type { Request } from 'express';
 
@@ -8,6 +9,8 @@ export interface AuthContext {
   plan: string;
   /** The key's default style; a request header may override it. */
   defaultStyle: ResponseStyle;
+  /** The request's id (X-Request-Id): every message sent on the caller's behalf carries it. */
+  requestId: string;
 }
 
 export interface RateLimitState {
@@ -26,3 +29,19 @@ export interface GatewayRequest extends Request {
 }
 
 export const STYLE_HEADER = 'svc-response-style';
+
+const requestOf = (ctx: ExecutionContext) => ctx.switchToHttp().getRequest<GatewayRequest>();
+
+/** The authenticated caller of this request (`@Auth() auth: AuthContext`), set by the ApiKeyGuard. */
+export const Auth = createParamDecorator((_data: unknown, ctx: ExecutionContext): AuthContext => {
+  const { auth } = requestOf(ctx);
+  if (!auth) throw new Error('@Auth() on a route that is not authenticated (a @Public() one)');
+  return auth;
+});
+
+/** The caller's rate-limit window after this request, set by the RateLimitGuard. */
+export const RateLimit = createParamDecorator((_data: unknown, ctx: ExecutionContext): RateLimitState => {
+  const { rateLimit } = requestOf(ctx);
+  if (!rateLimit) throw new Error('@RateLimit() on a route that is not rate-limited (a @Public() one)');
+  return rateLimit;
+});

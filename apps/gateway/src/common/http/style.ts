@@ -1,3 +1,4 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { DomainError, isResponseStyle, type ResponseStyle } from '@emailverify/contracts';
 import { type GatewayRequest, STYLE_HEADER } from './request-context';
 
@@ -21,3 +22,8 @@ export function renderStyle(req: GatewayRequest): ResponseStyle {
     return 'current';
   }
 }
+
+/** The style the reply is rendered in (`@Style() style: ResponseStyle`), for handlers that write it themselves. */
+export const Style = createParamDecorator((_data: unknown, ctx: ExecutionContext): ResponseStyle =>
+  renderStyle(ctx.switchToHttp().getRequest<GatewayRequest>()),
+);

@@ -1,1 +1,0 @@
-export { SERVICE_DATA_SOURCE as DATA_SOURCE } from '@emailverify/service-kit';
