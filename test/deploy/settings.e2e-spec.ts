@@ -77,10 +77,19 @@ function composeEnvironments(): Map<string, Set<string>> {
 function appReads(): Map<string, Set<string>> {
   const keysOf = (text: string) => [...text.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]);
   const base = keysOf(read('libs/service-kit/src/config.ts'));
+  // The variables of the download links, which a config takes with withDownloadLinks().
+  const links = keysOf(read('libs/service-kit/src/download-links.ts'));
   const reads = new Map<string, Set<string>>();
   for (const app of APPS) {
     const text = read(`apps/${app}/src/config.ts`);
-    reads.set(app, new Set([...keysOf(text), ...(text.includes('...baseConfigShape') ? base : [])]));
+    reads.set(
+      app,
+      new Set([
+        ...keysOf(text),
+        ...(text.includes('...baseConfigShape') ? base : []),
+        ...(text.includes('withDownloadLinks(') ? links : []),
+      ]),
+    );
   }
   return reads;
 }
