@@ -43,6 +43,7 @@ const env = {
   PUBLIC_BASE_URL: baseUrl,
   NODE_ENV: process.env.NODE_ENV || 'development',
   WEBHOOK_SECRET_KEY: installationSecret('WEBHOOK_SECRET_KEY'),
+  DOWNLOAD_SIGNING_SECRET: installationSecret('DOWNLOAD_SIGNING_SECRET'),
 };
 const logsDir = path.join(dataDir, 'logs');
 mkdirSync(logsDir, { recursive: true });
@@ -131,7 +132,8 @@ async function demoKey() {
   );
   if (made.status !== 0) fail(`could not create the demo account: ${made.stderr}`);
   const created = JSON.parse(made.stdout);
-  writeFileSync(file, JSON.stringify(created, null, 2));
+  // The key is a credential: readable by its owner only, like the installation's secrets.
+  writeFileSync(file, JSON.stringify(created, null, 2), { mode: 0o600 });
   return created;
 }
 

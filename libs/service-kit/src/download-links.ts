@@ -1,41 +1,32 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { type BaseConfig, type baseConfigShape, int } from './config';
-
-/** Outside production a fixed development secret keeps links working across replicas and restarts. */
-const DEV_DOWNLOAD_SECRET = 'development-only-download-signing-secret';
+import { type baseConfigShape, int } from './config';
 
 /**
  * A service's config schema with the variables of the result-download links. file-jobs puts links into its
  * events and the gateway into job status replies, and the gateway checks them, so both read these (with the
- * same values). Production has no default secret: a config without one does not load.
+ * same values). There is no default secret, in any environment: each installation has its own (`npm start`
+ * makes one under .data/, the deployments require one), so a config without it does not load.
  */
 export function withDownloadLinks<T extends z.ZodRawShape & typeof baseConfigShape>(shape: T) {
-  return z
-    .object({
-      ...shape,
-      /** Where clients reach the API; links name it. */
-      PUBLIC_BASE_URL: z.string().url().default('http://localhost:3000'),
-      DOWNLOAD_SIGNING_SECRET: z.string().min(16, 'at least 16 characters').optional(),
-      DOWNLOAD_URL_TTL_SECONDS: int(3600, 60, 7 * 24 * 3600),
-    })
-    .superRefine(requireSecretInProduction);
-}
-
-function requireSecretInProduction(config: unknown, ctx: z.RefinementCtx): void {
-  const { NODE_ENV, DOWNLOAD_SIGNING_SECRET } = config as Pick<BaseConfig, 'NODE_ENV'> & DownloadLinkConfig;
-  if (NODE_ENV === 'production' && !DOWNLOAD_SIGNING_SECRET) {
-    ctx.addIssue({ code: 'custom', path: ['DOWNLOAD_SIGNING_SECRET'], message: 'is required in production' });
-  }
+  return z.object({
+    ...shape,
+    /** Where clients reach the API; links name it. */
+    PUBLIC_BASE_URL: z.string().url().default('http://localhost:3000'),
+    DOWNLOAD_SIGNING_SECRET: z
+      .string({ error: 'is required (at least 16 random characters, e.g. `openssl rand -hex 32`)' })
+      .min(16, 'at least 16 characters'),
+    DOWNLOAD_URL_TTL_SECONDS: int(3600, 60, 7 * 24 * 3600),
+  });
 }
 
 export interface DownloadLinkConfig {
   PUBLIC_BASE_URL: string;
-  DOWNLOAD_SIGNING_SECRET?: string | undefined;
+  DOWNLOAD_SIGNING_SECRET: string;
   DOWNLOAD_URL_TTL_SECONDS: number;
 }
 
-const secretOf = (config: DownloadLinkConfig) => config.DOWNLOAD_SIGNING_SECRET ?? DEV_DOWNLOAD_SECRET;
+const secretOf = (config: DownloadLinkConfig) => config.DOWNLOAD_SIGNING_SECRET;
 const baseOf = (config: DownloadLinkConfig) => config.PUBLIC_BASE_URL.replace(/\/+$/, '');
 
 /**

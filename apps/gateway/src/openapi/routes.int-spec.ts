@@ -16,6 +16,7 @@ describe('OpenAPI coverage', () => {
 
   beforeAll(async () => {
     const config = loadGatewayConfig({
+      DOWNLOAD_SIGNING_SECRET: 'routes-spec-download-secret',
       ...process.env,
       NATS_NAMESPACE: `t_routes_${process.pid}`,
       LOG_LEVEL: 'silent',

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createGatewayApp } from '../bootstrap';
 import { loadGatewayConfig } from '../config';
@@ -7,7 +8,13 @@ import { buildOpenApiDocument, DOCUMENT_SERVER } from './document';
 /** Writes docs/openapi.json from the code (`npm run openapi`); a test fails when the two disagree. */
 async function main(): Promise<void> {
   const app = await createGatewayApp(
-    loadGatewayConfig({ ...process.env, NATS_NAMESPACE: `openapi_${process.pid}`, LOG_LEVEL: 'silent' }),
+    loadGatewayConfig({
+      // The document signs nothing, but the gateway's config needs a link secret to load.
+      DOWNLOAD_SIGNING_SECRET: randomBytes(32).toString('hex'),
+      ...process.env,
+      NATS_NAMESPACE: `openapi_${process.pid}`,
+      LOG_LEVEL: 'silent',
+    }),
   );
   await app.init();
   const doc = buildOpenApiDocument(app, DOCUMENT_SERVER);

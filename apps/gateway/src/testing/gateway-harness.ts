@@ -181,6 +181,7 @@ export class GatewayHarness {
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
       NATS_NAMESPACE: 'unit',
+      DOWNLOAD_SIGNING_SECRET: 'gateway-harness-download-secret',
       ...options.env,
     });
     const harness = new GatewayHarness(config, new StandInBus(), new StandInJetStream());

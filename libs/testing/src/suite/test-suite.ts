@@ -73,6 +73,8 @@ export class TestSuite {
   readonly redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
   /** This installation's key for webhook secrets at rest. */
   readonly webhookSecretKey = randomBytes(32).toString('hex');
+  /** This installation's secret for signed download links. */
+  readonly downloadSigningSecret = randomBytes(32).toString('hex');
   readonly processes = new Map<string, RunningProcess>();
   readonly gatewayPorts: number[] = [];
   /** The first gateway's port, chosen before any process starts so every service knows PUBLIC_BASE_URL. */
@@ -124,6 +126,7 @@ export class TestSuite {
       GRAVATAR_BASE_URL: '',
       RDAP_BASE_URL: '',
       WEBHOOK_SECRET_KEY: this.webhookSecretKey,
+      DOWNLOAD_SIGNING_SECRET: this.downloadSigningSecret,
       // Links in events and replies name the first gateway, as an installation's PUBLIC_BASE_URL names its own.
       ...(this.firstGatewayPort ? { PUBLIC_BASE_URL: `http://127.0.0.1:${this.firstGatewayPort}` } : {}),
       ...(this.options.redis ? { REDIS_URL: this.redisUrl } : {}),

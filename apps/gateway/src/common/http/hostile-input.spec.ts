@@ -394,13 +394,27 @@ describe('hostile input at the HTTP layer (in-process gateway, stand-in bus)', (
     });
 
     it('TRUST_PROXY defaults to no proxy and reads true, hop counts and lists', () => {
-      expect(loadGatewayConfig({ NODE_ENV: 'test' }).TRUST_PROXY).toBe(false);
-      expect(loadGatewayConfig({ NODE_ENV: 'test', TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
-      expect(loadGatewayConfig({ NODE_ENV: 'test', TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
-      expect(loadGatewayConfig({ NODE_ENV: 'test', TRUST_PROXY: '10.0.0.0/8, loopback' }).TRUST_PROXY).toBe(
-        '10.0.0.0/8, loopback',
-      );
-      expect(() => loadGatewayConfig({ NODE_ENV: 'test', TRUST_PROXY: 'a b' })).toThrow(/TRUST_PROXY/);
+      expect(
+        loadGatewayConfig({ NODE_ENV: 'test', DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET }).TRUST_PROXY,
+      ).toBe(false);
+      expect(
+        loadGatewayConfig({ NODE_ENV: 'test', DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET, TRUST_PROXY: 'true' })
+          .TRUST_PROXY,
+      ).toBe(true);
+      expect(
+        loadGatewayConfig({ NODE_ENV: 'test', DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET, TRUST_PROXY: '2' })
+          .TRUST_PROXY,
+      ).toBe(2);
+      expect(
+        loadGatewayConfig({
+          NODE_ENV: 'test',
+          DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET,
+          TRUST_PROXY: '10.0.0.0/8, loopback',
+        }).TRUST_PROXY,
+      ).toBe('10.0.0.0/8, loopback');
+      expect(() =>
+        loadGatewayConfig({ NODE_ENV: 'test', DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET, TRUST_PROXY: 'a b' }),
+      ).toThrow(/TRUST_PROXY/);
     });
   });
 
