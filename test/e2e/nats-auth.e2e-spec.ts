@@ -30,11 +30,10 @@ const passwordVariable = (user: User) => `NATS_${user.toUpperCase().replace(/-/g
  */
 describe('NATS users and permissions of compose and Helm', () => {
   const namespace = `t_auth_${randomBytes(4).toString('hex')}`;
-  const passwords = Object.fromEntries(USERS.map((u) => [u, randomBytes(12).toString('hex')])) as Record<
-    User,
-    string
-  >;
-  const testPassword = randomBytes(12).toString('hex');
+  const passwords = Object.fromEntries(
+    USERS.map((u) => [u, `p${randomBytes(12).toString('hex')}`]),
+  ) as Record<User, string>;
+  const testPassword = `p${randomBytes(12).toString('hex')}`;
   let nats: NatsCluster;
   let world: MailWorld;
   let suite: TestSuite;

@@ -82,7 +82,7 @@ function setup(write: ResultWriter['write']) {
     bus as unknown as MessageBus,
     kit as unknown as JetStreamKit,
     { write } as ResultWriter,
-    fileJobsConfigSchema.parse({}),
+    fileJobsConfigSchema.parse({ DOWNLOAD_SIGNING_SECRET: 'merger-spec-download-secret' }),
     pino({ level: 'silent' }),
   );
   return {

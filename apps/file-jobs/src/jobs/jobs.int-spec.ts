@@ -47,7 +47,10 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
   let drop: () => Promise<void>;
   let bus: MessageBus;
   let kit: JetStreamKit;
-  const config = fileJobsConfigSchema.parse({ FILE_CHUNK_SIZE: '3' });
+  const config = fileJobsConfigSchema.parse({
+    FILE_CHUNK_SIZE: '3',
+    DOWNLOAD_SIGNING_SECRET: 'jobs-spec-download-secret',
+  });
   const reserved: number[] = [];
   const credits = {
     request: (async (_subject: unknown, payload: { amount: number }) => {
