@@ -14,19 +14,38 @@ describe('admin CLI (npm run admin)', () => {
   });
   afterAll(async () => suite?.stop());
 
-  async function admin(...args: string[]): Promise<{ code: number; out: unknown; err: string }> {
+  async function admin(
+    env: NodeJS.ProcessEnv | undefined,
+    ...args: string[]
+  ): Promise<{ code: number; out: unknown; text: string; err: string }> {
     const entry = path.join(process.cwd(), 'dist/tools/admin/main.js');
+    const parse = (text: string): unknown => {
+      try {
+        return JSON.parse(text);
+      } catch {
+        return undefined;
+      }
+    };
     try {
-      const { stdout, stderr } = await run(process.execPath, [entry, ...args], { env: suite.env() });
-      return { code: 0, out: JSON.parse(stdout), err: stderr };
+      const { stdout, stderr } = await run(process.execPath, [entry, ...args], { env: env ?? suite.env() });
+      return { code: 0, out: parse(stdout), text: stdout, err: stderr };
     } catch (e) {
       const err = e as { code: number; stdout: string; stderr: string };
-      return { code: err.code, out: err.stdout ? JSON.parse(err.stdout) : undefined, err: err.stderr };
+      return { code: err.code, out: parse(err.stdout), text: err.stdout, err: err.stderr };
     }
   }
 
   it('creates an account with credits and a working key, then manages keys and credits', async () => {
-    const created = await admin('create-account', '--name', 'acme', '--credits', '250', '--style', 'legacy');
+    const created = await admin(
+      undefined,
+      'create-account',
+      '--name',
+      'acme',
+      '--credits',
+      '250',
+      '--style',
+      'legacy',
+    );
     expect(created.code).toBe(0);
     expect(created.out).toEqual({
       account_id: expect.any(String),
@@ -42,10 +61,10 @@ describe('admin CLI (npm run admin)', () => {
     const legacy = await suite.call('/v1/credits', { key: apiKey });
     expect(legacy.json).toMatchObject({ available: 250, total: 250 });
 
-    const added = await admin('add-credits', '--account', accountId, '--credits', '50');
+    const added = await admin(undefined, 'add-credits', '--account', accountId, '--credits', '50');
     expect(added.out).toMatchObject({ account_id: accountId, credits_balance: 300, credits_added: 300 });
 
-    const second = await admin('create-key', '--account', accountId, '--name', 'ci');
+    const second = await admin(undefined, 'create-key', '--account', accountId, '--name', 'ci');
     expect(second.out).toMatchObject({
       account_id: accountId,
       api_key_name: 'ci',
@@ -53,32 +72,65 @@ describe('admin CLI (npm run admin)', () => {
       api_key: expect.stringMatching(/^ev_/),
     });
 
-    const styled = await admin('set-style', '--key', keyId, '--style', 'current');
+    const styled = await admin(undefined, 'set-style', '--key', keyId, '--style', 'current');
     expect(styled.out).toMatchObject({ api_key_id: keyId, style: 'current' });
     expect((await suite.call('/v1/credits', { key: apiKey })).json).toMatchObject({
       success: true,
       data: { credits_balance: 300 },
     });
 
-    const listed = await admin('list-keys', '--account', accountId);
+    const listed = await admin(undefined, 'list-keys', '--account', accountId);
     expect((listed.out as { keys: Array<{ name: string }> }).keys.map((k) => k.name)).toEqual([
       'default',
       'ci',
     ]);
     expect(JSON.stringify(listed.out)).not.toContain(apiKey);
 
-    const revoked = await admin('revoke-key', '--key', apiKey);
+    const revoked = await admin(undefined, 'revoke-key', '--key', apiKey);
     expect(revoked.out).toMatchObject({ api_key_id: keyId, revoked_at: expect.any(String) });
     expect((await suite.call('/v1/credits', { key: apiKey })).status).toBe(401);
   });
 
-  it('fails with a JSON error and exit code 1 on bad input', async () => {
-    const missing = await admin('create-account', '--name', 'x');
-    expect(missing.code).toBe(1);
-    expect(JSON.parse(missing.err)).toEqual({
-      error: { code: 'INVALID_REQUEST', message: '--credits is required' },
-    });
+  it('answers a mistake on the command line in plain text with the usage, exit 2, without NATS', async () => {
+    const offline = { ...suite.env(), NATS_URL: 'nats://127.0.0.1:9' };
+    for (const args of [
+      ['create-account', '--name', 'x'],
+      ['set-style', '--key', 'whatever', '--style', 'fancy'],
+      ['create-account', '--name', 'x', '--credits', 'lots'],
+      ['frobnicate'],
+      ['list-keys', '--acount', 'x'],
+      [],
+    ]) {
+      const res = await admin(offline, ...args);
+      expect(res.code, args.join(' ')).toBe(2);
+      expect(res.err).toMatch(/^error: /);
+      expect(res.err).toContain('Usage: npm run admin -- <command> [options]');
+      expect(() => JSON.parse(res.err)).toThrow();
+    }
+    expect((await admin(offline, 'create-account', '--name', 'x')).err).toContain('--credits is required');
+    expect((await admin(offline, 'frobnicate')).err).toContain('unknown command "frobnicate"');
+  });
+
+  it('prints the usage for --help, and names NATS_URL and NATS_NAMESPACE when NATS cannot be reached', async () => {
+    const offline = { ...suite.env(), NATS_URL: 'nats://admin:hunter2-password@127.0.0.1:9' };
+    const help = await admin(offline, '--help');
+    expect(help.code).toBe(0);
+    expect(help.text).toContain('create-account --name N --credits C');
+    const unreachable = await admin(
+      offline,
+      'list-keys',
+      '--account',
+      '00000000-0000-4000-8000-000000000000',
+    );
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.err).toContain('cannot reach NATS at nats://127.0.0.1:9 (NATS_URL');
+    expect(unreachable.err).toContain(`NATS_NAMESPACE=${suite.namespace}`);
+    expect(unreachable.err).not.toContain('hunter2');
+  });
+
+  it('fails with a JSON error and exit code 1 when the service refuses', async () => {
     const unknownAccount = await admin(
+      undefined,
       'add-credits',
       '--account',
       '00000000-0000-4000-8000-000000000000',
@@ -87,7 +139,5 @@ describe('admin CLI (npm run admin)', () => {
     );
     expect(unknownAccount.code).toBe(1);
     expect(JSON.parse(unknownAccount.err).error.code).toBe('ACCOUNT_NOT_FOUND');
-    const badStyle = await admin('set-style', '--key', 'whatever', '--style', 'fancy');
-    expect(JSON.parse(badStyle.err).error.message).toContain('--style');
   });
 });

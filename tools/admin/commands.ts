@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { DomainError, isResponseStyle, type ResponseStyle, Subjects } from '@emailverify/contracts';
+import { isResponseStyle, type ResponseStyle, Subjects } from '@emailverify/contracts';
 import type { MessageBus } from '@emailverify/messaging';
 
 export const USAGE = `Usage: npm run admin -- <command> [options]
@@ -11,13 +11,19 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   revoke-key     --key K                             (K: key id or the key itself)
   list-keys      --account A
 
-Every command prints JSON. NATS_URL and NATS_NAMESPACE select the installation.`;
+Every command prints JSON. NATS_URL and NATS_NAMESPACE select the installation (NATS_USER and
+NATS_PASSWORD its admin user). --help prints this text.`;
+
+/** A command line the CLI cannot run: told in plain text with the usage, exit status 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
 
 type Options = Record<string, string | undefined>;
 
 function required(options: Options, name: string): string {
   const value = options[name];
-  if (!value) throw new DomainError('INVALID_REQUEST', `--${name} is required`);
+  if (!value) throw new UsageError(`--${name} is required`);
   return value;
 }
 
@@ -25,63 +31,91 @@ function credits(options: Options): number {
   const raw = required(options, 'credits');
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0)
-    throw new DomainError('INVALID_REQUEST', `--credits must be a whole number >= 0 (got "${raw}")`);
+    throw new UsageError(`--credits must be a whole number >= 0 (got "${raw}")`);
   return n;
 }
 
 function style(options: Options, isRequired = false): ResponseStyle | undefined {
   const value = isRequired ? required(options, 'style') : options.style;
   if (value === undefined) return undefined;
-  if (!isResponseStyle(value))
-    throw new DomainError('INVALID_REQUEST', `--style must be "current" or "legacy" (got "${value}")`);
+  if (!isResponseStyle(value)) throw new UsageError(`--style must be "current" or "legacy" (got "${value}")`);
   return value;
+}
+
+export type AdminCommand = { kind: 'help' } | { kind: 'run'; run: (bus: MessageBus) => Promise<unknown> };
+
+/**
+ * Reads the command line without touching NATS, so `--help` and mistakes are answered at once; a mistake is a
+ * UsageError naming it.
+ */
+export function parseAdminCommand(argv: string[]): AdminCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        name: { type: 'string' },
+        credits: { type: 'string' },
+        style: { type: 'string' },
+        plan: { type: 'string' },
+        account: { type: 'string' },
+        key: { type: 'string' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const { positionals, values } = parsed;
+  const [command, ...extra] = positionals;
+  if (values.help || command === 'help') return { kind: 'help' };
+  if (!command) throw new UsageError('no command given');
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  const o = values as Options;
+  const run = (fn: (bus: MessageBus) => Promise<unknown>): AdminCommand => ({ kind: 'run', run: fn });
+  switch (command) {
+    case 'create-account': {
+      const request = {
+        name: required(o, 'name'),
+        credits: credits(o),
+        ...(style(o) ? { style: style(o)! } : {}),
+        ...(o.plan ? { plan: o.plan } : {}),
+      };
+      return run((bus) => bus.request(Subjects.creditsAccountCreate, request));
+    }
+    case 'create-key': {
+      const request = {
+        accountId: required(o, 'account'),
+        ...(o.name ? { name: o.name } : {}),
+        ...(style(o) ? { style: style(o)! } : {}),
+      };
+      return run((bus) => bus.request(Subjects.creditsKeyCreate, request));
+    }
+    case 'add-credits': {
+      const request = { accountId: required(o, 'account'), credits: credits(o) };
+      return run((bus) => bus.request(Subjects.creditsBalanceAdd, request));
+    }
+    case 'set-style': {
+      const request = { apiKeyId: required(o, 'key'), style: style(o, true)! };
+      return run((bus) => bus.request(Subjects.creditsKeySetStyle, request));
+    }
+    case 'revoke-key': {
+      const request = { apiKeyId: required(o, 'key') };
+      return run((bus) => bus.request(Subjects.creditsKeyRevoke, request));
+    }
+    case 'list-keys': {
+      const request = { accountId: required(o, 'account') };
+      return run((bus) => bus.request(Subjects.creditsKeyList, request));
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
 }
 
 /** Runs one admin command against the credits service and returns what to print. */
 export async function runAdminCommand(bus: MessageBus, argv: string[]): Promise<unknown> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      credits: { type: 'string' },
-      style: { type: 'string' },
-      plan: { type: 'string' },
-      account: { type: 'string' },
-      key: { type: 'string' },
-    },
-  });
-  const o = values as Options;
-  const [command] = positionals;
-  switch (command) {
-    case 'create-account':
-      return bus.request(Subjects.creditsAccountCreate, {
-        name: required(o, 'name'),
-        credits: credits(o),
-        ...(style(o) ? { style: style(o) } : {}),
-        ...(o.plan ? { plan: o.plan } : {}),
-      });
-    case 'create-key':
-      return bus.request(Subjects.creditsKeyCreate, {
-        accountId: required(o, 'account'),
-        ...(o.name ? { name: o.name } : {}),
-        ...(style(o) ? { style: style(o) } : {}),
-      });
-    case 'add-credits':
-      return bus.request(Subjects.creditsBalanceAdd, {
-        accountId: required(o, 'account'),
-        credits: credits(o),
-      });
-    case 'set-style':
-      return bus.request(Subjects.creditsKeySetStyle, {
-        apiKeyId: required(o, 'key'),
-        style: style(o, true)!,
-      });
-    case 'revoke-key':
-      return bus.request(Subjects.creditsKeyRevoke, { apiKeyId: required(o, 'key') });
-    case 'list-keys':
-      return bus.request(Subjects.creditsKeyList, { accountId: required(o, 'account') });
-    default:
-      throw new DomainError('INVALID_REQUEST', command ? `Unknown command "${command}"\n${USAGE}` : USAGE);
-  }
+  const command = parseAdminCommand(argv);
+  if (command.kind === 'help') return USAGE;
+  return command.run(bus);
 }

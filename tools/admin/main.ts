@@ -1,21 +1,48 @@
 import { DomainError } from '@emailverify/contracts';
 import { MessageBus } from '@emailverify/messaging';
 import { baseConfigSchema, loadConfig } from '@emailverify/service-kit';
-import { runAdminCommand } from './commands';
+import { type AdminCommand, parseAdminCommand, USAGE, UsageError } from './commands';
+
+/** NATS_URL as it may be shown: without a user or password. */
+function shownUrl(url: string): string {
+  return url
+    .split(',')
+    .map((server) => server.trim().replace(/\/\/[^@/]*@/, '//'))
+    .join(',');
+}
 
 async function main(): Promise<number> {
+  let command: AdminCommand;
+  try {
+    command = parseAdminCommand(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`error: ${err.message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (command.kind === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   const config = loadConfig(baseConfigSchema);
   let bus: MessageBus | undefined;
   try {
-    bus = await MessageBus.connect({
-      url: config.NATS_URL,
-      user: config.NATS_USER,
-      pass: config.NATS_PASSWORD,
-      namespace: config.NATS_NAMESPACE,
-      name: 'admin-cli',
-      requestTimeoutMs: 10_000,
-    });
-    const result = await runAdminCommand(bus, process.argv.slice(2));
+    try {
+      bus = await MessageBus.connect({
+        url: config.NATS_URL,
+        user: config.NATS_USER,
+        pass: config.NATS_PASSWORD,
+        namespace: config.NATS_NAMESPACE,
+        name: 'admin-cli',
+        requestTimeoutMs: 10_000,
+      });
+    } catch (err) {
+      process.stderr.write(
+        `error: cannot reach NATS at ${shownUrl(config.NATS_URL)} (NATS_URL; installation NATS_NAMESPACE=${config.NATS_NAMESPACE}): ${err instanceof Error ? err.message : String(err)}\n`,
+      );
+      return 1;
+    }
+    const result = await command.run(bus);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {
