@@ -24,7 +24,13 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const config = loadConfig(baseConfigSchema);
+  let config;
+  try {
+    config = loadConfig(baseConfigSchema);
+  } catch (err) {
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
   let bus: MessageBus | undefined;
   try {
     try {
