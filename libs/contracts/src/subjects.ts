@@ -62,7 +62,8 @@ export type Subject = (typeof Subjects)[keyof typeof Subjects];
 
 /** Core NATS broadcasts (losing one is harmless: receivers also expire what they cache). */
 export const Broadcasts = {
-  keyRevoked: 'credits.key.revoked',
+  /** A key was revoked or its default style changed: gateways drop what they cached for it. */
+  keyChanged: 'credits.key.changed',
 } as const;
 
 /** Queue group names: one per service, so replicas share the work. */
@@ -192,7 +193,7 @@ export interface KeyListReply {
   keys: KeySummary[];
 }
 
-export interface KeyRevokedBroadcast {
+export interface KeyChangedBroadcast {
   apiKeyId: string;
   keyHash: string;
 }

@@ -13,7 +13,7 @@ import {
   type KeyCreateReply,
   type KeyCreateRequest,
   type KeyListReply,
-  type KeyRevokedBroadcast,
+  type KeyChangedBroadcast,
   type KeySummary,
   type ReserveReply,
   type ReserveRequest,
@@ -201,7 +201,7 @@ export class CreditsService {
     const updated = await this.repo.setKeyStyle(key.id, style);
     if (!updated) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
     // Gateways cache the key's default style with its resolution: drop it everywhere.
-    this.bus.publish(Broadcasts.keyRevoked, { apiKeyId: key.id, keyHash: '' } satisfies KeyRevokedBroadcast);
+    this.bus.publish(Broadcasts.keyChanged, { apiKeyId: key.id, keyHash: '' } satisfies KeyChangedBroadcast);
     return summary(updated);
   }
 
@@ -209,10 +209,10 @@ export class CreditsService {
     const key = await this.operatorKey(keyRef);
     const revoked = await this.repo.revokeKey(key.id);
     if (!revoked) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
-    this.bus.publish(Broadcasts.keyRevoked, {
+    this.bus.publish(Broadcasts.keyChanged, {
       apiKeyId: revoked.id,
       keyHash: revoked.key_hash,
-    } satisfies KeyRevokedBroadcast);
+    } satisfies KeyChangedBroadcast);
     return summary(revoked);
   }
 

@@ -81,7 +81,7 @@ describe('ApiKeyGuard', () => {
     expect((await gateway.call(ROUTE, { key })).status).toBe(200);
     expect((await gateway.call(ROUTE, { key })).status).toBe(200);
     expect(gateway.bus.authLookups).toBe(1);
-    gateway.bus.broadcast(Broadcasts.keyRevoked, { apiKeyId });
+    gateway.bus.broadcast(Broadcasts.keyChanged, { apiKeyId });
     expect((await gateway.call(ROUTE, { key })).status).toBe(200);
     expect(gateway.bus.authLookups).toBe(2);
   });

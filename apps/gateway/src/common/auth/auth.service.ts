@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { Broadcasts, type KeyRevokedBroadcast, type ResolvedKey, Subjects } from '@emailverify/contracts';
+import { Broadcasts, type KeyChangedBroadcast, type ResolvedKey, Subjects } from '@emailverify/contracts';
 import { MessageBus } from '@emailverify/messaging';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../../config';
 
@@ -23,7 +23,7 @@ export class AuthService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.bus.onBroadcast<KeyRevokedBroadcast>(Broadcasts.keyRevoked, (event) => this.evict(event));
+    this.bus.onBroadcast<KeyChangedBroadcast>(Broadcasts.keyChanged, (event) => this.evict(event));
   }
 
   async resolve(apiKey: string, requestId: string): Promise<ResolvedKey | undefined> {
@@ -42,7 +42,7 @@ export class AuthService implements OnModuleInit {
     return reply.key;
   }
 
-  private evict(event: KeyRevokedBroadcast): void {
+  private evict(event: KeyChangedBroadcast): void {
     if (event.keyHash) this.cache.delete(event.keyHash);
     for (const [hash, entry] of this.cache) {
       if (entry.key.apiKeyId === event.apiKeyId) this.cache.delete(hash);
