@@ -81,10 +81,19 @@ export class StandInBus {
 /** The `files` bucket in memory: what uploads store and result downloads read. */
 export class StandInObjectStore {
   readonly objects = new Map<string, Buffer>();
+  /** When true, reading an object fails after it was found (a store that breaks mid-download). */
+  failReads = false;
 
   async get(name: string): Promise<{ data: ReadableStream<Uint8Array> } | null> {
     const bytes = this.objects.get(name);
-    return bytes ? { data: Readable.toWeb(Readable.from([bytes])) as ReadableStream<Uint8Array> } : null;
+    if (!bytes) return null;
+    if (this.failReads)
+      return {
+        data: new ReadableStream<Uint8Array>({
+          pull: (controller) => controller.error(new Error('object store read failed')),
+        }),
+      };
+    return { data: Readable.toWeb(Readable.from([bytes])) as ReadableStream<Uint8Array> };
   }
 
   async put(name: string, data: ReadableStream<Uint8Array>): Promise<{ size: number }> {

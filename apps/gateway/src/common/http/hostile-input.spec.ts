@@ -1,141 +1,19 @@
 import 'reflect-metadata';
-import { createHash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { type DynamicModule, type INestApplication, Module } from '@nestjs/common';
-import {
-  DomainError,
-  type FileJobResultsReply,
-  type ResolvedKey,
-  type ResponseStyle,
-  type RpcReply,
-  type RpcRequest,
-  type RpcSubject,
-  Subjects,
-} from '@emailverify/contracts';
-import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import {
-  createLogger,
-  downloadLink,
-  HEALTH_CHECKS,
-  LOGGER,
-  Metrics,
-  ObservabilityModule,
-  SHUTDOWN_HOOKS,
-} from '@emailverify/service-kit';
+import { DomainError, type FileJobResultsReply, type ResponseStyle, Subjects } from '@emailverify/contracts';
+import { downloadLink } from '@emailverify/service-kit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { gatewayApi } from '../../app.module';
-import { accessRequest, createGatewayApp } from '../../bootstrap';
-import { clientAddressKey } from '../rate-limit/client-address';
-import { GATEWAY_CONFIG, loadGatewayConfig } from '../../config';
+import { accessRequest } from '../../bootstrap';
+import { loadGatewayConfig } from '../../config';
 import { attachment } from '../../files/files.service';
+import { ACCOUNT, GatewayHarness, type StandInBus } from '../../testing/gateway-harness';
+import { clientAddressKey } from '../rate-limit/client-address';
 
-// The HTTP layer's rules on hostile input, in-process: the production pipeline and app set-up with the file and
-// verify routes, a stand-in bus and a stand-in object store behind them.
-
-type Answer = (payload: never) => unknown;
-
-class StandInBus {
-  readonly asked: Array<{ subject: string; payload: unknown }> = [];
-  private readonly answers = new Map<string, Answer>();
-
-  answer<S extends RpcSubject>(subject: S, fn: (request: RpcRequest<S>) => RpcReply<S>): void {
-    this.answers.set(subject, fn as Answer);
-  }
-
-  async request(subject: string, payload: unknown): Promise<unknown> {
-    if (subject !== Subjects.creditsAuthResolve) this.asked.push({ subject, payload });
-    const fn = this.answers.get(subject);
-    if (!fn) throw new DomainError('SERVICE_UNAVAILABLE', `Nothing answers ${subject}`);
-    return JSON.parse(JSON.stringify(fn(payload as never))) as unknown;
-  }
-
-  onBroadcast(): { unsubscribe(): void } {
-    return { unsubscribe: () => undefined };
-  }
-
-  isConnected(): boolean {
-    return true;
-  }
-
-  async close(): Promise<void> {}
-}
-
-/** The object store with one result file; `broken` makes reading it fail after the CSV headers are set. */
-class StandInStore {
-  broken = false;
-  readonly csv = 'email,status\r\na@example.com,valid\r\nb@example.com,invalid\r\n';
-
-  async getObject(_bucket: string, name: string): Promise<{ data: ReadableStream<Uint8Array> } | null> {
-    return (await this.objectStore()).get(name);
-  }
-
-  async objectStore(): Promise<{ get(name: string): Promise<{ data: ReadableStream<Uint8Array> } | null> }> {
-    return {
-      get: async (name: string) => {
-        if (name !== 'results/job.csv') return null;
-        const bytes = new TextEncoder().encode(this.csv);
-        const broken = this.broken;
-        return {
-          data: new ReadableStream<Uint8Array>({
-            pull(controller) {
-              if (broken) controller.error(new Error('object store read failed'));
-              else {
-                controller.enqueue(bytes);
-                controller.close();
-              }
-            },
-          }),
-        };
-      },
-    };
-  }
-}
-
-@Module({})
-class FilesHttpModule {
-  static forTest(
-    bus: StandInBus,
-    store: StandInStore,
-    config: ReturnType<typeof loadGatewayConfig>,
-  ): DynamicModule {
-    const api = gatewayApi(config);
-    return {
-      module: FilesHttpModule,
-      imports: [
-        ObservabilityModule.forRoot({
-          providers: [
-            { provide: MessageBus, useValue: bus },
-            { provide: LOGGER, useValue: createLogger('gateway', 'silent') },
-            { provide: Metrics, useValue: new Metrics('gateway') },
-            { provide: GATEWAY_CONFIG, useValue: config },
-            { provide: HEALTH_CHECKS, useValue: [] },
-            { provide: SHUTDOWN_HOOKS, useValue: [] },
-            { provide: JetStreamKit, useValue: store },
-          ],
-        }),
-        ...api.imports,
-      ],
-      controllers: api.controllers,
-      providers: api.providers,
-    };
-  }
-}
+// The HTTP layer's rules on hostile input, in-process: the production pipeline and app set-up (GatewayHarness)
+// with a stand-in bus and object store behind them.
 
 const SIGNING_SECRET = 'hostile-input-spec-download-secret';
-const ACCOUNT = '6f1c2b1e-6a1d-4c57-9a43-2d1f1f3b9a10';
 const JOB = '8f0c5a1e-2d34-4b8e-9a0e-5c1f6d7b2a90';
-const KEYS: Record<string, ResolvedKey> = {
-  'ev_current-key': {
-    accountId: ACCOUNT,
-    apiKeyId: 'key-c',
-    apiKeyName: 'c',
-    style: 'current',
-    plan: 'payg',
-  },
-  'ev_legacy-key': { accountId: ACCOUNT, apiKeyId: 'key-l', apiKeyName: 'l', style: 'legacy', plan: 'payg' },
-};
-const hashOf = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
-const KEY_BY_HASH = new Map(Object.entries(KEYS).map(([key, resolved]) => [hashOf(key), resolved]));
+const CSV = 'email,status\r\na@example.com,valid\r\nb@example.com,invalid\r\n';
 const STYLES: ResponseStyle[] = ['current', 'legacy'];
 const AUTH_FAILURES = 5;
 const DOWNLOADS = 12;
@@ -161,10 +39,8 @@ function expectError(style: ResponseStyle, res: Reply, status: number, code: str
 }
 
 describe('hostile input at the HTTP layer (in-process gateway, stand-in bus)', () => {
-  let app: INestApplication;
-  let base: string;
-  const bus = new StandInBus();
-  const store = new StandInStore();
+  let gateway: GatewayHarness;
+  let bus: StandInBus;
   const results: FileJobResultsReply = {
     jobId: JOB,
     objectName: 'results/job.csv',
@@ -173,27 +49,21 @@ describe('hostile input at the HTTP layer (in-process gateway, stand-in bus)', (
   };
 
   beforeAll(async () => {
-    const config = loadGatewayConfig({
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      NATS_NAMESPACE: 'unit',
-      DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET,
-      RATE_LIMIT_AUTH_FAILURES: String(AUTH_FAILURES),
-      RATE_LIMIT_DOWNLOAD: String(DOWNLOADS),
+    gateway = await GatewayHarness.start({
+      env: {
+        DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET,
+        RATE_LIMIT_AUTH_FAILURES: String(AUTH_FAILURES),
+        RATE_LIMIT_DOWNLOAD: String(DOWNLOADS),
+      },
     });
-    app = await createGatewayApp(config, FilesHttpModule.forTest(bus, store, config));
-    await app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    bus = gateway.bus;
+    gateway.jetStream.store.objects.set('results/job.csv', Buffer.from(CSV));
   });
-  afterAll(async () => app?.close());
+  afterAll(async () => gateway?.close());
 
   beforeEach(() => {
-    bus.asked.length = 0;
-    store.broken = false;
-    bus.answer(Subjects.creditsAuthResolve, ({ keyHash }) => {
-      const key = KEY_BY_HASH.get(keyHash);
-      return key ? { found: true, key } : { found: false };
-    });
+    gateway.reset();
+    gateway.jetStream.store.failReads = false;
     bus.answer(Subjects.filesJobResults, () => results);
     bus.answer(Subjects.filesJobLocate, () => ({ ...results, accountId: ACCOUNT, status: 'completed' }));
   });
@@ -212,7 +82,7 @@ describe('hostile input at the HTTP layer (in-process gateway, stand-in bus)', (
     if (options.key !== null) headers['SVC-API-KEY'] = options.key ?? 'ev_current-key';
     if (options.style) headers['SVC-Response-Style'] = options.style;
     if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(`${base}${path}`, {
+    const res = await fetch(gateway.url(path), {
       method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
       headers,
       body: options.body,
@@ -335,7 +205,7 @@ describe('hostile input at the HTTP layer (in-process gateway, stand-in bus)', (
     });
 
     it.each(STYLES)('a failure after the CSV headers were set is a JSON error (%s style)', async (style) => {
-      store.broken = true;
+      gateway.jetStream.store.failReads = true;
       const res = await call(`/v1/verify/file/${JOB}/results?valid=true`, { style });
       expect(res.status).toBe(500);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
