@@ -3,9 +3,10 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { ensureNode, root } from './lib.mjs';
+import { ensureDependencies, ensureNode, root } from './lib.mjs';
 
 await ensureNode();
+ensureDependencies();
 const out = path.resolve(root, process.argv[2] ?? 'dist');
 rmSync(out, { recursive: true, force: true });
 const swc = path.join(root, 'node_modules', '.bin', 'swc');
