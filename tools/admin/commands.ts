@@ -113,9 +113,14 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
   }
 }
 
-/** Runs one admin command against the credits service and returns what to print. */
-export async function runAdminCommand(bus: MessageBus, argv: string[]): Promise<unknown> {
-  const command = parseAdminCommand(argv);
-  if (command.kind === 'help') return USAGE;
-  return command.run(bus);
+/**
+ * What the CLI prints for a reply: the same fields with snake_case names, as the HTTP API names them
+ * (`account_id`, `api_key`), while the replies between services are camelCase.
+ */
+export function printable(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(printable);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), printable(v)]),
+  );
 }

@@ -1,7 +1,7 @@
 import { DomainError } from '@emailverify/contracts';
 import { MessageBus } from '@emailverify/messaging';
 import { baseConfigSchema, loadConfig } from '@emailverify/service-kit';
-import { type AdminCommand, parseAdminCommand, USAGE, UsageError } from './commands';
+import { type AdminCommand, parseAdminCommand, printable, USAGE, UsageError } from './commands';
 
 /** NATS_URL as it may be shown: without a user or password. */
 function shownUrl(url: string): string {
@@ -49,7 +49,7 @@ async function main(): Promise<number> {
       return 1;
     }
     const result = await command.run(bus);
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(printable(result), null, 2)}\n`);
     return 0;
   } catch (err) {
     const error =

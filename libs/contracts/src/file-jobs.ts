@@ -1,6 +1,6 @@
 import type { JobState } from './files';
 import type { PackedChunkItem } from './packed-results';
-import type { VerificationStatus } from './verification';
+import type { VerificationResult } from './verification';
 
 /** JetStream streams (base names; the messaging library adds the namespace), with their retention. */
 export const Streams = {
@@ -12,6 +12,16 @@ export const Streams = {
     retention: 'limits',
     maxAgeMs: 7 * 24 * 3600 * 1000,
   },
+} as const;
+
+/** Durable JetStream consumers (base names; the messaging library adds the namespace): one per stream and reader. */
+export const Consumers = {
+  /** Verifier replicas pull chunks to verify from VERIFY_CHUNKS. */
+  verifierChunks: 'verifier-chunks',
+  /** file-jobs replicas pull verified chunks from CHUNK_RESULTS. */
+  fileJobsChunkResults: 'file-jobs-chunk-results',
+  /** webhooks replicas pull job events from EVENTS; what a stopped webhooks service missed waits there. */
+  webhooksEvents: 'webhooks-events',
 } as const;
 
 export const chunkSubject = (jobId: string): string => `verify.chunk.${jobId}`;
@@ -81,23 +91,25 @@ export interface FileJobLocateRequest {
   jobId: string;
 }
 
-/** One address of a chunk as the verifier returns it: what the result file and the counts need. */
-export interface ChunkItemResult {
-  email: string;
-  status: VerificationStatus;
-  reason: string;
-  score: number;
-  isDeliverable: boolean;
-  isDisposable: boolean;
-  isCatchall: boolean;
-  isRole: boolean;
-  isFree: boolean;
-  domain: string;
-  mxRecords: string[];
-  domainSuggestion: string;
-  smtpCheck: boolean;
-  creditsUsed: number;
-}
+/**
+ * One address of a chunk as the verifier returns it: the fields of its result that the result file and the
+ * counts need, and what it cost. The reason is any string because it is read back from stored chunks.
+ */
+export type ChunkItemResult = Pick<
+  VerificationResult,
+  | 'email'
+  | 'status'
+  | 'score'
+  | 'isDeliverable'
+  | 'isDisposable'
+  | 'isCatchall'
+  | 'isRole'
+  | 'isFree'
+  | 'domain'
+  | 'mxRecords'
+  | 'domainSuggestion'
+  | 'smtpCheck'
+> & { reason: string; creditsUsed: number };
 
 export interface ChunkMessage {
   jobId: string;
@@ -127,7 +139,10 @@ export interface JobStatusBroadcast {
   processedEmails: number;
 }
 
-/** Body of a webhook event, as published on the EVENTS stream. */
+/**
+ * A webhook event as published on the EVENTS stream. `data` is the body customers receive, so its fields are
+ * snake_case like the HTTP API's; everything else between services is camelCase.
+ */
 export interface FileCompletedEvent {
   event: 'file.completed';
   timestamp: string;

@@ -44,6 +44,17 @@ function fileFlags(r: FileFlagFields): number {
   );
 }
 
+function readFileFlags(flags: number): Required<FileFlagFields> {
+  return {
+    isDeliverable: (flags & DELIVERABLE) !== 0,
+    isDisposable: (flags & DISPOSABLE) !== 0,
+    isCatchall: (flags & CATCHALL) !== 0,
+    isRole: (flags & ROLE) !== 0,
+    isFree: (flags & FREE) !== 0,
+    smtpCheck: (flags & SMTP_CHECK) !== 0,
+  };
+}
+
 /**
  * The number of the whole-result form, checked on every read. The verifier's cache holds one form only: a
  * change of form comes with a migration that empties it, so a row of another form is a defect, never guessed at.
@@ -129,11 +140,7 @@ export function unpackResult(
     status,
     reason,
     score,
-    isDeliverable: (flags & DELIVERABLE) !== 0,
-    isDisposable: (flags & DISPOSABLE) !== 0,
-    isCatchall: (flags & CATCHALL) !== 0,
-    isRole: (flags & ROLE) !== 0,
-    isFree: (flags & FREE) !== 0,
+    ...readFileFlags(flags),
     hasGravatar: (flags & GRAVATAR) !== 0,
     gravatarUrl,
     domain,
@@ -145,7 +152,6 @@ export function unpackResult(
       blacklists,
       checked: (flags & REPUTATION_CHECKED) !== 0,
     } satisfies Required<VerificationResult['domainReputation']>,
-    smtpCheck: (flags & SMTP_CHECK) !== 0,
     smtpResponse,
     errorMessage,
     domainSuggestion,
@@ -203,15 +209,10 @@ export function unpackChunkItem(item: PackedChunkItem): ChunkItemResult {
     status,
     reason,
     score,
-    isDeliverable: (flags & DELIVERABLE) !== 0,
-    isDisposable: (flags & DISPOSABLE) !== 0,
-    isCatchall: (flags & CATCHALL) !== 0,
-    isRole: (flags & ROLE) !== 0,
-    isFree: (flags & FREE) !== 0,
+    ...readFileFlags(flags),
     domain,
     mxRecords,
     domainSuggestion,
-    smtpCheck: (flags & SMTP_CHECK) !== 0,
     creditsUsed,
   } satisfies Required<ChunkItemResult>;
 }

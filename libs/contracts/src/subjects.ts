@@ -30,26 +30,26 @@ import type {
 export const Subjects = {
   creditsAuthResolve: 'credits.auth.resolve',
   creditsBalanceGet: 'credits.balance.get',
-  creditsReserve: 'credits.reserve',
-  creditsSettle: 'credits.settle',
+  creditsReserve: 'credits.reservation.create',
+  creditsSettle: 'credits.reservation.settle',
   creditsAccountCreate: 'credits.account.create',
   creditsBalanceAdd: 'credits.balance.add',
   creditsKeyCreate: 'credits.key.create',
-  creditsKeySetStyle: 'credits.key.style',
+  creditsKeySetStyle: 'credits.key.update',
   creditsKeyRevoke: 'credits.key.revoke',
   creditsKeyList: 'credits.key.list',
   creditsPing: 'credits.health.ping',
-  verifySingle: 'verify.single',
-  verifyBulk: 'verify.bulk',
+  verifySingle: 'verifier.address.verify',
+  verifyBulk: 'verifier.batch.verify',
   verifierPing: 'verifier.health.ping',
-  filesJobCreate: 'files.job.create',
-  filesJobGet: 'files.job.get',
-  filesJobPause: 'files.job.pause',
-  filesJobResume: 'files.job.resume',
-  filesJobCancel: 'files.job.cancel',
-  filesJobResults: 'files.job.results',
-  filesJobLocate: 'files.job.locate',
-  filesPing: 'files.health.ping',
+  filesJobCreate: 'file-jobs.job.create',
+  filesJobGet: 'file-jobs.job.get',
+  filesJobPause: 'file-jobs.job.pause',
+  filesJobResume: 'file-jobs.job.resume',
+  filesJobCancel: 'file-jobs.job.cancel',
+  filesJobResults: 'file-jobs.job.results',
+  filesJobLocate: 'file-jobs.job.locate',
+  filesPing: 'file-jobs.health.ping',
   webhooksCreate: 'webhooks.webhook.create',
   webhooksList: 'webhooks.webhook.list',
   webhooksUpdate: 'webhooks.webhook.update',
@@ -71,8 +71,6 @@ export const QueueGroups = {
   credits: 'credits',
   verifier: 'verifier',
   fileJobs: 'file-jobs',
-  verifierChunks: 'verifier-chunks',
-  fileJobsChunkResults: 'file-jobs-chunk-results',
   webhooks: 'webhooks',
 } as const;
 
@@ -111,6 +109,12 @@ export interface ReserveRequest {
   /** Repeating a reservation with the same key applies it once and returns the first outcome. */
   idempotencyKey: string;
   amount: number;
+  /**
+   * How long the holder may take to settle. Past it the credits service presumes the holder dead and refunds
+   * the whole reservation (a settle that comes later is answered as a replay and changes nothing). Absent:
+   * held until settled, for holders that keep their work durably (a file job).
+   */
+  holdSeconds?: number;
 }
 export interface ReserveReply {
   reservationId: string;
@@ -132,6 +136,7 @@ export interface SettleReply {
   used: number;
   refunded: number;
   balance: number;
+  /** True when the reservation had already ended (settled before, or refunded whole when it expired). */
   replayed: boolean;
 }
 
@@ -142,9 +147,9 @@ export interface AccountCreateRequest {
   plan?: string;
 }
 export interface AccountCreateReply {
-  account_id: string;
-  api_key_id: string;
-  api_key: string;
+  accountId: string;
+  apiKeyId: string;
+  apiKey: string;
 }
 
 export interface BalanceAddRequest {
@@ -152,9 +157,9 @@ export interface BalanceAddRequest {
   credits: number;
 }
 export interface BalanceAddReply {
-  account_id: string;
-  credits_balance: number;
-  credits_added: number;
+  accountId: string;
+  creditsBalance: number;
+  creditsAdded: number;
 }
 
 export interface KeyCreateRequest {
@@ -163,10 +168,10 @@ export interface KeyCreateRequest {
   style?: ResponseStyle;
 }
 export interface KeyCreateReply {
-  account_id: string;
-  api_key_id: string;
-  api_key_name: string;
-  api_key: string;
+  accountId: string;
+  apiKeyId: string;
+  apiKeyName: string;
+  apiKey: string;
   style: ResponseStyle;
 }
 
@@ -178,13 +183,13 @@ export interface KeyRevokeRequest {
   apiKeyId: string;
 }
 export interface KeySummary {
-  api_key_id: string;
-  account_id: string;
+  apiKeyId: string;
+  accountId: string;
   name: string;
   prefix: string;
   style: ResponseStyle;
-  created_at: string;
-  revoked_at: string | null;
+  createdAt: string;
+  revokedAt: string | null;
 }
 export interface KeyListRequest {
   accountId: string;

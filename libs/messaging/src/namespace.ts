@@ -9,7 +9,7 @@ export class Namespace {
     }
   }
 
-  /** `verify.single` -> `emailverify.verify.single` */
+  /** `verifier.address.verify` -> `emailverify.verifier.address.verify` */
   subject(subject: string): string {
     return `${this.prefix}.${subject}`;
   }

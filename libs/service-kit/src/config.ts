@@ -39,8 +39,6 @@ export const bool = (fallback: boolean) =>
     .default(fallback ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-export const url = (fallback: string) => z.string().url().default(fallback);
-
 /** Variables every service reads. */
 export const baseConfigShape = {
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),

@@ -1,4 +1,10 @@
-import { type ChunkMessage, type ChunkResultMessage, chunkSubject, Streams } from '@emailverify/contracts';
+import {
+  type ChunkMessage,
+  type ChunkResultMessage,
+  chunkSubject,
+  Consumers,
+  Streams,
+} from '@emailverify/contracts';
 import type { ConsumerHandle, JetStreamKit, MessageBus } from '@emailverify/messaging';
 import type { Logger } from 'pino';
 import type { FileJobsConfig } from '../config';
@@ -45,7 +51,7 @@ export class JobRunner {
     this.consumer = await this.kit.consume<ChunkResultMessage>(
       {
         stream: Streams.chunkResults.name,
-        durable: 'file-jobs-chunk-results',
+        durable: Consumers.fileJobsChunkResults,
         ackWaitMs: this.config.FILE_RESULTS_ACK_WAIT_MS,
         concurrency: 4,
       },

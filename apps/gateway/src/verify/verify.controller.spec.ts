@@ -80,7 +80,9 @@ describe('verification routes', () => {
 
     it('answers a verifier that is too slow with 504 TIMEOUT, and one that is absent with 503', async () => {
       gateway.bus.answer(Subjects.verifySingle, () => {
-        throw new DomainError('SERVICE_UNAVAILABLE', 'verify.single timed out', { cause: 'timeout' });
+        throw new DomainError('SERVICE_UNAVAILABLE', 'The verifier service did not answer within 5000 ms', {
+          cause: 'timeout',
+        });
       });
       const slow = await gateway.call('/v1/verify/single', { body: { email: 'jane@example.com' } });
       expectError('current', slow, 504, 'TIMEOUT');

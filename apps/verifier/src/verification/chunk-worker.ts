@@ -4,6 +4,7 @@ import {
   chunkDoneSubject,
   type PackedChunkItem,
   packResultFields,
+  Consumers,
   Streams,
 } from '@emailverify/contracts';
 import type { ConsumerHandle, JetStreamKit } from '@emailverify/messaging';
@@ -40,7 +41,7 @@ export class ChunkWorker {
     this.handle = await this.kit.consume<ChunkMessage>(
       {
         stream: Streams.verifyChunks.name,
-        durable: 'verifier-chunks',
+        durable: Consumers.verifierChunks,
         ackWaitMs: this.options.ackWaitMs,
         concurrency: this.options.concurrency,
       },

@@ -1,11 +1,8 @@
-import { Streams } from '@emailverify/contracts';
+import { Consumers, Streams } from '@emailverify/contracts';
 import type { ConsumerHandle, JetStreamKit } from '@emailverify/messaging';
 import type { Logger } from 'pino';
 import { fileEventSchema } from '../webhooks.schemas';
 import type { DeliveriesRepository } from './deliveries.repository';
-
-/** The durable consumer of EVENTS: what a stopped webhooks service missed waits there until it starts. */
-export const EVENTS_CONSUMER = 'webhooks-events';
 
 /**
  * Turns each event on the EVENTS stream into one delivery per subscribed, active webhook of its account, then
@@ -25,7 +22,7 @@ export class EventIntake {
   async start(): Promise<void> {
     await this.kit.ensureStream(Streams.events);
     this.consumer = await this.kit.consume<unknown>(
-      { stream: Streams.events.name, durable: EVENTS_CONSUMER, ackWaitMs: 30_000, concurrency: 8 },
+      { stream: Streams.events.name, durable: Consumers.webhooksEvents, ackWaitMs: 30_000, concurrency: 8 },
       async ({ payload }) => this.take(payload),
       (err) =>
         this.logger.error({ err }, 'event could not be turned into deliveries; it will be redelivered'),

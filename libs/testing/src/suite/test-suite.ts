@@ -195,7 +195,7 @@ export class TestSuite {
       credits: options.credits ?? 1000,
       ...(options.style ? { style: options.style } : {}),
     });
-    return { accountId: reply.account_id, apiKeyId: reply.api_key_id, apiKey: reply.api_key };
+    return { accountId: reply.accountId, apiKeyId: reply.apiKeyId, apiKey: reply.apiKey };
   }
 
   /** One HTTP request to a gateway, with the key in the chosen carrier. */

@@ -258,18 +258,7 @@ function beforeRcpt(reply: SmtpReply, stage: string, host: MailHost): HostResult
   if (reply.code === expected || (stage !== 'greeting' && reply.code >= 200 && reply.code < 300))
     return undefined;
   const response = formatReply(reply);
-  if (reply.code >= 500) {
-    return {
-      kind: 'final',
-      outcome: {
-        kind: 'unknown',
-        reason: 'smtp_blocked',
-        response,
-        message: `${host.exchange} refused the probe at ${stage}: ${response}`,
-        conversed: true,
-      },
-    };
-  }
+  if (reply.code >= 500) return blocked(response, host, stage);
   return {
     kind: 'next',
     cause: 'unreachable',
@@ -338,14 +327,15 @@ function classifyRcpt(reply: SmtpReply, host: MailHost): HostResult | { kind: 'a
   };
 }
 
-function blocked(response: string, host: MailHost): HostResult {
+/** A policy refusal: the address's fate is unknown (`smtp_blocked`), and no other host will say otherwise. */
+function blocked(response: string, host: MailHost, stage?: string): HostResult {
   return {
     kind: 'final',
     outcome: {
       kind: 'unknown',
       reason: 'smtp_blocked',
       response,
-      message: `${host.exchange} refused the probe: ${response}`,
+      message: `${host.exchange} refused the probe${stage ? ` at ${stage}` : ''}: ${response}`,
       conversed: true,
     },
   };

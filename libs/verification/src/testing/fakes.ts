@@ -1,5 +1,5 @@
 import { Duplex } from 'node:stream';
-import type { Clock, Dialer, FetchLike, VerificationDependencies } from '../dependencies';
+import type { Clock, Dialer, FetchLike } from '../dependencies';
 import { DNS_ERROR, dnsError, type MxRecord, type Resolver } from '../dns';
 
 /** Test doubles for the engine's injected dependencies. Not part of the public surface. */
@@ -225,14 +225,4 @@ export function fakeFetch(routes: Record<string, (url: URL) => Response | Promis
 export function sequenceRandom(values: number[] = [0.1, 0.5, 0.9, 0.3]): () => number {
   let i = 0;
   return () => values[i++ % values.length];
-}
-
-export function fakeDependencies(parts: Partial<VerificationDependencies> = {}): VerificationDependencies {
-  return {
-    resolver: parts.resolver ?? new FakeResolver(),
-    dial: parts.dial ?? fakeDialer({}).dial,
-    fetch: parts.fetch ?? fakeFetch({}).fetch,
-    clock: parts.clock ?? new FakeClock(),
-    random: parts.random ?? sequenceRandom(),
-  };
 }
