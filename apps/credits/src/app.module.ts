@@ -1,6 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { MessageBus } from '@emailverify/messaging';
-import { serviceModule, withDataSource } from '@emailverify/service-kit';
+import { LOGGER, periodicTask, serviceModule, withDataSource } from '@emailverify/service-kit';
+import type { Logger } from 'pino';
 import { CreditsRepository } from './accounts/credits.repository';
 import { CreditsService } from './accounts/credits.service';
 import type { CreditsConfig } from './config';
@@ -19,6 +20,16 @@ export function creditsModule(config: Readonly<CreditsConfig>): DynamicModule {
         useFactory: (repo: CreditsRepository, bus: MessageBus) => new CreditsService(repo, bus),
       },
       CreditsHandler,
+      periodicTask({
+        provide: 'ReservationSweep',
+        name: 'reservation sweep',
+        intervalMs: config.RESERVATION_SWEEP_INTERVAL_MS,
+        inject: [CreditsService, LOGGER],
+        run: async (credits: CreditsService, logger: Logger) => {
+          const refunded = await credits.sweepExpired();
+          if (refunded > 0) logger.info({ refunded }, 'refunded expired reservations');
+        },
+      }),
     ],
   });
 }

@@ -1,7 +1,12 @@
 import { baseConfigShape, int, loadConfig } from '@emailverify/service-kit';
 import { z } from 'zod';
 
-export const creditsConfigSchema = z.object({ ...baseConfigShape, HTTP_PORT: int(3101, 0, 65535) });
+export const creditsConfigSchema = z.object({
+  ...baseConfigShape,
+  HTTP_PORT: int(3101, 0, 65535),
+  /** How often expired reservations (their holder died before settling) are refunded. */
+  RESERVATION_SWEEP_INTERVAL_MS: int(60_000, 100, 3_600_000),
+});
 export type CreditsConfig = z.infer<typeof creditsConfigSchema>;
 
 export const loadCreditsConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<CreditsConfig> =>

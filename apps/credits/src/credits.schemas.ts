@@ -11,7 +11,19 @@ const credits = z.number().int().min(0).max(1_000_000_000);
 export const CreditsPayloads = {
   authResolve: parseWith(z.strictObject({ keyHash: z.string().regex(/^[0-9a-f]{64}$/) })),
   balanceGet: parseWith(z.strictObject({ accountId: id, apiKeyId: id })),
-  reserve: parseWith(z.strictObject({ accountId: id, idempotencyKey: key, amount: credits })),
+  reserve: parseWith(
+    z.strictObject({
+      accountId: id,
+      idempotencyKey: key,
+      amount: credits,
+      holdSeconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(7 * 24 * 3600)
+        .optional(),
+    }),
+  ),
   settle: parseWith(z.strictObject({ accountId: id, idempotencyKey: key, used: credits })),
   accountCreate: parseWith(
     z.strictObject({

@@ -1,6 +1,6 @@
-import type { DynamicModule, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import type { DynamicModule } from '@nestjs/common';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import { LOGGER, Metrics, serviceModule, withDataSource } from '@emailverify/service-kit';
+import { LOGGER, Metrics, periodicTask, serviceModule, withDataSource } from '@emailverify/service-kit';
 import { VerificationEngine } from '@emailverify/verification';
 import type { Logger } from 'pino';
 import { engineOptions, type VerifierConfig } from './config';
@@ -9,27 +9,6 @@ import { ChunkWorker } from './verification/chunk-worker';
 import { ResultsRepository } from './verification/results.repository';
 import { VerificationService } from './verification/verification.service';
 import { VerifierHandler } from './verifier.handler';
-
-/** Purges expired cache rows hourly; expired rows are never served, this only keeps the table small. */
-class CachePurger implements OnModuleInit, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-
-  constructor(
-    private readonly results: ResultsRepository,
-    private readonly logger: Logger,
-  ) {}
-
-  onModuleInit(): void {
-    this.timer = setInterval(() => {
-      this.results.purgeExpired().catch((err: unknown) => this.logger.warn({ err }, 'cache purge failed'));
-    }, 3_600_000);
-    this.timer.unref();
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
-  }
-}
 
 /** The verifier: single and bulk verification over NATS, file chunks from JetStream. */
 export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule {
@@ -54,6 +33,7 @@ export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule 
             {
               cacheTtlHours: config.RESULT_CACHE_TTL_HOURS,
               bulkMax: config.BULK_MAX_EMAILS,
+              creditHoldSeconds: config.CREDIT_HOLD_SECONDS,
               bulkConcurrency: config.VERIFY_BULK_CONCURRENCY,
               chunkConcurrency: config.FILE_VERIFY_CONCURRENCY,
             },
@@ -63,11 +43,14 @@ export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule 
             ]),
           ),
       },
-      {
-        provide: CachePurger,
-        inject: [ResultsRepository, LOGGER],
-        useFactory: (results: ResultsRepository, logger: Logger) => new CachePurger(results, logger),
-      },
+      // Expired cache rows are never served; purging them hourly only keeps the table small.
+      periodicTask({
+        provide: 'CachePurge',
+        name: 'cache purge',
+        intervalMs: 3_600_000,
+        inject: [ResultsRepository],
+        run: (results: ResultsRepository) => results.purgeExpired(),
+      }),
       {
         provide: ChunkWorker,
         inject: [JetStreamKit, VerificationService, LOGGER],

@@ -24,6 +24,11 @@ export const verifierConfigSchema = z.object({
   SMTP_ALLOW_PRIVATE_NETWORKS: bool(false),
   RESULT_CACHE_TTL_HOURS: int(24, 0, 24 * 365),
   BULK_MAX_EMAILS: int(100, 1, 10_000),
+  /**
+   * How long the credits of a single or bulk verification stay reserved if this process dies before settling
+   * them; then the credits service refunds them. Longer than any verification takes.
+   */
+  CREDIT_HOLD_SECONDS: int(900, 1, 7 * 24 * 3600),
   /** Addresses of one bulk request verified at the same time. */
   VERIFY_BULK_CONCURRENCY: int(10, 1, 1000),
   /** File-job chunks one verifier process works on at once, and addresses of a chunk verified at once. */

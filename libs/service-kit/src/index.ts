@@ -6,3 +6,4 @@ export * from './nest';
 export * from './handlers';
 export * from './service-providers';
 export * from './download-links';
+export * from './periodic';

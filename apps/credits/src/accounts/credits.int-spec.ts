@@ -1,12 +1,15 @@
 import { DomainError, Subjects } from '@emailverify/contracts';
-import { TestSuite } from '@emailverify/testing';
+import { eventually, TestSuite } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 describe('credits service: reservations, settlement and the ledger (real PostgreSQL over NATS)', () => {
   let suite: TestSuite;
 
   beforeAll(async () => {
-    suite = await TestSuite.start({ gateways: 0 });
+    suite = await TestSuite.start({
+      gateways: 0,
+      appEnv: { credits: { RESERVATION_SWEEP_INTERVAL_MS: '200' } },
+    });
   });
   afterAll(async () => suite?.stop());
 
@@ -144,5 +147,57 @@ describe('credits service: reservations, settlement and the ledger (real Postgre
     expect(apiKey.startsWith(row!.prefix)).toBe(true);
     const dump = JSON.stringify(await suite.sql(`SELECT * FROM credits.api_keys`));
     expect(dump).not.toContain(apiKey);
+  });
+
+  it('refunds a reservation whose hold ran out, whole, once; a late settle changes nothing', async () => {
+    const { accountId, apiKeyId } = await suite.createAccount({ credits: 10 });
+    await suite.bus.request(Subjects.creditsReserve, {
+      accountId,
+      idempotencyKey: 'held',
+      amount: 4,
+      holdSeconds: 1,
+    });
+    await suite.bus.request(Subjects.creditsReserve, { accountId, idempotencyKey: 'durable', amount: 3 });
+    expect(await balance(accountId, apiKeyId)).toBe(3);
+
+    await eventually(async () => expect(await balance(accountId, apiKeyId)).toBe(7), { timeoutMs: 15_000 });
+    const late = await suite.bus.request(Subjects.creditsSettle, {
+      accountId,
+      idempotencyKey: 'held',
+      used: 4,
+    });
+    expect(late).toMatchObject({ used: 0, refunded: 4, balance: 7, replayed: true });
+    expect(await balance(accountId, apiKeyId)).toBe(7);
+    expect(await ledgerSum(accountId)).toEqual({ total: 7, reserved: -7, refunded: 4, granted: 10 });
+
+    // Without a hold the reservation waits for its holder however long it takes.
+    const statuses = await suite.sql<{ idempotency_key: string; status: string }>(
+      `SELECT idempotency_key, status FROM credits.reservations WHERE account_id = $1 ORDER BY idempotency_key`,
+      [accountId],
+    );
+    expect(statuses).toEqual([
+      { idempotency_key: 'durable', status: 'reserved' },
+      { idempotency_key: 'held', status: 'expired' },
+    ]);
+    const settled = await suite.bus.request(Subjects.creditsSettle, {
+      accountId,
+      idempotencyKey: 'durable',
+      used: 3,
+    });
+    expect(settled).toMatchObject({ used: 3, refunded: 0, balance: 7, replayed: false });
+  });
+
+  it('refuses a hold that is not a whole number of seconds', async () => {
+    const { accountId, apiKeyId } = await suite.createAccount({ credits: 10 });
+    for (const holdSeconds of [0, -1, 1.5, 8 * 24 * 3600])
+      await expect(
+        suite.bus.request(Subjects.creditsReserve, {
+          accountId,
+          idempotencyKey: 'x',
+          amount: 1,
+          holdSeconds,
+        }),
+      ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(await balance(accountId, apiKeyId)).toBe(10);
   });
 });

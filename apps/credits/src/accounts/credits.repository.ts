@@ -28,12 +28,15 @@ export interface ReservationRow {
   amount: number;
   used: number | null;
   refunded: number | null;
-  status: 'reserved' | 'settled';
+  status: 'reserved' | 'settled' | 'expired';
+  /** Its hold has run out (PostgreSQL's clock): the sweep may refund it. */
+  expired: boolean;
 }
 
 const ACCOUNT_COLUMNS = `id, name, plan, balance::int AS balance, consumed::int AS consumed, added::int AS added, updated_at`;
 const KEY_COLUMNS = `id, account_id, name, prefix, style, created_at, revoked_at`;
-const RESERVATION_COLUMNS = `id, account_id, idempotency_key, amount::int AS amount, used::int AS used, refunded::int AS refunded, status`;
+const RESERVATION_COLUMNS = `id, account_id, idempotency_key, amount::int AS amount, used::int AS used, refunded::int AS refunded, status,
+  (expires_at IS NOT NULL AND expires_at <= now()) AS expired`;
 
 /** All SQL of the credits schema. Queries on customer data take the account id. */
 export class CreditsRepository {
@@ -51,6 +54,21 @@ export class CreditsRepository {
       [keyHash],
     );
     return rows[0];
+  }
+
+  /**
+   * Internal, across accounts: reservations still held past their expiry, oldest first, for the sweep. Each is
+   * then refunded in its own transaction that locks its account first, as reserve and settle do.
+   */
+  async expiredReservationsInternal(
+    limit: number,
+  ): Promise<Array<{ account_id: string; idempotency_key: string }>> {
+    return this.db.query(
+      `SELECT account_id, idempotency_key FROM credits.reservations
+        WHERE status = 'reserved' AND expires_at IS NOT NULL AND expires_at <= now()
+        ORDER BY expires_at LIMIT $1`,
+      [limit],
+    );
   }
 
   async findAccount(accountId: string): Promise<AccountRow | undefined> {
@@ -156,18 +174,25 @@ export class CreditsTx {
     accountId: string;
     idempotencyKey: string;
     amount: number;
+    holdSeconds?: number;
   }): Promise<void> {
     await this.m.query(
-      `INSERT INTO credits.reservations (id, account_id, idempotency_key, amount) VALUES ($1, $2, $3, $4)`,
-      [r.id, r.accountId, r.idempotencyKey, r.amount],
+      `INSERT INTO credits.reservations (id, account_id, idempotency_key, amount, expires_at)
+       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
+      [r.id, r.accountId, r.idempotencyKey, r.amount, r.holdSeconds ?? null],
     );
   }
 
-  async markSettled(accountId: string, reservationId: string, used: number, refunded: number): Promise<void> {
+  /** Ends a reservation: `settled` by its holder, or `expired` when the sweep refunded it whole. */
+  async markEnded(
+    accountId: string,
+    reservationId: string,
+    outcome: { status: 'settled' | 'expired'; used: number; refunded: number },
+  ): Promise<void> {
     await this.m.query(
-      `UPDATE credits.reservations SET status = 'settled', used = $3, refunded = $4, settled_at = now()
+      `UPDATE credits.reservations SET status = $3, used = $4, refunded = $5, settled_at = now()
         WHERE account_id = $1 AND id = $2`,
-      [accountId, reservationId, used, refunded],
+      [accountId, reservationId, outcome.status, outcome.used, outcome.refunded],
     );
   }
 

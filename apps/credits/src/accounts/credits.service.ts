@@ -95,6 +95,7 @@ export class CreditsService {
         accountId: req.accountId,
         idempotencyKey: req.idempotencyKey,
         amount: req.amount,
+        ...(req.holdSeconds !== undefined ? { holdSeconds: req.holdSeconds } : {}),
       });
       const after = await tx.applyChange({
         accountId: req.accountId,
@@ -114,7 +115,7 @@ export class CreditsService {
       const reservation = await tx.findReservation(req.accountId, req.idempotencyKey, true);
       if (!reservation)
         throw new DomainError('NOT_FOUND', `No reservation "${req.idempotencyKey}" for this account`);
-      if (reservation.status === 'settled') {
+      if (reservation.status !== 'reserved') {
         return {
           reservationId: reservation.id,
           used: reservation.used ?? 0,
@@ -137,7 +138,7 @@ export class CreditsService {
         consumed: req.used,
         reservationId: reservation.id,
       });
-      await tx.markSettled(req.accountId, reservation.id, req.used, refunded);
+      await tx.markEnded(req.accountId, reservation.id, { status: 'settled', used: req.used, refunded });
       return {
         reservationId: reservation.id,
         used: req.used,
@@ -146,6 +147,41 @@ export class CreditsService {
         replayed: false,
       };
     });
+  }
+
+  /**
+   * Refunds whole every reservation held past its expiry (its holder died before settling) and returns how
+   * many it refunded. Safe with several replicas: each reservation is re-read under its account's lock and
+   * only a still-held, expired one is refunded.
+   */
+  async sweepExpired(batch = 100): Promise<number> {
+    let refunded = 0;
+    for (;;) {
+      const before = refunded;
+      const due = await this.repo.expiredReservationsInternal(batch);
+      for (const { account_id: accountId, idempotency_key: idempotencyKey } of due) {
+        const done = await this.repo.transaction(async (tx) => {
+          await tx.lockAccount(accountId);
+          const reservation = await tx.findReservation(accountId, idempotencyKey, true);
+          if (!reservation || reservation.status !== 'reserved' || !reservation.expired) return false;
+          await tx.applyChange({
+            accountId,
+            kind: 'refund',
+            amount: reservation.amount,
+            reservationId: reservation.id,
+          });
+          await tx.markEnded(accountId, reservation.id, {
+            status: 'expired',
+            used: 0,
+            refunded: reservation.amount,
+          });
+          return true;
+        });
+        if (done) refunded += 1;
+      }
+      // A short page is the last; a page another replica refunded first would only come back again.
+      if (due.length < batch || refunded === before) return refunded;
+    }
   }
 
   async createAccount(req: AccountCreateRequest): Promise<AccountCreateReply> {
@@ -164,7 +200,7 @@ export class CreditsService {
       });
       if (req.credits > 0) await tx.applyChange({ accountId, kind: 'grant', amount: req.credits });
     });
-    return { account_id: accountId, api_key_id: keyId, api_key: key.key };
+    return { accountId, apiKeyId: keyId, apiKey: key.key };
   }
 
   async addCredits(req: BalanceAddRequest): Promise<BalanceAddReply> {
@@ -172,7 +208,7 @@ export class CreditsService {
       if (!(await tx.lockAccount(req.accountId)))
         throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
       const after = await tx.applyChange({ accountId: req.accountId, kind: 'grant', amount: req.credits });
-      return { account_id: after.id, credits_balance: after.balance, credits_added: after.added };
+      return { accountId: after.id, creditsBalance: after.balance, creditsAdded: after.added };
     });
   }
 
@@ -193,7 +229,7 @@ export class CreditsService {
         style,
       });
     });
-    return { account_id: req.accountId, api_key_id: keyId, api_key_name: name, api_key: key.key, style };
+    return { accountId: req.accountId, apiKeyId: keyId, apiKeyName: name, apiKey: key.key, style };
   }
 
   async setStyle(keyRef: string, style: ResponseStyle): Promise<KeySummary> {
@@ -233,12 +269,12 @@ export class CreditsService {
 
 function summary(row: KeyRow): KeySummary {
   return {
-    api_key_id: row.id,
-    account_id: row.account_id,
+    apiKeyId: row.id,
+    accountId: row.account_id,
     name: row.name,
     prefix: row.prefix,
     style: row.style,
-    created_at: row.created_at.toISOString(),
-    revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,
+    createdAt: row.created_at.toISOString(),
+    revokedAt: row.revoked_at ? row.revoked_at.toISOString() : null,
   };
 }

@@ -20,6 +20,8 @@ import type { ResultsRepository } from './results.repository';
 export interface VerificationServiceOptions {
   cacheTtlHours: number;
   bulkMax: number;
+  /** How long a single or bulk verification's credits stay reserved if this process dies before settling. */
+  creditHoldSeconds: number;
   bulkConcurrency: number;
   /** Addresses of one file-job chunk verified at once. */
   chunkConcurrency: number;
@@ -161,7 +163,12 @@ export class VerificationService {
     idempotencyKey: string,
   ): Promise<BilledVerificationResult[]> {
     if (emails.length === 0) return [];
-    await this.credits.request(Subjects.creditsReserve, { accountId, idempotencyKey, amount: emails.length });
+    await this.credits.request(Subjects.creditsReserve, {
+      accountId,
+      idempotencyKey,
+      amount: emails.length,
+      holdSeconds: this.options.creditHoldSeconds,
+    });
     let verified: VerificationResult[] = [];
     try {
       verified = await this.engine.verifyMany(
