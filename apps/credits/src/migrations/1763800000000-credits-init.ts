@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Accounts, API keys (hashes only), reservations with idempotency keys, and the ledger. */
+/** Accounts, API keys (hashes only), reservations with idempotency keys and an optional expiry, and the ledger. */
 export class CreditsInit1763800000000 implements MigrationInterface {
   name = 'CreditsInit1763800000000';
 
@@ -36,11 +36,17 @@ export class CreditsInit1763800000000 implements MigrationInterface {
         amount bigint NOT NULL CHECK (amount >= 0),
         used bigint CHECK (used >= 0 AND used <= amount),
         refunded bigint CHECK (refunded >= 0),
-        status text NOT NULL DEFAULT 'reserved' CHECK (status IN ('reserved', 'settled')),
+        status text NOT NULL DEFAULT 'reserved' CHECK (status IN ('reserved', 'settled', 'expired')),
         created_at timestamptz NOT NULL DEFAULT now(),
         settled_at timestamptz,
+        expires_at timestamptz,
         UNIQUE (account_id, idempotency_key)
       )`);
+    // A reservation whose holder died before settling is refunded whole by the sweep and marked `expired`.
+    await q.query(
+      `CREATE INDEX reservations_expiring_idx ON credits.reservations (expires_at)
+        WHERE status = 'reserved' AND expires_at IS NOT NULL`,
+    );
     await q.query(`
       CREATE TABLE credits.ledger (
         id bigserial PRIMARY KEY,
