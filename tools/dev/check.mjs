@@ -1,5 +1,6 @@
-// `npm run check`: prettier, eslint and the type-checker (`npm run lint` and `npm run typecheck` run one of them),
-// on Node.js 24 like `npm test` (fetched from the npm registry when the machine's own is older).
+// `npm run check`: prettier, eslint with the OpenAPI lint (Redocly, redocly.yaml) and the type-checker (`npm run lint`
+// and `npm run typecheck` run one of them), on Node.js 24 like `npm test` (fetched from the npm registry when the
+// machine's own is older).
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ensureDependencies, ensureNode, root } from './lib.mjs';
@@ -10,6 +11,7 @@ const STEPS = {
   lint: [
     ['nx', 'show', 'projects'],
     ['eslint', '.'],
+    ['redocly', 'lint', '--format=stylish', 'docs/openapi.json'],
   ],
   typecheck: [['tsc', '-p', 'tsconfig.json', '--noEmit']],
 };
@@ -27,6 +29,7 @@ for (const name of asked.length > 0 ? asked : Object.keys(STEPS)) {
   for (const [tool, ...args] of STEPS[name]) {
     const result = spawnSync(process.execPath, [path.join(root, 'node_modules', '.bin', tool), ...args], {
       cwd: root,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
       stdio: ['inherit', tool === 'nx' ? 'ignore' : 'inherit', 'inherit'],
     });
     if (result.status !== 0) process.exit(result.status ?? 1);

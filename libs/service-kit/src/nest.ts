@@ -14,6 +14,7 @@ import {
   SetMetadata,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './config';
@@ -32,7 +33,25 @@ export type ShutdownHook = () => Promise<void>;
 export const IS_PUBLIC = 'emailverify:public';
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUBLIC, true);
 
+const healthReport = {
+  type: 'object',
+  required: ['status', 'checks'],
+  properties: {
+    status: { type: 'string', enum: ['ok', 'unavailable'] },
+    checks: {
+      type: 'object',
+      description: 'One entry per dependency (database, NATS, ...)',
+      additionalProperties: {
+        type: 'object',
+        required: ['status'],
+        properties: { status: { type: 'string', enum: ['ok', 'failed'] }, error: { type: 'string' } },
+      },
+    },
+  },
+};
+
 @Public()
+@ApiTags('operations')
 @Controller()
 export class ObservabilityController {
   constructor(
@@ -41,17 +60,65 @@ export class ObservabilityController {
   ) {}
 
   @Get('health/live')
+  @ApiOperation({ summary: 'Liveness: the process answers (no API key)', security: [] })
+  @ApiResponse({
+    status: 200,
+    description: 'Alive',
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['status'],
+          properties: { status: { type: 'string', enum: ['ok'] } },
+        },
+        example: { status: 'ok' },
+      },
+    },
+  })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   @Get('health/ready')
+  @ApiOperation({ summary: 'Readiness: every dependency answers (no API key)', security: [] })
+  @ApiResponse({
+    status: 200,
+    description: 'Ready',
+    content: {
+      'application/json': {
+        schema: healthReport,
+        example: { status: 'ok', checks: { nats: { status: 'ok' }, credits: { status: 'ok' } } },
+      },
+    },
+  })
+  @ApiResponse({
+    status: 503,
+    description: 'A dependency did not answer',
+    content: {
+      'application/json': {
+        schema: healthReport,
+        example: {
+          status: 'unavailable',
+          checks: {
+            nats: { status: 'ok' },
+            credits: { status: 'failed', error: 'no answer within 2000 ms' },
+          },
+        },
+      },
+    },
+  })
   async ready(@Res() res: Response): Promise<void> {
     const report = await runHealthChecks(this.checks);
     res.status(report.status === 'ok' ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE).json(report);
   }
 
   @Get('metrics')
+  @ApiOperation({ summary: 'Prometheus metrics in the text exposition format (no API key)', security: [] })
+  @ApiResponse({
+    status: 200,
+    description: 'The metrics',
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  })
   @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
   async scrape(): Promise<string> {
     return this.metrics.registry.metrics();

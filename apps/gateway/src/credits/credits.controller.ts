@@ -1,10 +1,10 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { present, type Presented } from '../common/http/presenter';
 import { Auth, type AuthContext, RateLimit, type RateLimitState } from '../common/http/request-context';
-import { ApiErrors, ApiStyledOk } from '../openapi/styled-responses';
+import { ApiRoute } from '../openapi/api-route';
 import { CreditsPresenter, type CreditsView } from './credits.presenter';
-import { creditsExamples, creditsSchemas } from './credits.openapi';
+import { creditsDocs } from './credits.openapi';
 import { CreditsService } from './credits.service';
 
 @ApiTags('credits')
@@ -13,9 +13,11 @@ export class CreditsController {
   constructor(private readonly credits: CreditsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'Credit balance of the authenticated account' })
-  @ApiStyledOk({ description: 'Credit account', ...creditsSchemas, ...creditsExamples })
-  @ApiErrors('INVALID_API_KEY', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
+  @ApiRoute({
+    summary: 'Credit balance of the authenticated account',
+    ok: creditsDocs,
+    errors: ['SERVICE_UNAVAILABLE'],
+  })
   async get(
     @Auth() auth: AuthContext,
     @RateLimit() rateLimit: RateLimitState,

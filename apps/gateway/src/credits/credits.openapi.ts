@@ -1,44 +1,24 @@
-export const creditsSchemas = {
-  current: {
-    type: 'object',
-    required: [
-      'account_id',
-      'api_key_id',
-      'api_key_name',
-      'credits_balance',
-      'credits_consumed',
-      'credits_added',
-      'last_updated',
-    ],
-    properties: {
-      account_id: { type: 'string' },
-      api_key_id: { type: 'string' },
-      api_key_name: { type: 'string' },
-      credits_balance: { type: 'integer' },
-      credits_consumed: { type: 'integer' },
-      credits_added: { type: 'integer' },
-      last_updated: { type: 'string', format: 'date-time' },
-    },
-  },
-  legacy: {
-    type: 'object',
-    required: ['available', 'used', 'total', 'plan', 'resets_at', 'rate_limit'],
-    properties: {
-      available: { type: 'integer' },
-      used: { type: 'integer' },
-      total: { type: 'integer' },
-      plan: { type: 'string' },
-      resets_at: { type: 'string', format: 'date-time' },
-      rate_limit: {
-        type: 'object',
-        required: ['requests_per_hour', 'remaining'],
-        properties: { requests_per_hour: { type: 'integer' }, remaining: { type: 'integer' } },
-      },
-    },
-  },
-};
+import type { StyledBody } from '../openapi/api-route';
+import { int, object, str, time } from '../openapi/schema';
 
-export const creditsExamples = {
+export const creditsDocs: StyledBody = {
+  current: object({
+    account_id: str,
+    api_key_id: str,
+    api_key_name: str,
+    credits_balance: int,
+    credits_consumed: int,
+    credits_added: int,
+    last_updated: time,
+  }),
+  legacy: object({
+    available: int,
+    used: int,
+    total: int,
+    plan: str,
+    resets_at: time,
+    rate_limit: object({ requests_per_hour: int, remaining: int }),
+  }),
   currentExample: {
     account_id: '6f1c2b1e-6a1d-4c57-9a43-2d1f1f3b9a10',
     api_key_id: '0b8f3a52-93a4-4f0e-8d63-0e5f1d2c7a11',

@@ -13,8 +13,8 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
-import { ApiBody, ApiConsumes, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FileJobView, ResponseStyle } from '@emailverify/contracts';
+import { ApiBody, ApiConsumes, ApiTags } from '@nestjs/swagger';
+import type { ErrorCode, FileJobView, ResponseStyle } from '@emailverify/contracts';
 import { Public } from '@emailverify/service-kit';
 import type { Response } from 'express';
 import { RawBody } from '../common/http/json-body.interceptor';
@@ -23,11 +23,14 @@ import { Auth, type AuthContext, type GatewayRequest } from '../common/http/requ
 import { Style } from '../common/http/style';
 import { PerAddressLimit, RateLimitClass } from '../common/rate-limit/rate-classes';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
-import { ApiErrors, ApiStyledOk } from '../openapi/styled-responses';
+import { ApiRoute } from '../openapi/api-route';
 import { DownloadQueryDto, ResultsQueryDto, StatusQueryDto } from './dto/files.dto';
 import { statusDocs, uploadDocs } from './files.openapi';
 import { StatusPresenter, uploadPresenter } from './files.presenter';
 import { FilesService, type JobStatusView } from './files.service';
+
+/** What a route naming a job can fail with, besides a key or rate-limit refusal. */
+const JOB_ERRORS: ErrorCode[] = ['INVALID_REQUEST', 'JOB_NOT_FOUND', 'SERVICE_UNAVAILABLE'];
 
 @ApiTags('file verification')
 @RateLimitClass('file')
@@ -46,7 +49,11 @@ export class FilesController {
   @HttpCode(200)
   @RawBody()
   @UseInterceptors(FileInterceptor('file'))
-  @ApiOperation({ summary: 'Upload a CSV, XLSX or TXT file of addresses; creates a job (status pending)' })
+  @ApiRoute({
+    summary: 'Upload a CSV, XLSX or TXT file of addresses; creates a job (status pending)',
+    ok: uploadDocs,
+    errors: ['INVALID_REQUEST', 'INSUFFICIENT_CREDITS', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
+  })
   @ApiConsumes('multipart/form-data')
   @ApiBody({
     schema: {
@@ -67,15 +74,6 @@ export class FilesController {
       },
     },
   })
-  @ApiStyledOk({ description: 'The job', ...uploadDocs })
-  @ApiErrors(
-    'INVALID_REQUEST',
-    'INVALID_API_KEY',
-    'INSUFFICIENT_CREDITS',
-    'PAYLOAD_TOO_LARGE',
-    'RATE_LIMIT_EXCEEDED',
-    'SERVICE_UNAVAILABLE',
-  )
   async upload(
     @Auth() auth: AuthContext,
     @UploadedFile() file: Express.Multer.File | undefined,
@@ -85,15 +83,11 @@ export class FilesController {
   }
 
   @Get(':jobId')
-  @ApiOperation({ summary: 'Job status; `timeout` (0-300 s) waits until the job finishes or the time is up' })
-  @ApiStyledOk({ description: 'Job status', ...statusDocs })
-  @ApiErrors(
-    'INVALID_REQUEST',
-    'INVALID_API_KEY',
-    'JOB_NOT_FOUND',
-    'RATE_LIMIT_EXCEEDED',
-    'SERVICE_UNAVAILABLE',
-  )
+  @ApiRoute({
+    summary: 'Job status; `timeout` (0-300 s) waits until the job finishes or the time is up',
+    ok: statusDocs,
+    errors: JOB_ERRORS,
+  })
   async status(
     @Auth() auth: AuthContext,
     @Req() req: GatewayRequest,
@@ -106,22 +100,20 @@ export class FilesController {
   }
 
   @Get(':jobId/results')
-  @ApiOperation({
+  @ApiRoute({
     summary: 'Download results',
     description:
       'Without filters: 307 to the signed full result file (legacy style: the file itself, 200). With filters (OR): a CSV of the matching rows only.',
+    replies: [
+      { status: 200, description: 'CSV of the (matching) rows', csv: true },
+      {
+        status: 307,
+        description: 'Redirect to the signed full result file (current style, no filter)',
+        redirect: true,
+      },
+    ],
+    errors: JOB_ERRORS,
   })
-  @ApiProduces('text/csv')
-  @ApiResponse({
-    status: 200,
-    description: 'CSV of the (matching) rows',
-    content: { 'text/csv': { schema: { type: 'string' } } },
-  })
-  @ApiResponse({
-    status: 307,
-    description: 'Redirect to the signed full result file (current style, no filter)',
-  })
-  @ApiErrors('INVALID_REQUEST', 'INVALID_API_KEY', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
   async results(
     @Auth() auth: AuthContext,
     @Style() style: ResponseStyle,
@@ -141,17 +133,12 @@ export class FilesController {
   @Public()
   @PerAddressLimit()
   @Get(':jobId/download')
-  @ApiOperation({
+  @ApiRoute({
     summary: 'The full result file through a signed link (no API key; refused when changed or expired)',
-    security: [],
+    public: true,
+    replies: [{ status: 200, description: 'The result CSV', csv: true }],
+    errors: ['INVALID_REQUEST', 'DOWNLOAD_LINK_INVALID', 'JOB_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   })
-  @ApiProduces('text/csv')
-  @ApiResponse({
-    status: 200,
-    description: 'The result CSV',
-    content: { 'text/csv': { schema: { type: 'string' } } },
-  })
-  @ApiErrors('DOWNLOAD_LINK_INVALID', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
   async download(
     @Param('jobId') jobId: string,
     @Query() query: DownloadQueryDto,
@@ -163,27 +150,29 @@ export class FilesController {
 
   @Post(':jobId/pause')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Pause a job: no new chunks start; chunks in progress finish' })
-  @ApiStyledOk({ description: 'Job status', ...statusDocs })
-  @ApiErrors('INVALID_REQUEST', 'INVALID_API_KEY', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
+  @ApiRoute({
+    summary: 'Pause a job: no new chunks start; chunks in progress finish',
+    ok: statusDocs,
+    errors: JOB_ERRORS,
+  })
   async pause(@Auth() auth: AuthContext, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
     return present(StatusPresenter, await this.files.action(auth, jobId, 'pause'));
   }
 
   @Post(':jobId/resume')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Resume a paused job' })
-  @ApiStyledOk({ description: 'Job status', ...statusDocs })
-  @ApiErrors('INVALID_REQUEST', 'INVALID_API_KEY', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
+  @ApiRoute({ summary: 'Resume a paused job', ok: statusDocs, errors: JOB_ERRORS })
   async resume(@Auth() auth: AuthContext, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
     return present(StatusPresenter, await this.files.action(auth, jobId, 'resume'));
   }
 
   @Post(':jobId/cancel')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Cancel a job: what was verified is charged, the rest refunded' })
-  @ApiStyledOk({ description: 'Job status', ...statusDocs })
-  @ApiErrors('INVALID_REQUEST', 'INVALID_API_KEY', 'JOB_NOT_FOUND', 'RATE_LIMIT_EXCEEDED')
+  @ApiRoute({
+    summary: 'Cancel a job: what was verified is charged, the rest refunded',
+    ok: statusDocs,
+    errors: JOB_ERRORS,
+  })
   async cancel(@Auth() auth: AuthContext, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
     return present(StatusPresenter, await this.files.action(auth, jobId, 'cancel'));
   }

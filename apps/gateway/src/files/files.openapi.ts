@@ -1,127 +1,124 @@
-const int = { type: 'integer' };
-const str = { type: 'string' };
-const time = { type: 'string', format: 'date-time' };
-const nullableTime = { type: 'string', format: 'date-time', nullable: true };
+import { JOB_STATES } from '@emailverify/contracts';
+import type { StyledBody } from '../openapi/api-route';
+import { each, int, nullable, object, str, time } from '../openapi/schema';
 
-export const uploadDocs = {
-  current: {
-    type: 'object',
-    properties: {
-      task_id: str,
-      file_name: str,
-      file_size: int,
-      status: str,
-      message: str,
-      status_url: str,
-      created_at: time,
-      estimated_count: int,
-      unique_emails: int,
-      total_rows: int,
-      email_column: str,
-    },
-  },
-  legacy: {
-    type: 'object',
-    properties: { job_id: str, file_name: str, total_emails: int, status: str, created_at: time },
-  },
+const jobStatus = { type: 'string', enum: [...JOB_STATES] };
+const JOB_ID = '8f0c5a1e-2d34-4b8e-9a0e-5c1f6d7b2a90';
+const CREATED_AT = '2026-11-22T10:00:00.000Z';
+const COMPLETED_AT = '2026-11-22T10:02:13.000Z';
+
+export const uploadDocs: StyledBody = {
+  current: object({
+    task_id: str,
+    file_name: str,
+    file_size: int,
+    status: jobStatus,
+    message: str,
+    status_url: str,
+    created_at: time,
+    estimated_count: int,
+    unique_emails: int,
+    total_rows: int,
+    email_column: str,
+  }),
+  legacy: object({ job_id: str, file_name: str, total_emails: int, status: jobStatus, created_at: time }),
   currentExample: {
-    task_id: '8f0c5a1e-2d34-4b8e-9a0e-5c1f6d7b2a90',
+    task_id: JOB_ID,
     file_name: 'leads.csv',
     file_size: 182044,
     status: 'pending',
     message: 'File accepted: 4980 unique addresses queued for verification',
-    status_url: 'https://api.example.com/v1/verify/file/8f0c5a1e-2d34-4b8e-9a0e-5c1f6d7b2a90',
-    created_at: '2026-11-22T10:00:00.000Z',
+    status_url: `https://api.example.com/v1/verify/file/${JOB_ID}`,
+    created_at: CREATED_AT,
     estimated_count: 5000,
     unique_emails: 4980,
     total_rows: 5002,
     email_column: 'Email',
   },
   legacyExample: {
-    job_id: '8f0c5a1e-2d34-4b8e-9a0e-5c1f6d7b2a90',
+    job_id: JOB_ID,
     file_name: 'leads.csv',
     total_emails: 4980,
     status: 'pending',
-    created_at: '2026-11-22T10:00:00.000Z',
+    created_at: CREATED_AT,
   },
 };
 
-const counts = Object.fromEntries(
-  [
-    'total_emails',
-    'processed_emails',
-    'valid_emails',
-    'invalid_emails',
-    'unknown_emails',
-    'role_emails',
-    'catchall_emails',
-    'risky_emails',
-    'disposable_emails',
-  ].map((k) => [k, int]),
-);
+/** Counts every status reply has, and those the current style adds once the job has ended. */
+const RUNNING_COUNTS = ['total_emails', 'valid_emails', 'invalid_emails', 'unknown_emails'];
+const FINAL_COUNTS = ['role_emails', 'catchall_emails', 'risky_emails', 'disposable_emails'];
+const countsExample = {
+  total_emails: 4980,
+  valid_emails: 4100,
+  invalid_emails: 500,
+  unknown_emails: 80,
+  role_emails: 150,
+  catchall_emails: 100,
+  risky_emails: 10,
+  disposable_emails: 40,
+};
 
-export const statusDocs = {
+/** Fields of a current-style status that appear only once the job has ended (links: once it completed). */
+const WHEN_ENDED = [
+  ...FINAL_COUNTS,
+  'credits_used',
+  'completed_at',
+  'download_url',
+  'direct_download_url',
+  'direct_download_expires_at',
+  'error',
+];
+
+export const statusDocs: StyledBody = {
   current: {
-    type: 'object',
+    ...object(
+      {
+        task_id: str,
+        status: jobStatus,
+        ...each(['progress', 'email_progress', 'chunk_progress'], {
+          type: 'integer',
+          minimum: 0,
+          maximum: 100,
+        }),
+        progress_source: str,
+        ...each([...RUNNING_COUNTS, 'processed_emails', ...FINAL_COUNTS, 'credits_used'], int),
+        download_url: str,
+        direct_download_url: str,
+        direct_download_expires_at: time,
+        started_at: nullable(time),
+        completed_at: nullable(time),
+        ...each(['total_chunks', 'completed_chunks', 'failed_chunks', 'unique_emails', 'total_rows'], int),
+        error: { ...object({ code: str, message: str }), description: 'Why the job failed' },
+      },
+      WHEN_ENDED,
+    ),
     description:
-      'While the job runs only progress, counts and started_at; finished fields appear once it has finished.',
-    properties: {
-      task_id: str,
-      status: str,
-      progress: int,
-      email_progress: int,
-      chunk_progress: int,
-      progress_source: str,
-      ...counts,
-      credits_used: int,
-      download_url: str,
-      direct_download_url: str,
-      direct_download_expires_at: time,
-      started_at: nullableTime,
-      completed_at: nullableTime,
-      total_chunks: int,
-      completed_chunks: int,
-      failed_chunks: int,
-      unique_emails: int,
-      total_rows: int,
-    },
+      'While the job runs only progress, counts and started_at; the other fields appear once it has ended, the download links once it has completed.',
   },
-  legacy: {
-    type: 'object',
-    properties: {
-      job_id: str,
-      file_name: str,
-      status: str,
-      ...counts,
-      credits_used: int,
-      progress_percent: int,
-      created_at: time,
-      completed_at: nullableTime,
-    },
-  },
+  legacy: object({
+    job_id: str,
+    file_name: str,
+    status: jobStatus,
+    ...each([...RUNNING_COUNTS, ...FINAL_COUNTS, 'credits_used'], int),
+    progress_percent: { type: 'integer', minimum: 0, maximum: 100 },
+    created_at: time,
+    completed_at: nullable(time),
+  }),
   currentExample: {
-    task_id: '8f0c5a1e-2d34-4b8e-9a0e-5c1f6d7b2a90',
+    task_id: JOB_ID,
     status: 'completed',
     progress: 100,
     email_progress: 100,
     chunk_progress: 100,
     progress_source: 'emails',
-    total_emails: 4980,
     processed_emails: 4980,
-    valid_emails: 4100,
-    invalid_emails: 500,
-    unknown_emails: 80,
-    role_emails: 150,
-    catchall_emails: 100,
-    risky_emails: 10,
-    disposable_emails: 40,
+    ...countsExample,
     credits_used: 4900,
-    download_url: 'https://api.example.com/v1/verify/file/8f0c5a1e-2d34-4b8e-9a0e-5c1f6d7b2a90/results',
-    direct_download_url:
-      'https://api.example.com/v1/verify/file/8f0c5a1e-2d34-4b8e-9a0e-5c1f6d7b2a90/download?expires=1795370400&signature=…',
+    download_url: `https://api.example.com/v1/verify/file/${JOB_ID}/results`,
+    direct_download_url: `https://api.example.com/v1/verify/file/${JOB_ID}/download?expires=1795370400&signature=…`,
     direct_download_expires_at: '2026-11-22T11:00:00.000Z',
     started_at: '2026-11-22T10:00:01.000Z',
-    completed_at: '2026-11-22T10:02:13.000Z',
+    completed_at: COMPLETED_AT,
     total_chunks: 10,
     completed_chunks: 10,
     failed_chunks: 0,
@@ -129,20 +126,13 @@ export const statusDocs = {
     total_rows: 5002,
   },
   legacyExample: {
-    job_id: '8f0c5a1e-2d34-4b8e-9a0e-5c1f6d7b2a90',
+    job_id: JOB_ID,
     file_name: 'leads.csv',
     status: 'completed',
-    total_emails: 4980,
-    valid_emails: 4100,
-    invalid_emails: 500,
-    unknown_emails: 80,
-    role_emails: 150,
-    catchall_emails: 100,
-    risky_emails: 10,
-    disposable_emails: 40,
+    ...countsExample,
     credits_used: 4900,
     progress_percent: 100,
-    created_at: '2026-11-22T10:00:00.000Z',
-    completed_at: '2026-11-22T10:02:13.000Z',
+    created_at: CREATED_AT,
+    completed_at: COMPLETED_AT,
   },
 };

@@ -1,8 +1,12 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type OpenAPIObject, type ResponseObject, SwaggerModule } from '@nestjs/swagger';
+import { RESPONSE_HEADERS, SHARED_SCHEMAS } from './api-route';
 
-/** The committed OpenAPI document's server URL: a placeholder, since every installation has its own. */
-export const DOCUMENT_SERVER = 'https://api.example.com';
+/**
+ * The committed OpenAPI document's server URL: relative, so it names whichever installation serves the document
+ * (a gateway serves its own with PUBLIC_BASE_URL).
+ */
+export const DOCUMENT_SERVER = '/';
 
 /** The OpenAPI 3.0 description, generated from the controllers and their decorators. */
 export function buildOpenApiDocument(app: INestApplication, publicBaseUrl: string): OpenAPIObject {
@@ -32,10 +36,12 @@ export function buildOpenApiDocument(app: INestApplication, publicBaseUrl: strin
       { type: 'apiKey', in: 'header', name: 'SERVICE-API-KEY', description: 'Older carrier' },
       'ServiceApiKey',
     )
-    .addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
-      'BearerApiKey',
-    )
+    // An API key, not a JWT: declared without a bearerFormat.
+    .addSecurity('BearerApiKey', {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'Authorization: Bearer <API key>',
+    })
     .addSecurityRequirements('SvcApiKey')
     .addSecurityRequirements('ServiceApiKey')
     .addSecurityRequirements('BearerApiKey')
@@ -47,7 +53,24 @@ export function buildOpenApiDocument(app: INestApplication, publicBaseUrl: strin
       schema: { type: 'string', enum: ['current', 'legacy'] },
     })
     .build();
-  return SwaggerModule.createDocument(app, config);
+  const document = SwaggerModule.createDocument(app, config);
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, ...SHARED_SCHEMAS },
+    headers: RESPONSE_HEADERS,
+  };
+  // Every reply carries X-Request-Id (the first middleware sets it), documented or not by its route.
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item) as Array<{ responses?: Record<string, ResponseObject> }>) {
+      for (const response of Object.values(operation.responses ?? {})) {
+        response.headers = {
+          'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+          ...response.headers,
+        };
+      }
+    }
+  }
+  return document;
 }
 
 /** Serves `/openapi.json` and the interactive page at `/docs`. */

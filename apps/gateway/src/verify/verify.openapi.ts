@@ -1,29 +1,48 @@
-const bool = { type: 'boolean' };
-const int = { type: 'integer' };
-const str = { type: 'string' };
-const statuses = ['valid', 'invalid', 'unknown', 'risky', 'disposable', 'catchall', 'role'];
-const legacyStatuses = ['valid', 'invalid', 'unknown', 'catchall'];
+import { LEGACY_STATUSES, VERIFICATION_STATUSES } from '@emailverify/contracts';
+import { sameInBothStyles, type StyledBody } from '../openapi/api-route';
+import { bool, each, int, nullable, object, str, time } from '../openapi/schema';
 
-const singleCurrent = {
-  type: 'object',
-  properties: {
+const status = { type: 'string', enum: [...VERIFICATION_STATUSES] };
+const legacyStatus = { type: 'string', enum: [...LEGACY_STATUSES] };
+const score = { type: 'number', minimum: 0, maximum: 1 };
+const FLAGS = ['is_deliverable', 'is_disposable', 'is_catchall', 'is_role', 'is_free'];
+const LEGACY_RESULT = [
+  'deliverable',
+  'valid_format',
+  'valid_domain',
+  'valid_mx',
+  'disposable',
+  'role',
+  'catchall',
+  'free',
+  'smtp_valid',
+];
+
+const flagsExample = {
+  is_deliverable: true,
+  is_disposable: false,
+  is_catchall: false,
+  is_role: false,
+  is_free: false,
+};
+
+export const singleDocs: StyledBody = {
+  current: object({
     email: str,
-    status: { type: 'string', enum: statuses },
-    score: { type: 'number', minimum: 0, maximum: 1 },
-    is_deliverable: bool,
-    is_disposable: bool,
-    is_catchall: bool,
-    is_role: bool,
-    is_free: bool,
+    status,
+    score,
+    ...each(FLAGS, bool),
     has_gravatar: bool,
     gravatar_url: str,
     domain: str,
     domain_age: int,
     mx_records: { type: 'array', items: str },
-    domain_reputation: {
-      type: 'object',
-      properties: { mx_ip: str, is_listed: bool, blacklists: { type: 'array', items: str }, checked: bool },
-    },
+    domain_reputation: object({
+      mx_ip: str,
+      is_listed: bool,
+      blacklists: { type: 'array', items: str },
+      checked: bool,
+    }),
     smtp_check: bool,
     reason: str,
     smtp_response: str,
@@ -31,64 +50,34 @@ const singleCurrent = {
     domain_suggestion: str,
     response_time: int,
     credits_used: int,
-  },
-};
-
-const singleLegacy = {
-  type: 'object',
-  properties: {
+  }),
+  legacy: object({
     email: str,
-    status: { type: 'string', enum: legacyStatuses },
-    result: {
-      type: 'object',
-      properties: Object.fromEntries(
-        [
-          'deliverable',
-          'valid_format',
-          'valid_domain',
-          'valid_mx',
-          'disposable',
-          'role',
-          'catchall',
-          'free',
-          'smtp_valid',
-        ].map((k) => [k, bool]),
-      ),
-    },
-    score: { type: 'number' },
-    reason: { type: 'string', nullable: true },
+    status: legacyStatus,
+    result: object(each(LEGACY_RESULT, bool)),
+    score,
+    reason: nullable(str),
     credits_used: int,
+  }),
+  currentExample: {
+    email: 'jane.doe@example.com',
+    status: 'valid',
+    score: 0.99,
+    ...flagsExample,
+    has_gravatar: false,
+    gravatar_url: '',
+    domain: 'example.com',
+    domain_age: 10957,
+    mx_records: ['mx1.example.com', 'mx2.example.com'],
+    domain_reputation: { mx_ip: '192.0.2.10', is_listed: false, blacklists: [], checked: true },
+    smtp_check: true,
+    reason: 'accepted',
+    smtp_response: '250 2.1.5 OK',
+    error_message: '',
+    domain_suggestion: '',
+    response_time: 412,
+    credits_used: 1,
   },
-};
-
-const singleExample = {
-  email: 'jane.doe@example.com',
-  status: 'valid',
-  score: 0.99,
-  is_deliverable: true,
-  is_disposable: false,
-  is_catchall: false,
-  is_role: false,
-  is_free: false,
-  has_gravatar: false,
-  gravatar_url: '',
-  domain: 'example.com',
-  domain_age: 10957,
-  mx_records: ['mx1.example.com', 'mx2.example.com'],
-  domain_reputation: { mx_ip: '192.0.2.10', is_listed: false, blacklists: [], checked: true },
-  smtp_check: true,
-  reason: 'accepted',
-  smtp_response: '250 2.1.5 OK',
-  error_message: '',
-  domain_suggestion: '',
-  response_time: 412,
-  credits_used: 1,
-};
-
-export const singleDocs = {
-  current: singleCurrent,
-  legacy: singleLegacy,
-  currentExample: singleExample,
   legacyExample: {
     email: 'jane.doe@example.com',
     status: 'valid',
@@ -109,60 +98,27 @@ export const singleDocs = {
   },
 };
 
-const bulkTotals = {
-  total_emails: int,
-  valid_emails: int,
-  invalid_emails: int,
-  credits_used: int,
-  process_time: int,
-};
+/** A batch reply: its items and the totals of both styles. */
+const bulk = (item: Record<string, unknown>) =>
+  object({
+    results: { type: 'array', items: item },
+    ...each(['total_emails', 'valid_emails', 'invalid_emails', 'credits_used', 'process_time'], int),
+  });
 
-export const bulkDocs = {
-  current: {
-    type: 'object',
-    properties: {
-      results: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            email: str,
-            status: { type: 'string', enum: statuses },
-            score: { type: 'number' },
-            is_deliverable: bool,
-            credits_used: int,
-          },
-        },
-      },
-      ...bulkTotals,
-    },
-  },
-  legacy: {
-    type: 'object',
-    properties: {
-      results: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            email: str,
-            status: { type: 'string', enum: legacyStatuses },
-            score: { type: 'number' },
-            is_deliverable: bool,
-            is_disposable: bool,
-            is_catchall: bool,
-            is_role: bool,
-            is_free: bool,
-            domain: str,
-            check_smtp: bool,
-            reason: { type: 'string', nullable: true },
-            credits_used: int,
-          },
-        },
-      },
-      ...bulkTotals,
-    },
-  },
+export const bulkDocs: StyledBody = {
+  current: bulk(object({ email: str, status, score, is_deliverable: bool, credits_used: int })),
+  legacy: bulk(
+    object({
+      email: str,
+      status: legacyStatus,
+      score,
+      ...each(FLAGS, bool),
+      domain: str,
+      check_smtp: bool,
+      reason: nullable(str),
+      credits_used: int,
+    }),
+  ),
   currentExample: {
     results: [
       { email: 'jane.doe@example.com', status: 'valid', score: 0.9, is_deliverable: true, credits_used: 1 },
@@ -186,11 +142,7 @@ export const bulkDocs = {
         email: 'jane.doe@example.com',
         status: 'valid',
         score: 0.9,
-        is_deliverable: true,
-        is_disposable: false,
-        is_catchall: false,
-        is_role: false,
-        is_free: false,
+        ...flagsExample,
         domain: 'example.com',
         check_smtp: false,
         reason: null,
@@ -205,25 +157,12 @@ export const bulkDocs = {
   },
 };
 
-const disposable = {
-  type: 'object',
-  properties: {
-    email: str,
-    domain: str,
-    is_disposable: bool,
-    checked_at: { type: 'string', format: 'date-time' },
+export const disposableDocs = sameInBothStyles(
+  object({ email: str, domain: str, is_disposable: bool, checked_at: time }),
+  {
+    email: 'someone@mailinator.com',
+    domain: 'mailinator.com',
+    is_disposable: true,
+    checked_at: '2026-11-22T10:00:00Z',
   },
-};
-const disposableExample = {
-  email: 'someone@mailinator.com',
-  domain: 'mailinator.com',
-  is_disposable: true,
-  checked_at: '2026-11-22T10:00:00Z',
-};
-
-export const disposableDocs = {
-  current: disposable,
-  legacy: disposable,
-  currentExample: disposableExample,
-  legacyExample: disposableExample,
-};
+);

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiParam, ApiTags } from '@nestjs/swagger';
 import type {
   Delivery,
   DeliveryListReply,
@@ -10,7 +10,7 @@ import type {
 } from '@emailverify/contracts';
 import { present, type Presented } from '../common/http/presenter';
 import { Auth, type AuthContext } from '../common/http/request-context';
-import { ApiErrors, ApiStyledOk } from '../openapi/styled-responses';
+import { ApiRoute } from '../openapi/api-route';
 import { CreateWebhookDto, DeliveryListQueryDto, UpdateWebhookDto } from './dto/webhooks.dto';
 import {
   createdDocs,
@@ -44,19 +44,13 @@ export class WebhooksController {
 
   @Post()
   @HttpCode(200)
-  @ApiOperation({
+  @ApiRoute({
     summary: 'Create a webhook (at most 25 per account)',
     description:
       'The URL must be HTTPS, without user name or password, and not a private IP address. The reply is the only one that carries the signing `secret`.',
+    ok: createdDocs,
+    errors: ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
   })
-  @ApiStyledOk({ description: 'The webhook, with its signing secret', ...createdDocs })
-  @ApiErrors(
-    'INVALID_REQUEST',
-    'INVALID_API_KEY',
-    'PAYLOAD_TOO_LARGE',
-    'RATE_LIMIT_EXCEEDED',
-    'SERVICE_UNAVAILABLE',
-  )
   async create(
     @Auth() auth: AuthContext,
     @Body() dto: CreateWebhookDto,
@@ -65,29 +59,24 @@ export class WebhooksController {
   }
 
   @Get()
-  @ApiOperation({ summary: "The account's webhooks (without secrets)" })
-  @ApiStyledOk({ description: 'Webhooks and their count', ...listDocs })
-  @ApiErrors('INVALID_API_KEY', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
+  @ApiRoute({
+    summary: "The account's webhooks (without secrets)",
+    ok: listDocs,
+    errors: ['SERVICE_UNAVAILABLE'],
+  })
   async list(@Auth() auth: AuthContext): Promise<Presented<WebhookListReply>> {
     return present(WebhookListPresenter, await this.webhooks.list(auth));
   }
 
   @Patch(':webhookId')
   @WebhookIdParam
-  @ApiOperation({
+  @ApiRoute({
     summary: 'Change the url, events or is_active of a webhook (extension)',
     description:
       'Send at least one of the three fields. Setting is_active to true re-activates a webhook that was deactivated.',
+    ok: webhookDocs,
+    errors: ['INVALID_REQUEST', 'WEBHOOK_NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
   })
-  @ApiStyledOk({ description: 'The updated webhook (without secret)', ...webhookDocs })
-  @ApiErrors(
-    'INVALID_REQUEST',
-    'INVALID_API_KEY',
-    'WEBHOOK_NOT_FOUND',
-    'PAYLOAD_TOO_LARGE',
-    'RATE_LIMIT_EXCEEDED',
-    'SERVICE_UNAVAILABLE',
-  )
   async update(
     @Auth() auth: AuthContext,
     @Param('webhookId') webhookId: string,
@@ -98,9 +87,11 @@ export class WebhooksController {
 
   @Delete(':webhookId')
   @WebhookIdParam
-  @ApiOperation({ summary: 'Delete a webhook; no further deliveries are made to it' })
-  @ApiStyledOk({ description: 'Confirmation', ...deletedDocs })
-  @ApiErrors('INVALID_API_KEY', 'WEBHOOK_NOT_FOUND', 'RATE_LIMIT_EXCEEDED', 'SERVICE_UNAVAILABLE')
+  @ApiRoute({
+    summary: 'Delete a webhook; no further deliveries are made to it',
+    ok: deletedDocs,
+    errors: ['WEBHOOK_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+  })
   async remove(
     @Auth() auth: AuthContext,
     @Param('webhookId') webhookId: string,
@@ -110,19 +101,13 @@ export class WebhooksController {
 
   @Get(':webhookId/deliveries')
   @WebhookIdParam
-  @ApiOperation({
+  @ApiRoute({
     summary: 'Delivery log of a webhook, newest first (extension)',
     description:
       'Each delivery lists its attempts with HTTP status and duration. Pages are `limit` long (1-100, default 20); pass `next_cursor` as `cursor` for the next one. Deliveries are kept 30 days.',
+    ok: deliveryListDocs,
+    errors: ['INVALID_REQUEST', 'WEBHOOK_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   })
-  @ApiStyledOk({ description: 'A page of deliveries', ...deliveryListDocs })
-  @ApiErrors(
-    'INVALID_REQUEST',
-    'INVALID_API_KEY',
-    'WEBHOOK_NOT_FOUND',
-    'RATE_LIMIT_EXCEEDED',
-    'SERVICE_UNAVAILABLE',
-  )
   async deliveries(
     @Auth() auth: AuthContext,
     @Param('webhookId') webhookId: string,
@@ -135,20 +120,13 @@ export class WebhooksController {
   @HttpCode(200)
   @WebhookIdParam
   @ApiParam({ name: 'deliveryId', description: 'A delivery of that webhook, from its delivery log' })
-  @ApiOperation({
+  @ApiRoute({
     summary: 'Send a delivery again now, with the same delivery id and body (extension)',
     description:
       'An unknown delivery is 404 NOT_FOUND; a delivery of an inactive webhook is 400 (activate it first).',
+    ok: deliveryDocs,
+    errors: ['INVALID_REQUEST', 'WEBHOOK_NOT_FOUND', 'NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   })
-  @ApiStyledOk({ description: 'The delivery, due at once', ...deliveryDocs })
-  @ApiErrors(
-    'INVALID_REQUEST',
-    'INVALID_API_KEY',
-    'WEBHOOK_NOT_FOUND',
-    'NOT_FOUND',
-    'RATE_LIMIT_EXCEEDED',
-    'SERVICE_UNAVAILABLE',
-  )
   async redeliver(
     @Auth() auth: AuthContext,
     @Param('webhookId') webhookId: string,

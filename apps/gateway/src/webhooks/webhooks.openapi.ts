@@ -1,11 +1,10 @@
 import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from '@emailverify/contracts';
+import { sameInBothStyles } from '../openapi/api-route';
+import { nullable, object, str, time } from '../openapi/schema';
 
 // The webhook endpoints have no older variant: the legacy style is the current `data` payload unwrapped, so
 // each reply documents one schema and one example for both styles.
 
-const str = { type: 'string' };
-const time = { type: 'string', format: 'date-time' };
-const nullableTime = { ...time, nullable: true };
 const events = { type: 'array', items: { type: 'string', enum: [...WEBHOOK_EVENTS] } };
 
 const webhookProperties = {
@@ -15,73 +14,48 @@ const webhookProperties = {
   is_active: { type: 'boolean' },
   created_at: time,
   updated_at: time,
-  last_delivery_status: {
+  last_delivery_status: nullable(
+    { type: 'string', enum: ['success', 'failed'] },
+    'Outcome of the latest final delivery; null if none has ended',
+  ),
+  last_delivery_at: nullable(time, 'Time of the latest final delivery outcome'),
+  last_error: nullable(str, 'Latest final error (or why the webhook was deactivated); null after a success'),
+};
+
+const webhookSchema = object(webhookProperties);
+
+const createdSchema = object({
+  ...webhookProperties,
+  secret: {
     type: 'string',
-    enum: ['success', 'failed'],
-    nullable: true,
-    description: 'Outcome of the latest final delivery; null if none has ended',
+    description:
+      'Signing secret (`whsec_` + base64 of 32 random bytes). Returned only here: store it now, it is never shown again.',
   },
-  last_delivery_at: { ...nullableTime, description: 'Time of the latest final delivery outcome' },
-  last_error: {
+});
+
+const attemptSchema = object({
+  at: { ...time, description: 'When the attempt started' },
+  http_status: nullable(
+    { type: 'integer' },
+    "The receiver's HTTP status; null when no reply came (refused target, connection error, timeout)",
+  ),
+  duration_ms: { type: 'integer' },
+  error: nullable(str, 'Why the attempt failed; null for a 2xx'),
+  response_body: nullable(str, "The first KiB of the receiver's reply body; null when it sent none"),
+});
+
+const deliverySchema = object({
+  id: {
     type: 'string',
-    nullable: true,
-    description: 'Latest final error (or why the webhook was deactivated); null after a success',
+    description: 'Also the X-Webhook-Id / webhook-id header, the same on every attempt and redelivery',
   },
-};
-const webhookRequired = Object.keys(webhookProperties);
-
-const webhookSchema = { type: 'object', required: webhookRequired, properties: webhookProperties };
-
-const createdSchema = {
-  type: 'object',
-  required: [...webhookRequired, 'secret'],
-  properties: {
-    ...webhookProperties,
-    secret: {
-      type: 'string',
-      description:
-        'Signing secret (`whsec_` + base64 of 32 random bytes). Returned only here: store it now, it is never shown again.',
-    },
-  },
-};
-
-const attemptSchema = {
-  type: 'object',
-  required: ['at', 'http_status', 'duration_ms', 'error', 'response_body'],
-  properties: {
-    at: { ...time, description: 'When the attempt started' },
-    http_status: {
-      type: 'integer',
-      nullable: true,
-      description:
-        "The receiver's HTTP status; null when no reply came (refused target, connection error, timeout)",
-    },
-    duration_ms: { type: 'integer' },
-    error: { type: 'string', nullable: true, description: 'Why the attempt failed; null for a 2xx' },
-    response_body: {
-      type: 'string',
-      nullable: true,
-      description: "The first KiB of the receiver's reply body; null when it sent none",
-    },
-  },
-};
-
-const deliverySchema = {
-  type: 'object',
-  required: ['id', 'event', 'job_id', 'status', 'attempts', 'next_attempt_at', 'created_at'],
-  properties: {
-    id: {
-      type: 'string',
-      description: 'Also the X-Webhook-Id / webhook-id header, the same on every attempt and redelivery',
-    },
-    event: { type: 'string', enum: [...WEBHOOK_EVENTS] },
-    job_id: str,
-    status: { type: 'string', enum: [...DELIVERY_STATUSES] },
-    attempts: { type: 'array', description: 'Oldest first', items: attemptSchema },
-    next_attempt_at: { ...nullableTime, description: 'When the next attempt is due; null when none is' },
-    created_at: time,
-  },
-};
+  event: { type: 'string', enum: [...WEBHOOK_EVENTS] },
+  job_id: str,
+  status: { type: 'string', enum: [...DELIVERY_STATUSES] },
+  attempts: { type: 'array', description: 'Oldest first', items: attemptSchema },
+  next_attempt_at: nullable(time, 'When the next attempt is due; null when none is'),
+  created_at: time,
+});
 
 const webhookExample = {
   id: '3d6f1a52-8c1e-4b7a-9f0e-2a5c7d9e1b34',
@@ -126,14 +100,6 @@ const deliveryExample = {
   created_at: '2026-11-22T10:02:13.000Z',
 };
 
-/** One schema and example, shown for both styles. */
-const sameInBothStyles = (schema: Record<string, unknown>, example: unknown) => ({
-  current: schema,
-  legacy: schema,
-  currentExample: example,
-  legacyExample: example,
-});
-
 const { id, url, events: subscribed, ...rest } = webhookExample;
 export const createdDocs = sameInBothStyles(createdSchema, {
   id,
@@ -146,39 +112,23 @@ export const createdDocs = sameInBothStyles(createdSchema, {
 export const webhookDocs = sameInBothStyles(webhookSchema, webhookExample);
 
 export const listDocs = sameInBothStyles(
-  {
-    type: 'object',
-    required: ['webhooks', 'total'],
-    properties: {
-      webhooks: { type: 'array', description: 'Without secrets', items: webhookSchema },
-      total: { type: 'integer' },
-    },
-  },
+  object({
+    webhooks: { type: 'array', description: 'Without secrets', items: webhookSchema },
+    total: { type: 'integer' },
+  }),
   { webhooks: [deliveredWebhookExample], total: 1 },
 );
 
-export const deletedDocs = sameInBothStyles(
-  {
-    type: 'object',
-    required: ['message', 'webhook_id'],
-    properties: { message: str, webhook_id: str },
-  },
-  { message: 'Webhook deleted', webhook_id: webhookExample.id },
-);
+export const deletedDocs = sameInBothStyles(object({ message: str, webhook_id: str }), {
+  message: 'Webhook deleted',
+  webhook_id: webhookExample.id,
+});
 
 export const deliveryListDocs = sameInBothStyles(
-  {
-    type: 'object',
-    required: ['deliveries', 'next_cursor'],
-    properties: {
-      deliveries: { type: 'array', description: 'Newest first', items: deliverySchema },
-      next_cursor: {
-        type: 'string',
-        nullable: true,
-        description: 'Pass as `cursor` for the next page; null on the last page',
-      },
-    },
-  },
+  object({
+    deliveries: { type: 'array', description: 'Newest first', items: deliverySchema },
+    next_cursor: nullable(str, 'Pass as `cursor` for the next page; null on the last page'),
+  }),
   { deliveries: [deliveryExample], next_cursor: null },
 );
 
