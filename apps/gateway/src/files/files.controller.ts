@@ -30,7 +30,10 @@ import { StatusPresenter, uploadPresenter } from './files.presenter';
 import { FilesService, type JobStatusView } from './files.service';
 
 /** What a route naming a job can fail with, besides a key or rate-limit refusal. */
-const JOB_ERRORS: ErrorCode[] = ['INVALID_REQUEST', 'JOB_NOT_FOUND', 'SERVICE_UNAVAILABLE'];
+const JOB_ERRORS: ErrorCode[] = ['JOB_NOT_FOUND', 'SERVICE_UNAVAILABLE'];
+/** Pause, resume and cancel: the job's status in reply; being POSTs, a body (if any) is read as JSON. */
+const JobAction = (summary: string) =>
+  ApiRoute({ summary, ok: statusDocs, errors: [...JOB_ERRORS, 'PAYLOAD_TOO_LARGE'] });
 
 @ApiTags('file verification')
 @RateLimitClass('file')
@@ -52,7 +55,7 @@ export class FilesController {
   @ApiRoute({
     summary: 'Upload a CSV, XLSX or TXT file of addresses; creates a job (status pending)',
     ok: uploadDocs,
-    errors: ['INVALID_REQUEST', 'INSUFFICIENT_CREDITS', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
+    errors: ['INSUFFICIENT_CREDITS', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({
@@ -150,29 +153,21 @@ export class FilesController {
 
   @Post(':jobId/pause')
   @HttpCode(200)
-  @ApiRoute({
-    summary: 'Pause a job: no new chunks start; chunks in progress finish',
-    ok: statusDocs,
-    errors: JOB_ERRORS,
-  })
+  @JobAction('Pause a job: no new chunks start; chunks in progress finish')
   async pause(@Auth() auth: AuthContext, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
     return present(StatusPresenter, await this.files.action(auth, jobId, 'pause'));
   }
 
   @Post(':jobId/resume')
   @HttpCode(200)
-  @ApiRoute({ summary: 'Resume a paused job', ok: statusDocs, errors: JOB_ERRORS })
+  @JobAction('Resume a paused job')
   async resume(@Auth() auth: AuthContext, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
     return present(StatusPresenter, await this.files.action(auth, jobId, 'resume'));
   }
 
   @Post(':jobId/cancel')
   @HttpCode(200)
-  @ApiRoute({
-    summary: 'Cancel a job: what was verified is charged, the rest refunded',
-    ok: statusDocs,
-    errors: JOB_ERRORS,
-  })
+  @JobAction('Cancel a job: what was verified is charged, the rest refunded')
   async cancel(@Auth() auth: AuthContext, @Param('jobId') jobId: string): Promise<Presented<JobStatusView>> {
     return present(StatusPresenter, await this.files.action(auth, jobId, 'cancel'));
   }

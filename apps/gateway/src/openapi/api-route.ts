@@ -224,7 +224,10 @@ export interface RouteDocs {
   ok?: StyledBody;
   /** Replies that are not JSON. */
   replies?: OtherReply[];
-  /** The errors this route can answer, besides those every authenticated route can (401, 429). */
+  /**
+   * The errors this route can answer, besides those every authenticated route can: a missing or wrong key
+   * (401), a malformed SVC-Response-Style (400) and a rate limit (429).
+   */
   errors: ErrorCode[];
   /** Needs no API key (a signed link); rate-limited per client address instead. */
   public?: boolean;
@@ -237,7 +240,7 @@ export interface RouteDocs {
 export function ApiRoute(docs: RouteDocs): MethodDecorator {
   const errors: ErrorCode[] = docs.public
     ? [...docs.errors, 'RATE_LIMIT_EXCEEDED']
-    : ['INVALID_API_KEY', ...docs.errors, 'RATE_LIMIT_EXCEEDED'];
+    : ['INVALID_REQUEST', 'INVALID_API_KEY', ...docs.errors, 'RATE_LIMIT_EXCEEDED'];
   const decorators: MethodDecorator[] = [
     ApiOperation({
       summary: docs.summary,
@@ -276,6 +279,6 @@ export function ApiRoute(docs: RouteDocs): MethodDecorator {
       }),
     );
   }
-  decorators.push(...errorResponses(errors));
+  decorators.push(...errorResponses([...new Set(errors)]));
   return applyDecorators(...decorators);
 }

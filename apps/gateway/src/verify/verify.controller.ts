@@ -12,7 +12,6 @@ import { VerifyService } from './verify.service';
 
 /** What a paid verification can fail with, besides a key or rate-limit refusal. */
 const PAID_VERIFICATION_ERRORS: ErrorCode[] = [
-  'INVALID_REQUEST',
   'INSUFFICIENT_CREDITS',
   'PAYLOAD_TOO_LARGE',
   'SERVICE_UNAVAILABLE',
@@ -23,7 +22,7 @@ const PAID_VERIFICATION_ERRORS: ErrorCode[] = [
 const DISPOSABLE_ROUTE: RouteDocs = {
   summary: 'Is the address on a known disposable provider? Free: no credits.',
   ok: disposableDocs,
-  errors: ['INVALID_REQUEST', 'INVALID_EMAIL'],
+  errors: ['INVALID_EMAIL'],
 };
 
 @ApiTags('verification')

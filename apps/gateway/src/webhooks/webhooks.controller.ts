@@ -49,7 +49,7 @@ export class WebhooksController {
     description:
       'The URL must be HTTPS, without user name or password, and not a private IP address. The reply is the only one that carries the signing `secret`.',
     ok: createdDocs,
-    errors: ['INVALID_REQUEST', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
+    errors: ['PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
   })
   async create(
     @Auth() auth: AuthContext,
@@ -75,7 +75,7 @@ export class WebhooksController {
     description:
       'Send at least one of the three fields. Setting is_active to true re-activates a webhook that was deactivated.',
     ok: webhookDocs,
-    errors: ['INVALID_REQUEST', 'WEBHOOK_NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
+    errors: ['WEBHOOK_NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
   })
   async update(
     @Auth() auth: AuthContext,
@@ -106,7 +106,7 @@ export class WebhooksController {
     description:
       'Each delivery lists its attempts with HTTP status and duration. Pages are `limit` long (1-100, default 20); pass `next_cursor` as `cursor` for the next one. Deliveries are kept 30 days.',
     ok: deliveryListDocs,
-    errors: ['INVALID_REQUEST', 'WEBHOOK_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+    errors: ['WEBHOOK_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   })
   async deliveries(
     @Auth() auth: AuthContext,
@@ -125,7 +125,7 @@ export class WebhooksController {
     description:
       'An unknown delivery is 404 NOT_FOUND; a delivery of an inactive webhook is 400 (activate it first).',
     ok: deliveryDocs,
-    errors: ['INVALID_REQUEST', 'WEBHOOK_NOT_FOUND', 'NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+    errors: ['WEBHOOK_NOT_FOUND', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
   })
   async redeliver(
     @Auth() auth: AuthContext,
