@@ -30,78 +30,62 @@ export class WebhooksService {
   constructor(private readonly bus: MessageBus) {}
 
   create(auth: AuthContext, dto: CreateWebhookDto): Promise<WebhookCreateReply> {
-    return this.ask(
-      Subjects.webhooksCreate,
-      { accountId: auth.accountId, url: dto.url, events: dto.events },
-      auth.requestId,
-    );
+    return this.ask(auth, Subjects.webhooksCreate, { url: dto.url, events: dto.events });
   }
 
   list(auth: AuthContext): Promise<WebhookListReply> {
-    return this.ask(Subjects.webhooksList, { accountId: auth.accountId }, auth.requestId);
+    return this.ask(auth, Subjects.webhooksList, {});
   }
 
   update(auth: AuthContext, webhookId: string, dto: UpdateWebhookDto): Promise<Webhook> {
-    assertWebhookId(webhookId);
-    return this.ask(
-      Subjects.webhooksUpdate,
-      {
-        accountId: auth.accountId,
-        webhookId,
-        ...(dto.url !== undefined ? { url: dto.url } : {}),
-        ...(dto.events !== undefined ? { events: dto.events } : {}),
-        ...(dto.is_active !== undefined ? { isActive: dto.is_active } : {}),
-      },
-      auth.requestId,
-    );
+    return this.ask(auth, Subjects.webhooksUpdate, {
+      webhookId: knownShape(webhookId),
+      ...(dto.url !== undefined ? { url: dto.url } : {}),
+      ...(dto.events !== undefined ? { events: dto.events } : {}),
+      ...(dto.is_active !== undefined ? { isActive: dto.is_active } : {}),
+    });
   }
 
   remove(auth: AuthContext, webhookId: string): Promise<WebhookDeleteReply> {
-    assertWebhookId(webhookId);
-    return this.ask(Subjects.webhooksDelete, { accountId: auth.accountId, webhookId }, auth.requestId);
+    return this.ask(auth, Subjects.webhooksDelete, { webhookId: knownShape(webhookId) });
   }
 
   deliveries(auth: AuthContext, webhookId: string, query: DeliveryListQueryDto): Promise<DeliveryListReply> {
-    assertWebhookId(webhookId);
-    return this.ask(
-      Subjects.webhooksDeliveryList,
-      {
-        accountId: auth.accountId,
-        webhookId,
-        limit: query.limit ?? DELIVERY_PAGE.default,
-        ...(query.cursor ? { cursor: query.cursor } : {}),
-      },
-      auth.requestId,
-    );
+    return this.ask(auth, Subjects.webhooksDeliveryList, {
+      webhookId: knownShape(webhookId),
+      limit: query.limit ?? DELIVERY_PAGE.default,
+      ...(query.cursor ? { cursor: query.cursor } : {}),
+    });
   }
 
   redeliver(auth: AuthContext, webhookId: string, deliveryId: string): Promise<Delivery> {
-    assertWebhookId(webhookId);
+    knownShape(webhookId);
     if (!isUuid(deliveryId))
       throw new DomainError('NOT_FOUND', `Delivery ${deliveryId.slice(0, 100)} not found`);
-    return this.ask(
-      Subjects.webhooksRedeliver,
-      { accountId: auth.accountId, webhookId, deliveryId },
-      auth.requestId,
-    );
+    return this.ask(auth, Subjects.webhooksRedeliver, { webhookId, deliveryId });
   }
 
+  /** A request of the authenticated account, under its request id. */
   private async ask<S extends RpcSubject>(
+    auth: AuthContext,
     subject: S,
-    payload: RpcRequest<S>,
-    requestId: string,
+    payload: Omit<RpcRequest<S>, 'accountId'>,
   ): Promise<RpcReply<S>> {
     try {
-      return await this.bus.request(subject, payload, { requestId });
+      // Every webhooks request names the account; TypeScript cannot see that adding it back completes the type.
+      const request = { accountId: auth.accountId, ...payload } as RpcRequest<S>;
+      return await this.bus.request(subject, request, { requestId: auth.requestId });
     } catch (err) {
       throw namingField(err);
     }
   }
 }
 
-function assertWebhookId(webhookId: string): void {
+/** The webhook id, when it can name a webhook at all (a UUID); any other is not found. */
+function knownShape(webhookId: string): string {
   if (!isUuid(webhookId))
     throw new DomainError('WEBHOOK_NOT_FOUND', `Webhook ${webhookId.slice(0, 100)} not found`);
+  return webhookId;
 }
 
 /**

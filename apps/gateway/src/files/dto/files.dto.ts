@@ -1,9 +1,10 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 
 /** Form and query values arrive as strings: "true"/"1" and "false"/"0" become booleans, anything else stays and fails. */
-export const toBoolean = ({ value }: { value: unknown }): unknown => {
+const toBoolean = ({ value }: { value: unknown }): unknown => {
   if (value === 'true' || value === '1' || value === true) return true;
   if (value === 'false' || value === '0' || value === false) return false;
   return value;
@@ -13,7 +14,7 @@ export const toBoolean = ({ value }: { value: unknown }): unknown => {
  * A query value as whole seconds: only plain decimal digits become a number; anything else (`0x10`, `1e2`,
  * `300.0`, an empty value, a repeated parameter) stays as given and fails validation.
  */
-export const toSeconds = ({ value }: { value: unknown }): unknown =>
+const toSeconds = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value;
 
 /** The form fields of POST /verify/file besides the file itself. */
@@ -66,42 +67,23 @@ export const RESULT_FILTERS = [
 ] as const;
 export type ResultFilter = (typeof RESULT_FILTERS)[number];
 
-export class ResultsQueryDto {
-  @ApiPropertyOptional({ description: 'Include valid addresses' })
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean()
-  valid?: boolean;
-  @ApiPropertyOptional({ description: 'Include invalid addresses' })
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean()
-  invalid?: boolean;
-  @ApiPropertyOptional({ description: 'Include risky addresses' })
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean()
-  risky?: boolean;
-  @ApiPropertyOptional({ description: 'Include unknown addresses' })
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean()
-  unknown?: boolean;
-  @ApiPropertyOptional({ description: 'Include catch-all addresses' })
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean()
-  catchall?: boolean;
-  @ApiPropertyOptional({ description: 'Include role addresses' })
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean()
-  role?: boolean;
-  @ApiPropertyOptional({ description: 'Include disposable addresses' })
-  @IsOptional()
-  @Transform(toBoolean)
-  @IsBoolean()
-  disposable?: boolean;
+/** One status filter of the results query: "true"/"1" includes the status, "false"/"0" leaves it out. */
+const Filter = (label: string) =>
+  applyDecorators(
+    ApiPropertyOptional({ description: `Include ${label} addresses` }),
+    IsOptional(),
+    Transform(toBoolean),
+    IsBoolean(),
+  );
+
+export class ResultsQueryDto implements Partial<Record<ResultFilter, boolean>> {
+  @Filter('valid') valid?: boolean;
+  @Filter('invalid') invalid?: boolean;
+  @Filter('risky') risky?: boolean;
+  @Filter('unknown') unknown?: boolean;
+  @Filter('catch-all') catchall?: boolean;
+  @Filter('role') role?: boolean;
+  @Filter('disposable') disposable?: boolean;
 }
 
 export class DownloadQueryDto {

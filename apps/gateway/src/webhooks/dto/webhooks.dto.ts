@@ -14,7 +14,7 @@ import {
 } from 'class-validator';
 
 /** Longest webhook URL accepted (the shape check; https, host and credentials are the webhooks service's). */
-export const WEBHOOK_URL_MAX_LENGTH = 2048;
+const WEBHOOK_URL_MAX_LENGTH = 2048;
 
 /** Longest delivery-log cursor accepted (as the webhooks service does); real cursors are far shorter. */
 const CURSOR_MAX_LENGTH = 500;
@@ -23,7 +23,7 @@ const CURSOR_MAX_LENGTH = 500;
  * Query values arrive as strings: only plain decimal digits become a number ("1.5", "1e1", "0x10", " 5" and
  * repeated parameters stay as they are and fail the integer check).
  */
-export const toStrictInt = ({ value }: { value: unknown }): unknown =>
+const toStrictInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d{1,9}$/.test(value) ? Number(value) : value;
 
 const urlDoc: ApiPropertyOptions = {
