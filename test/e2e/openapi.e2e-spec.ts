@@ -498,6 +498,19 @@ describe('OpenAPI document and docs page', () => {
     expect(missing).toEqual([]);
   });
 
+  it('documents webhook replies the same in both styles, the secret only on create', () => {
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, Doc>)) {
+      if (!path.startsWith('/v1/webhooks')) continue;
+      for (const [method, operation] of Object.entries(methods as Record<string, Doc>)) {
+        const examples = operation.responses['200'].content['application/json'].examples;
+        expect(examples.current.value).toMatchObject({ success: true, code: '0', data: expect.any(Object) });
+        expect(examples.legacy.value).toEqual(examples.current.value.data);
+        const createsWebhook = path === '/v1/webhooks' && method === 'post';
+        expect(JSON.stringify(examples).includes('"secret"'), `${method} ${path}`).toBe(createsWebhook);
+      }
+    }
+  });
+
   it('serves the interactive documentation at /docs without a key', async () => {
     const res = await fetch(`${suite.gatewayUrl()}/docs`);
     expect(res.status).toBe(200);

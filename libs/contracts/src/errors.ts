@@ -1,69 +1,39 @@
 /**
+ * A code's numeric code (current style), label and HTTP status, the same in both styles unless a legacy status
+ * is given.
+ */
+const spec = (
+  numericCode: string,
+  httpStatus: number,
+  label: string,
+  legacyHttpStatus = httpStatus,
+): ErrorSpec => ({
+  numericCode,
+  httpStatus,
+  legacyHttpStatus,
+  label,
+});
+
+/**
  * The error catalogue: every named error code with its numeric code (current style) and HTTP status in each
  * response style.
  */
 export const ERROR_CATALOGUE = {
-  INVALID_REQUEST: { numericCode: '4000', httpStatus: 400, legacyHttpStatus: 400, label: 'Bad request' },
-  INVALID_EMAIL: { numericCode: '4000', httpStatus: 400, legacyHttpStatus: 400, label: 'Invalid email' },
-  INVALID_API_KEY: { numericCode: '4010', httpStatus: 401, legacyHttpStatus: 401, label: 'Invalid API key' },
-  INSUFFICIENT_CREDITS: {
-    numericCode: '4020',
-    httpStatus: 402,
-    legacyHttpStatus: 403,
-    label: 'Insufficient credits',
-  },
-  NOT_FOUND: { numericCode: '4040', httpStatus: 404, legacyHttpStatus: 404, label: 'Not found' },
-  JOB_NOT_FOUND: { numericCode: '4040', httpStatus: 404, legacyHttpStatus: 404, label: 'Job not found' },
-  WEBHOOK_NOT_FOUND: {
-    numericCode: '4040',
-    httpStatus: 404,
-    legacyHttpStatus: 404,
-    label: 'Webhook not found',
-  },
-  ACCOUNT_NOT_FOUND: {
-    numericCode: '4040',
-    httpStatus: 404,
-    legacyHttpStatus: 404,
-    label: 'Account not found',
-  },
-  API_KEY_NOT_FOUND: {
-    numericCode: '4040',
-    httpStatus: 404,
-    legacyHttpStatus: 404,
-    label: 'API key not found',
-  },
-  CONFLICT: { numericCode: '4000', httpStatus: 409, legacyHttpStatus: 409, label: 'Conflict' },
-  DOWNLOAD_LINK_INVALID: {
-    numericCode: '4030',
-    httpStatus: 403,
-    legacyHttpStatus: 403,
-    label: 'Download link invalid or expired',
-  },
-  PAYLOAD_TOO_LARGE: {
-    numericCode: '4130',
-    httpStatus: 413,
-    legacyHttpStatus: 413,
-    label: 'Payload too large',
-  },
-  RATE_LIMIT_EXCEEDED: {
-    numericCode: '4290',
-    httpStatus: 429,
-    legacyHttpStatus: 429,
-    label: 'Rate limit exceeded',
-  },
-  INTERNAL_ERROR: {
-    numericCode: '1000',
-    httpStatus: 500,
-    legacyHttpStatus: 500,
-    label: 'Internal server error',
-  },
-  SERVICE_UNAVAILABLE: {
-    numericCode: '1000',
-    httpStatus: 503,
-    legacyHttpStatus: 503,
-    label: 'Service unavailable',
-  },
-  TIMEOUT: { numericCode: '1000', httpStatus: 504, legacyHttpStatus: 504, label: 'Verification timed out' },
+  INVALID_REQUEST: spec('4000', 400, 'Bad request'),
+  INVALID_EMAIL: spec('4000', 400, 'Invalid email'),
+  INVALID_API_KEY: spec('4010', 401, 'Invalid API key'),
+  INSUFFICIENT_CREDITS: spec('4020', 402, 'Insufficient credits', 403),
+  NOT_FOUND: spec('4040', 404, 'Not found'),
+  JOB_NOT_FOUND: spec('4040', 404, 'Job not found'),
+  WEBHOOK_NOT_FOUND: spec('4040', 404, 'Webhook not found'),
+  ACCOUNT_NOT_FOUND: spec('4040', 404, 'Account not found'),
+  API_KEY_NOT_FOUND: spec('4040', 404, 'API key not found'),
+  DOWNLOAD_LINK_INVALID: spec('4030', 403, 'Download link invalid or expired'),
+  PAYLOAD_TOO_LARGE: spec('4130', 413, 'Payload too large'),
+  RATE_LIMIT_EXCEEDED: spec('4290', 429, 'Rate limit exceeded'),
+  INTERNAL_ERROR: spec('1000', 500, 'Internal server error'),
+  SERVICE_UNAVAILABLE: spec('1000', 503, 'Service unavailable'),
+  TIMEOUT: spec('1000', 504, 'Verification timed out'),
 } as const satisfies Record<string, ErrorSpec>;
 
 export interface ErrorSpec {

@@ -1,7 +1,7 @@
-import type { StyledBody } from '../openapi/api-route';
+import type { RouteDocs, StyledBody } from '../openapi/api-route';
 import { int, object, str, time } from '../openapi/schema';
 
-export const creditsDocs: StyledBody = {
+const creditsDocs: StyledBody = {
   current: object({
     account_id: str,
     api_key_id: str,
@@ -37,3 +37,12 @@ export const creditsDocs: StyledBody = {
     rate_limit: { requests_per_hour: 36000, remaining: 599 },
   },
 };
+
+/** What the document says about each route. */
+export const CreditsRoutes = {
+  balance: {
+    summary: 'Credit balance of the authenticated account',
+    ok: creditsDocs,
+    errors: ['SERVICE_UNAVAILABLE'],
+  },
+} satisfies Record<string, RouteDocs>;

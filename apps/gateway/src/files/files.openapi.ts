@@ -1,5 +1,5 @@
-import { JOB_STATES } from '@emailverify/contracts';
-import type { StyledBody } from '../openapi/api-route';
+import { type ErrorCode, JOB_STATES } from '@emailverify/contracts';
+import type { RouteDocs, StyledBody } from '../openapi/api-route';
 import { each, int, nullable, object, str, time } from '../openapi/schema';
 
 const jobStatus = { type: 'string', enum: [...JOB_STATES] };
@@ -7,7 +7,7 @@ const JOB_ID = '8f0c5a1e-2d34-4b8e-9a0e-5c1f6d7b2a90';
 const CREATED_AT = '2026-11-22T10:00:00.000Z';
 const COMPLETED_AT = '2026-11-22T10:02:13.000Z';
 
-export const uploadDocs: StyledBody = {
+const uploadDocs: StyledBody = {
   current: object({
     task_id: str,
     file_name: str,
@@ -69,7 +69,7 @@ const WHEN_ENDED = [
   'error',
 ];
 
-export const statusDocs: StyledBody = {
+const statusDocs: StyledBody = {
   current: {
     ...object(
       {
@@ -136,3 +136,62 @@ export const statusDocs: StyledBody = {
     completed_at: COMPLETED_AT,
   },
 };
+
+/** What a route naming a job can fail with, besides a key or rate-limit refusal. */
+const JOB_ERRORS: ErrorCode[] = ['JOB_NOT_FOUND', 'SERVICE_UNAVAILABLE'];
+
+/** What the document says about each route. */
+export const FileRoutes = {
+  upload: {
+    summary: 'Upload a CSV, XLSX or TXT file of addresses; creates a job (status pending)',
+    ok: uploadDocs,
+    errors: ['INSUFFICIENT_CREDITS', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
+    form: object(
+      {
+        file: {
+          type: 'string',
+          format: 'binary',
+          description: '.csv, .xlsx (first sheet) or .txt (one address per line)',
+        },
+        email_column: {
+          type: 'string',
+          description: 'Column holding the addresses; auto-detected when omitted',
+        },
+        check_smtp: { type: 'boolean', default: false },
+        preserve_original: { type: 'boolean', default: true },
+      },
+      ['email_column', 'check_smtp', 'preserve_original'],
+    ),
+  },
+  status: {
+    summary: 'Job status; `timeout` (0-300 s) waits until the job finishes or the time is up',
+    ok: statusDocs,
+    errors: JOB_ERRORS,
+  },
+  results: {
+    summary: 'Download results',
+    description:
+      'Without filters: 307 to the signed full result file (legacy style: the file itself, 200). With filters (OR): a CSV of the matching rows only.',
+    replies: [
+      { status: 200, description: 'CSV of the (matching) rows', csv: true },
+      {
+        status: 307,
+        description: 'Redirect to the signed full result file (current style, no filter)',
+        redirect: true,
+      },
+    ],
+    errors: JOB_ERRORS,
+  },
+  download: {
+    summary: 'The full result file through a signed link (no API key; refused when changed or expired)',
+    public: true,
+    replies: [{ status: 200, description: 'The result CSV', csv: true }],
+    errors: ['INVALID_REQUEST', 'DOWNLOAD_LINK_INVALID', 'JOB_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+  },
+  /** Pause, resume and cancel: the job's status in reply; being POSTs, a body (if any) is read as JSON. */
+  action: (summary: string): RouteDocs => ({
+    summary,
+    ok: statusDocs,
+    errors: [...JOB_ERRORS, 'PAYLOAD_TOO_LARGE'],
+  }),
+} satisfies Record<string, RouteDocs | ((summary: string) => RouteDocs)>;

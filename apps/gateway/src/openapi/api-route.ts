@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiResponse } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOperation, ApiParam, ApiProduces, ApiResponse } from '@nestjs/swagger';
 import { ERROR_CATALOGUE, type ErrorCode } from '@emailverify/contracts';
 import type { Schema } from './schema';
 
@@ -139,7 +139,6 @@ const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Record<stri
   WEBHOOK_NOT_FOUND: { message: 'Webhook 3d6f1a52-8c1e-4b7a-9f0e-2a5c7d9e1b34 not found' },
   ACCOUNT_NOT_FOUND: { message: 'Account not found' },
   API_KEY_NOT_FOUND: { message: 'API key not found' },
-  CONFLICT: { message: 'Conflict' },
   DOWNLOAD_LINK_INVALID: { message: 'The download link is invalid or has expired' },
   PAYLOAD_TOO_LARGE: { message: 'The request body exceeds 1048576 bytes' },
   RATE_LIMIT_EXCEEDED: {
@@ -229,6 +228,10 @@ export interface RouteDocs {
    * (401), a malformed SVC-Response-Style (400) and a rate limit (429).
    */
   errors: ErrorCode[];
+  /** A multipart form body (an upload): its fields. */
+  form?: Schema;
+  /** What each path parameter names. */
+  params?: Record<string, string>;
   /** Needs no API key (a signed link); rate-limited per client address instead. */
   public?: boolean;
 }
@@ -248,6 +251,9 @@ export function ApiRoute(docs: RouteDocs): MethodDecorator {
       ...(docs.public ? { security: [] } : {}),
     }),
   ];
+  if (docs.form) decorators.push(ApiConsumes('multipart/form-data'), ApiBody({ schema: docs.form }));
+  for (const [name, description] of Object.entries(docs.params ?? {}))
+    decorators.push(ApiParam({ name, description }));
   if (docs.ok) {
     const current = envelope(docs.ok.current, docs.ok.currentExample);
     decorators.push(

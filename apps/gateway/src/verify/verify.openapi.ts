@@ -1,5 +1,5 @@
-import { LEGACY_STATUSES, VERIFICATION_STATUSES } from '@emailverify/contracts';
-import { sameInBothStyles, type StyledBody } from '../openapi/api-route';
+import { type ErrorCode, LEGACY_STATUSES, VERIFICATION_STATUSES } from '@emailverify/contracts';
+import { type RouteDocs, sameInBothStyles, type StyledBody } from '../openapi/api-route';
 import { bool, each, int, nullable, object, str, time } from '../openapi/schema';
 
 const status = { type: 'string', enum: [...VERIFICATION_STATUSES] };
@@ -26,7 +26,7 @@ const flagsExample = {
   is_free: false,
 };
 
-export const singleDocs: StyledBody = {
+const singleDocs: StyledBody = {
   current: object({
     email: str,
     status,
@@ -105,7 +105,7 @@ const bulk = (item: Record<string, unknown>) =>
     ...each(['total_emails', 'valid_emails', 'invalid_emails', 'credits_used', 'process_time'], int),
   });
 
-export const bulkDocs: StyledBody = {
+const bulkDocs: StyledBody = {
   current: bulk(object({ email: str, status, score, is_deliverable: bool, credits_used: int })),
   legacy: bulk(
     object({
@@ -157,7 +157,7 @@ export const bulkDocs: StyledBody = {
   },
 };
 
-export const disposableDocs = sameInBothStyles(
+const disposableDocs = sameInBothStyles(
   object({ email: str, domain: str, is_disposable: bool, checked_at: time }),
   {
     email: 'someone@mailinator.com',
@@ -166,3 +166,35 @@ export const disposableDocs = sameInBothStyles(
     checked_at: '2026-11-22T10:00:00Z',
   },
 );
+
+/** What a paid verification can fail with, besides a key or rate-limit refusal. */
+const PAID_VERIFICATION_ERRORS: ErrorCode[] = [
+  'INSUFFICIENT_CREDITS',
+  'PAYLOAD_TOO_LARGE',
+  'SERVICE_UNAVAILABLE',
+  'TIMEOUT',
+];
+
+/** The disposable check, by POST (a JSON body) or GET (a query): an in-memory lookup that calls no service. */
+const DISPOSABLE_ROUTE: RouteDocs = {
+  summary: 'Is the address on a known disposable provider? Free: no credits.',
+  ok: disposableDocs,
+  errors: ['INVALID_EMAIL'],
+};
+
+/** What the document says about each route. */
+export const VerifyRoutes = {
+  single: {
+    summary: 'Verify one address',
+    description: 'Costs 1 credit unless cached or unknown; force_refresh always costs 1.',
+    ok: singleDocs,
+    errors: [...PAID_VERIFICATION_ERRORS, 'INVALID_EMAIL'],
+  },
+  bulk: {
+    summary: 'Verify a batch of addresses synchronously (up to BULK_MAX_EMAILS, default 100)',
+    ok: bulkDocs,
+    errors: PAID_VERIFICATION_ERRORS,
+  },
+  disposablePost: { ...DISPOSABLE_ROUTE, errors: [...DISPOSABLE_ROUTE.errors, 'PAYLOAD_TOO_LARGE'] },
+  disposableGet: DISPOSABLE_ROUTE,
+} satisfies Record<string, RouteDocs>;

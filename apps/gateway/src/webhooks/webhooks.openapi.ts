@@ -1,5 +1,5 @@
 import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from '@emailverify/contracts';
-import { sameInBothStyles } from '../openapi/api-route';
+import { type RouteDocs, sameInBothStyles } from '../openapi/api-route';
 import { nullable, object, str, time } from '../openapi/schema';
 
 // The webhook endpoints have no older variant: the legacy style is the current `data` payload unwrapped, so
@@ -101,7 +101,7 @@ const deliveryExample = {
 };
 
 const { id, url, events: subscribed, ...rest } = webhookExample;
-export const createdDocs = sameInBothStyles(createdSchema, {
+const createdDocs = sameInBothStyles(createdSchema, {
   id,
   url,
   events: subscribed,
@@ -109,9 +109,9 @@ export const createdDocs = sameInBothStyles(createdSchema, {
   ...rest,
 });
 
-export const webhookDocs = sameInBothStyles(webhookSchema, webhookExample);
+const webhookDocs = sameInBothStyles(webhookSchema, webhookExample);
 
-export const listDocs = sameInBothStyles(
+const listDocs = sameInBothStyles(
   object({
     webhooks: { type: 'array', description: 'Without secrets', items: webhookSchema },
     total: { type: 'integer' },
@@ -119,12 +119,12 @@ export const listDocs = sameInBothStyles(
   { webhooks: [deliveredWebhookExample], total: 1 },
 );
 
-export const deletedDocs = sameInBothStyles(object({ message: str, webhook_id: str }), {
+const deletedDocs = sameInBothStyles(object({ message: str, webhook_id: str }), {
   message: 'Webhook deleted',
   webhook_id: webhookExample.id,
 });
 
-export const deliveryListDocs = sameInBothStyles(
+const deliveryListDocs = sameInBothStyles(
   object({
     deliveries: { type: 'array', description: 'Newest first', items: deliverySchema },
     next_cursor: nullable(str, 'Pass as `cursor` for the next page; null on the last page'),
@@ -133,8 +133,59 @@ export const deliveryListDocs = sameInBothStyles(
 );
 
 /** A redelivery is due at once: the delivery is pending again, with the same id and body. */
-export const deliveryDocs = sameInBothStyles(deliverySchema, {
+const deliveryDocs = sameInBothStyles(deliverySchema, {
   ...deliveryExample,
   status: 'pending',
   next_attempt_at: '2026-11-22T11:30:00.000Z',
 });
+
+const webhookId = {
+  webhookId:
+    'A webhook of the authenticated account; any other id (malformed included) is 404 WEBHOOK_NOT_FOUND',
+};
+
+/** What the document says about each webhook route. */
+export const WebhookRoutes = {
+  create: {
+    summary: 'Create a webhook (at most 25 per account)',
+    description:
+      'The URL must be HTTPS, without user name or password, and not a private IP address. The reply is the only one that carries the signing `secret`.',
+    ok: createdDocs,
+    errors: ['PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
+  },
+  list: {
+    summary: "The account's webhooks (without secrets)",
+    ok: listDocs,
+    errors: ['SERVICE_UNAVAILABLE'],
+  },
+  update: {
+    params: webhookId,
+    summary: 'Change the url, events or is_active of a webhook (extension)',
+    description:
+      'Send at least one of the three fields. Setting is_active to true re-activates a webhook that was deactivated.',
+    ok: webhookDocs,
+    errors: ['WEBHOOK_NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
+  },
+  remove: {
+    params: webhookId,
+    summary: 'Delete a webhook; no further deliveries are made to it',
+    ok: deletedDocs,
+    errors: ['WEBHOOK_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+  },
+  deliveries: {
+    params: webhookId,
+    summary: 'Delivery log of a webhook, newest first (extension)',
+    description:
+      'Each delivery lists its attempts with HTTP status and duration. Pages are `limit` long (1-100, default 20); pass `next_cursor` as `cursor` for the next one. Deliveries are kept 30 days.',
+    ok: deliveryListDocs,
+    errors: ['WEBHOOK_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+  },
+  redeliver: {
+    params: { ...webhookId, deliveryId: 'A delivery of that webhook, from its delivery log' },
+    summary: 'Send a delivery again now, with the same delivery id and body (extension)',
+    description:
+      'An unknown delivery is 404 NOT_FOUND; a delivery of an inactive webhook is 400 (activate it first).',
+    ok: deliveryDocs,
+    errors: ['WEBHOOK_NOT_FOUND', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
+  },
+} satisfies Record<string, RouteDocs>;
