@@ -104,6 +104,9 @@ export interface TransitionExtra {
   error?: { code: string; message: string };
 }
 
+/** A state change: from one of these states, to this one, recording this besides. */
+type Move = [from: readonly JobState[], to: JobState, extra?: TransitionExtra];
+
 /** Chunks per INSERT when a job is created. */
 const CHUNK_INSERT_BATCH = 100;
 
@@ -155,24 +158,13 @@ export class JobsRepository {
   }
 
   /** Moves a customer's job from one of `from` to `to`; undefined when it is not theirs or not in one of them. */
-  transition(
-    accountId: string,
-    jobId: string,
-    from: readonly JobState[],
-    to: JobState,
-    extra: TransitionExtra = {},
-  ): Promise<JobRow | undefined> {
-    return this.move(accountId, jobId, from, to, extra);
+  transition(accountId: string, jobId: string, ...move: Move): Promise<JobRow | undefined> {
+    return this.move(accountId, jobId, ...move);
   }
 
   /** As transition, for the runner and the merger, which drive any job by its id. */
-  transitionInternal(
-    jobId: string,
-    from: readonly JobState[],
-    to: JobState,
-    extra: TransitionExtra = {},
-  ): Promise<JobRow | undefined> {
-    return this.move(null, jobId, from, to, extra);
+  transitionInternal(jobId: string, ...move: Move): Promise<JobRow | undefined> {
+    return this.move(null, jobId, ...move);
   }
 
   private async move(
@@ -180,7 +172,7 @@ export class JobsRepository {
     jobId: string,
     from: readonly JobState[],
     to: JobState,
-    extra: TransitionExtra,
+    extra: TransitionExtra = {},
   ): Promise<JobRow | undefined> {
     // A state that emits an event records the intent in the same statement (the outbox), so a crash before the
     // event is published delays it but never loses it: the runner's recovery publishes what is left.
