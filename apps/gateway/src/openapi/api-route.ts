@@ -260,7 +260,9 @@ export function ApiRoute(docs: RouteDocs): MethodDecorator {
       ApiResponse({
         status: 200,
         description:
-          'Current style: the envelope with `data`; legacy style (`SVC-Response-Style: legacy` or a legacy key): the older variant, unwrapped.',
+          docs.ok.current === docs.ok.legacy
+            ? 'Current style: the envelope with `data`; legacy style (`SVC-Response-Style: legacy` or a legacy key): the same payload, unwrapped (this reply has no older variant).'
+            : 'Current style: the envelope with `data`; legacy style (`SVC-Response-Style: legacy` or a legacy key): the older variant, unwrapped.',
         headers: RATE_LIMIT_HEADERS,
         content: {
           'application/json': {
