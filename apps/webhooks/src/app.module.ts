@@ -28,6 +28,7 @@ export function webhooksModule(config: Readonly<WebhooksConfig>): DynamicModule 
           new HttpSender({
             timeoutMs: config.WEBHOOK_TIMEOUT_MS,
             allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+            maxSocketsPerTarget: config.WEBHOOK_DELIVERY_CONCURRENCY,
           }),
       },
       {

@@ -114,6 +114,94 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     expect(log!.attempts.map((a) => a.n)).toEqual([2]);
   });
 
+  it('stores a batch of outcomes, each as a whole, and says which were stored', async () => {
+    const account = randomUUID();
+    const [a, b, c] = await Promise.all([makeWebhook(account), makeWebhook(account), makeWebhook(account)]);
+    for (let i = 0; i < 2; i++) await deliveries.createForEvent(event(account));
+    const claimed = await claimAll([a.id, b.id, c.id]);
+    const of = (hook: { id: string }) => claimed.filter((d) => d.webhook_id === hook.id);
+    const [aOk, aRetry] = of(a);
+    const [bFailed, bOk] = of(b);
+    const [cGone, cStale] = of(c);
+    const stale = { ...attempt(cStale!), n: cStale!.attempt_count + 1 };
+    const next = new Date(Date.now() + 60_000);
+    const recorded = await deliveries.recordAttempts(
+      [
+        { attempt: { ...attempt(aOk!), httpStatus: 204, error: null }, outcome: { kind: 'success' } },
+        { attempt: attempt(aRetry!), outcome: { kind: 'retry', nextAttemptAt: next } },
+        { attempt: attempt(bFailed!), outcome: { kind: 'failed' } },
+        { attempt: { ...attempt(bOk!), httpStatus: 200, error: null }, outcome: { kind: 'success' } },
+        { attempt: { ...attempt(cGone!), httpStatus: 410, error: 'gone' }, outcome: { kind: 'gone' } },
+        { attempt: stale, outcome: { kind: 'success' } },
+      ],
+      { disableAfterDays: 5 },
+    );
+    expect(recorded).toEqual([true, true, true, true, true, false]);
+    const log = async (hook: { id: string }) =>
+      new Map((await deliveries.list(account, hook.id, 10)).map((d) => [d.id, d]));
+    const aLog = await log(a);
+    expect(aLog.get(aOk!.id)).toMatchObject({ status: 'success', next_attempt_at: null });
+    expect(aLog.get(aOk!.id)!.attempts).toMatchObject([{ n: 1, http_status: 204, error: null }]);
+    expect(aLog.get(aRetry!.id)).toMatchObject({ status: 'pending', next_attempt_at: next });
+    expect(aLog.get(aRetry!.id)!.attempts).toMatchObject([{ n: 1, http_status: 500, error: 'HTTP 500' }]);
+    const bLog = await log(b);
+    expect(bLog.get(bFailed!.id)).toMatchObject({ status: 'failed' });
+    expect(bLog.get(bOk!.id)).toMatchObject({ status: 'success' });
+    const cLog = await log(c);
+    expect(cLog.get(cGone!.id)).toMatchObject({ status: 'failed' });
+    // The stale claim stored nothing.
+    expect(cLog.get(cStale!.id)!.attempts).toEqual([]);
+    expect(await webhooks.find(account, a.id)).toMatchObject({
+      last_delivery_status: 'success',
+      is_active: true,
+    });
+    expect(await webhooks.find(account, c.id)).toMatchObject({
+      last_delivery_status: 'failed',
+      is_active: false,
+    });
+  });
+
+  it('stores concurrent batches over the same webhooks without losing any (rows locked in one order)', async () => {
+    const account = randomUUID();
+    const hooks = await Promise.all(Array.from({ length: 6 }, () => makeWebhook(account)));
+    for (let i = 0; i < 10; i++) await deliveries.createForEvent(event(account));
+    const claimed = await claimAll(hooks.map((h) => h.id));
+    expect(claimed).toHaveLength(60);
+    const success = (d: (typeof claimed)[number]) => ({
+      attempt: { ...attempt(d), httpStatus: 200, error: null },
+      outcome: { kind: 'success' as const },
+    });
+    // Four batches at once, each touching every webhook, two of them in the reverse order.
+    const batches = Array.from({ length: 4 }, (_, i) => {
+      const part = claimed.filter((_, j) => j % 4 === i).map(success);
+      return i % 2 ? part.reverse() : part;
+    });
+    const results = await Promise.all(
+      batches.map((b) => deliveries.recordAttempts(b, { disableAfterDays: 5 })),
+    );
+    expect(results.flat().filter(Boolean)).toHaveLength(60);
+    const [row] = (await db.query(
+      `SELECT count(*)::int AS n FROM webhooks.deliveries WHERE account_id = $1 AND status = 'success'`,
+      [account],
+    )) as Array<{ n: number }>;
+    expect(row!.n).toBe(60);
+  });
+
+  it('gives back claims not started: the same attempt is claimed again at once', async () => {
+    const account = randomUUID();
+    const hook = await makeWebhook(account);
+    await deliveries.createForEvent(event(account));
+    const [first] = await claimAll([hook.id]);
+    expect(first?.attempt_count).toBe(1);
+    expect(await claimAll([hook.id])).toEqual([]);
+    await deliveries.release([first!]);
+    const [again] = await claimAll([hook.id]);
+    expect(again).toMatchObject({ id: first!.id, attempt_count: 1 });
+    // A claim that is no longer held (taken over meanwhile) is left alone.
+    await deliveries.release([{ id: first!.id, attempt_count: 0 }]);
+    expect(await claimAll([hook.id])).toEqual([]);
+  });
+
   it('deactivates a webhook whose deliveries all failed for the set number of days, and not before', async () => {
     const account = randomUUID();
     const hook = await makeWebhook(account);

@@ -49,6 +49,12 @@ export type AttemptOutcome =
   | { kind: 'gone' }
   | { kind: 'inactive' };
 
+/** One attempt made and what it leads to. */
+export interface AttemptResult {
+  attempt: AttemptRecord;
+  outcome: AttemptOutcome;
+}
+
 export interface AttemptRow {
   n: number;
   at: string;
@@ -132,118 +138,84 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Stores an attempt and its outcome atomically: the attempt row, the delivery's state, and on a final outcome
-   * the webhook's `last_delivery_*` (with the auto-disable rule, and deactivation on 410). Returns false when the claim
-   * had expired and another process took the delivery over (nothing is stored then).
+   * Stores one attempt and its outcome (see `recordAttempts`). Returns false when the claim had expired and
+   * another process took the delivery over (nothing is stored then).
    */
   async recordAttempt(
     attempt: AttemptRecord,
     outcome: AttemptOutcome,
     rules: { disableAfterDays: number },
   ): Promise<boolean> {
-    if (outcome.kind === 'success' || outcome.kind === 'retry' || outcome.kind === 'inactive')
-      return this.recordCommonOutcome(attempt, outcome);
-    return this.db.transaction(async (m) => {
-      const status = 'failed';
-      const updated = returnedRows<{ id: string }>(
-        await m.query(
-          `UPDATE webhooks.deliveries SET status = $3, next_attempt_at = NULL, claimed_until = NULL
-            WHERE id = $1 AND attempt_count = $2 AND status = 'pending'
-            RETURNING id`,
-          [attempt.deliveryId, attempt.n, status],
-        ),
-      );
-      if (updated.length === 0) return false;
-      await m.query(
-        `INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-        [
-          attempt.deliveryId,
-          attempt.n,
-          attempt.at,
-          attempt.httpStatus,
-          Math.round(attempt.durationMs),
-          attempt.error,
-          attempt.responseBody,
-        ],
-      );
-      switch (outcome.kind) {
-        case 'failed': {
-          const rows = returnedRows<{ is_active: boolean }>(
-            await m.query(
-              `UPDATE webhooks.webhooks
-                  SET last_delivery_status = 'failed', last_delivery_at = now(),
-                      failing_since = COALESCE(failing_since, now()),
-                      is_active = is_active AND COALESCE(failing_since, now()) > now() - make_interval(days => $3),
-                      last_error = CASE
-                        WHEN is_active AND COALESCE(failing_since, now()) <= now() - make_interval(days => $3)
-                        THEN $4 ELSE $2 END
-                WHERE id = $1
-                RETURNING is_active`,
-              [
-                attempt.webhookId,
-                attempt.error,
-                rules.disableAfterDays,
-                `Deactivated: every delivery failed for ${rules.disableAfterDays} days with no success. Last error: ${attempt.error ?? 'unknown'}`,
-              ],
-            ),
-          );
-          if (rows[0] && !rows[0].is_active) await endPending(m, attempt.webhookId);
-          break;
-        }
-        case 'gone':
-          await m.query(
-            `UPDATE webhooks.webhooks
-                SET last_delivery_status = 'failed', last_delivery_at = now(), last_error = $2,
-                    is_active = false, updated_at = now()
-              WHERE id = $1`,
-            [attempt.webhookId, attempt.error],
-          );
-          await endPending(m, attempt.webhookId);
-          break;
-      }
-      return true;
-    });
+    const [recorded] = await this.recordAttempts([{ attempt, outcome }], rules);
+    return recorded ?? false;
   }
 
   /**
-   * The outcomes of nearly every attempt (delivered, to be retried, or ended because the webhook went inactive)
-   * in one statement: the delivery's state, the attempt row and, on success, the webhook's last outcome. One
-   * round trip and one commit instead of a transaction of five statements.
+   * Stores attempts and their outcomes in one transaction, each as a whole: the attempt row, the delivery's
+   * state, and on a final outcome the webhook's `last_delivery_*` (with the auto-disable rule, and deactivation
+   * on 410). Returns, per attempt, whether it was stored: false when its claim had expired and another process
+   * took the delivery over (nothing of it is stored then).
+   *
+   * The commit does not wait for its WAL flush (`synchronous_commit = off`, for this transaction only). A
+   * PostgreSQL crash can lose the last few hundred milliseconds of these records and nothing else: their
+   * deliveries then still hold the claim of the attempt that was made, so that attempt is made again once the
+   * claim runs out, a duplicate that at-least-once delivery allows and that receivers drop by `X-Webhook-Id`.
+   * Other sessions see a record as soon as it is committed, so a delivery is still never claimed by two
+   * processes at once. Waiting for a flush per record was the largest cost of a delivery.
+   *
+   * The webhooks' rows are locked in id order first: batches of two replicas that update the same webhooks in
+   * different orders would deadlock. A transaction that loses a deadlock or serialization conflict anyway is
+   * run again.
    */
-  private async recordCommonOutcome(
-    attempt: AttemptRecord,
-    outcome: Extract<AttemptOutcome, { kind: 'success' | 'retry' | 'inactive' }>,
-  ): Promise<boolean> {
-    const status = outcome.kind === 'success' ? 'success' : outcome.kind === 'retry' ? 'pending' : 'failed';
-    const rows = (await this.db.query(
-      `WITH moved AS (
-         UPDATE webhooks.deliveries SET status = $3::text, next_attempt_at = $4::timestamptz, claimed_until = NULL
-          WHERE id = $1 AND attempt_count = $2::int AND status = 'pending'
-          RETURNING id, webhook_id),
-       attempt AS (
-         INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
-         SELECT id, $2::int, $5::timestamptz, $6::int, $7::int, $8::text, $9::text FROM moved
-         ON CONFLICT DO NOTHING),
-       delivered AS (
-         UPDATE webhooks.webhooks
-            SET last_delivery_status = 'success', last_delivery_at = now(), last_error = NULL,
-                failing_since = NULL
-          WHERE $3::text = 'success' AND id = (SELECT webhook_id FROM moved))
-       SELECT count(*)::int AS recorded FROM moved`,
-      [
-        attempt.deliveryId,
-        attempt.n,
-        status,
-        outcome.kind === 'retry' ? outcome.nextAttemptAt : null,
-        attempt.at,
-        attempt.httpStatus,
-        Math.round(attempt.durationMs),
-        attempt.error,
-        attempt.responseBody,
-      ],
-    )) as Array<{ recorded: number }>;
-    return (rows[0]?.recorded ?? 0) > 0;
+  async recordAttempts(
+    results: readonly AttemptResult[],
+    rules: { disableAfterDays: number },
+  ): Promise<boolean[]> {
+    if (results.length === 0) return [];
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.db.transaction(async (m) => {
+          await m.query(`SET LOCAL synchronous_commit = off`);
+          const touched = new Set(
+            results
+              .filter((r) => r.outcome.kind !== 'retry' && r.outcome.kind !== 'inactive')
+              .map((r) => r.attempt.webhookId),
+          );
+          if (touched.size > 0)
+            await m.query(
+              `SELECT 1 FROM webhooks.webhooks WHERE id = ANY ($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
+              [[...touched]],
+            );
+          const stored = await recordCommonOutcomes(
+            m,
+            results.filter((r): r is CommonResult => isCommon(r.outcome)),
+          );
+          const recorded: boolean[] = [];
+          for (const { attempt, outcome } of results) {
+            if (isCommon(outcome)) recorded.push(stored.has(`${attempt.deliveryId}:${attempt.n}`));
+            else recorded.push(await recordFinalFailure(m, attempt, outcome, rules));
+          }
+          return recorded;
+        });
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (tries >= 3 || (code !== '40P01' && code !== '40001')) throw err;
+      }
+    }
+  }
+
+  /**
+   * Gives back claims whose attempt was not started (the process is stopping, or the attempt could no longer
+   * finish within its claim), so that any process can claim them again at once.
+   */
+  async release(claims: ReadonlyArray<{ id: string; attempt_count: number }>): Promise<void> {
+    if (claims.length === 0) return;
+    await this.db.query(
+      `UPDATE webhooks.deliveries d SET attempt_count = d.attempt_count - 1, claimed_until = NULL
+         FROM unnest($1::uuid[], $2::int[]) AS r(id, n)
+        WHERE d.id = r.id AND d.attempt_count = r.n AND d.status = 'pending'`,
+      [claims.map((c) => c.id), claims.map((c) => c.attempt_count)],
+    );
   }
 
   /** A page of the webhook's delivery log, newest first; `after` is the last row of the previous page. */
@@ -307,6 +279,139 @@ export class DeliveriesRepository {
 }
 
 type Queryable = { query(sql: string, params?: unknown[]): Promise<unknown> };
+
+type CommonOutcome = Extract<AttemptOutcome, { kind: 'success' | 'retry' | 'inactive' }>;
+type CommonResult = { attempt: AttemptRecord; outcome: CommonOutcome };
+
+/** Delivered, to be retried, or ended because the webhook went inactive: the outcomes of nearly every attempt. */
+function isCommon(outcome: AttemptOutcome): outcome is CommonOutcome {
+  switch (outcome.kind) {
+    case 'success':
+    case 'retry':
+    case 'inactive':
+      return true;
+    case 'failed':
+    case 'gone':
+      return false;
+  }
+}
+
+/**
+ * The common outcomes of many attempts in one statement: each delivery's state, its attempt row and, on
+ * success, the webhook's last outcome. Returns `<delivery id>:<attempt number>` of the attempts stored.
+ */
+async function recordCommonOutcomes(m: Queryable, results: readonly CommonResult[]): Promise<Set<string>> {
+  if (results.length === 0) return new Set();
+  const column = <T>(pick: (r: CommonResult) => T) => results.map(pick);
+  const rows = returnedRows<{ id: string; n: number }>(
+    await m.query(
+      `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[],
+                              $6::int[], $7::int[], $8::text[], $9::text[])
+                    AS i(delivery_id, n, status, next_attempt_at, at, http_status, duration_ms, error, response_body)),
+       moved AS (
+         UPDATE webhooks.deliveries d
+            SET status = i.status, next_attempt_at = i.next_attempt_at, claimed_until = NULL
+           FROM input i
+          WHERE d.id = i.delivery_id AND d.attempt_count = i.n AND d.status = 'pending'
+          RETURNING d.id, d.webhook_id, i.status, i.n, i.at, i.http_status, i.duration_ms, i.error, i.response_body),
+       attempt AS (
+         INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
+         SELECT id, n, at, http_status, duration_ms, error, response_body FROM moved
+         ON CONFLICT DO NOTHING),
+       delivered AS (
+         UPDATE webhooks.webhooks
+            SET last_delivery_status = 'success', last_delivery_at = now(), last_error = NULL,
+                failing_since = NULL
+          WHERE id IN (SELECT webhook_id FROM moved WHERE status = 'success'))
+       SELECT id, n FROM moved`,
+      [
+        column((r) => r.attempt.deliveryId),
+        column((r) => r.attempt.n),
+        column((r) =>
+          r.outcome.kind === 'success' ? 'success' : r.outcome.kind === 'retry' ? 'pending' : 'failed',
+        ),
+        column((r) => (r.outcome.kind === 'retry' ? r.outcome.nextAttemptAt : null)),
+        column((r) => r.attempt.at),
+        column((r) => r.attempt.httpStatus),
+        column((r) => Math.round(r.attempt.durationMs)),
+        column((r) => r.attempt.error),
+        column((r) => r.attempt.responseBody),
+      ],
+    ),
+  );
+  return new Set(rows.map((r) => `${r.id}:${r.n}`));
+}
+
+/**
+ * The final failures (the last attempt failed, or the receiver answered 410): the delivery ends `failed` and
+ * the webhook's last outcome says why, with the auto-disable rule, or deactivation on 410.
+ */
+async function recordFinalFailure(
+  m: Queryable,
+  attempt: AttemptRecord,
+  outcome: Extract<AttemptOutcome, { kind: 'failed' | 'gone' }>,
+  rules: { disableAfterDays: number },
+): Promise<boolean> {
+  const updated = returnedRows<{ id: string }>(
+    await m.query(
+      `UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL, claimed_until = NULL
+        WHERE id = $1 AND attempt_count = $2 AND status = 'pending'
+        RETURNING id`,
+      [attempt.deliveryId, attempt.n],
+    ),
+  );
+  if (updated.length === 0) return false;
+  await m.query(
+    `INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+    [
+      attempt.deliveryId,
+      attempt.n,
+      attempt.at,
+      attempt.httpStatus,
+      Math.round(attempt.durationMs),
+      attempt.error,
+      attempt.responseBody,
+    ],
+  );
+  switch (outcome.kind) {
+    case 'failed': {
+      const rows = returnedRows<{ is_active: boolean }>(
+        await m.query(
+          `UPDATE webhooks.webhooks
+              SET last_delivery_status = 'failed', last_delivery_at = now(),
+                  failing_since = COALESCE(failing_since, now()),
+                  is_active = is_active AND COALESCE(failing_since, now()) > now() - make_interval(days => $3),
+                  last_error = CASE
+                    WHEN is_active AND COALESCE(failing_since, now()) <= now() - make_interval(days => $3)
+                    THEN $4 ELSE $2 END
+            WHERE id = $1
+            RETURNING is_active`,
+          [
+            attempt.webhookId,
+            attempt.error,
+            rules.disableAfterDays,
+            `Deactivated: every delivery failed for ${rules.disableAfterDays} days with no success. Last error: ${attempt.error ?? 'unknown'}`,
+          ],
+        ),
+      );
+      if (rows[0] && !rows[0].is_active) await endPending(m, attempt.webhookId);
+      break;
+    }
+    case 'gone':
+      await m.query(
+        `UPDATE webhooks.webhooks
+            SET last_delivery_status = 'failed', last_delivery_at = now(), last_error = $2,
+                is_active = false, updated_at = now()
+          WHERE id = $1`,
+        [attempt.webhookId, attempt.error],
+      );
+      await endPending(m, attempt.webhookId);
+      break;
+  }
+  return true;
+}
 
 /** An inactive webhook receives nothing: its deliveries still waiting end as failed. */
 async function endPending(m: Queryable, webhookId: string): Promise<void> {

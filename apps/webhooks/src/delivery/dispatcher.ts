@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { SecretBox } from '../webhooks/secret-box';
 import type { AttemptOutcome, ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
 import type { HttpSender, SendResult } from './http-sender';
+import { AttemptRecorder } from './attempt-recorder';
 import { parseRetryAfter, withJitter } from './retry-schedule';
 import { deliveryHeaders } from './signing';
 
@@ -22,18 +23,44 @@ export interface DispatcherMetrics {
 
 /** Room for resolution and recording around the HTTP exchange itself, within one claim. */
 const LEASE_MARGIN_MS = 30_000;
+/** A claimed attempt must start within this long of its claim, so that it ends well within the claim. */
+const START_WITHIN_MS = LEASE_MARGIN_MS / 2;
+
+/** A delivery claimed ahead of a free slot, and the time (this process's clock) by which it must start. */
+interface Claimed {
+  delivery: ClaimedDelivery;
+  startBy: number;
+}
 
 /**
  * Makes the attempts that are due. Deliveries live in PostgreSQL; each replica claims due ones (FOR UPDATE SKIP
  * LOCKED, so every attempt is made by one process), POSTs them, and records the outcome with the next attempt's
  * time. A fresh delivery is attempted at once (`kick`); retries are found by polling.
+ *
+ * Up to `concurrency` HTTP exchanges run at a time. Claims are made ahead of need, in batches: while the slots
+ * are busy, the next deliveries are already claimed and wait in memory, so a slot that frees up starts the next
+ * attempt without a round trip to the database. An attempt's slot is freed as soon as its HTTP exchange is
+ * over; its outcome is stored with others in the next batch (AttemptRecorder), and its claim lasts until
+ * then. A process holds at most twice `concurrency` claimed deliveries: running, waiting to start, or waiting
+ * for their outcome to be stored. A process killed meanwhile leaves them claimed until their claims run out,
+ * then they are attempted again.
  */
 export class Dispatcher {
+  /** Attempts from their start until their outcome is stored (or could not be). */
   private readonly inFlight = new Set<Promise<void>>();
+  /** Claimed deliveries waiting for a slot, oldest claim first. */
+  private readonly ready: Claimed[] = [];
+  /** HTTP exchanges running. */
+  private sending = 0;
+  private readonly recorder: AttemptRecorder;
   private timer?: NodeJS.Timeout;
   private stopped = false;
-  private pumping = false;
-  private again = false;
+  private claiming = false;
+  /** The last claim found fewer due deliveries than it asked for: no more claims until the next kick. */
+  private drained = false;
+  /** Kicks so far: a claim that started before the latest kick may have missed what that kick announced. */
+  private kicks = 0;
+  private claim?: Promise<void>;
 
   constructor(
     private readonly repo: DeliveriesRepository,
@@ -42,7 +69,9 @@ export class Dispatcher {
     private readonly options: DispatcherOptions,
     private readonly logger: Logger,
     private readonly metrics: DispatcherMetrics,
-  ) {}
+  ) {
+    this.recorder = new AttemptRecorder(repo, { disableAfterDays: options.disableAfterDays });
+  }
 
   start(): void {
     this.timer = setInterval(() => this.kick(), this.options.pollIntervalMs);
@@ -50,78 +79,108 @@ export class Dispatcher {
     this.kick();
   }
 
-  /** Looks for due attempts now (after new deliveries, a redelivery, or a finished attempt). */
+  /** Looks for due attempts now (after new deliveries, a redelivery, a poll tick). */
   kick(): void {
-    if (this.stopped) return;
-    if (this.pumping) {
-      this.again = true;
-      return;
-    }
-    this.pumping = true;
-    void this.pump()
-      .catch((err: unknown) => this.logger.warn({ err }, 'looking for due webhook deliveries failed'))
-      .finally(() => {
-        this.pumping = false;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
+    this.kicks++;
+    this.drained = false;
+    this.fill();
   }
 
-  /** Stops claiming, and waits for the attempts in flight to be recorded. */
+  /**
+   * Stops claiming, gives back the claims not started, and waits for the attempts in flight to be recorded.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    await this.claim;
+    const unstarted = this.ready.splice(0).map((c) => c.delivery);
+    await this.repo
+      .release(unstarted)
+      .catch((err: unknown) =>
+        this.logger.warn({ err }, 'claimed webhook deliveries could not be given back; their claims run out'),
+      );
     await Promise.allSettled([...this.inFlight]);
+    await this.recorder.flush();
   }
 
-  private async pump(): Promise<void> {
-    while (!this.stopped) {
-      const room = this.options.concurrency - this.inFlight.size;
-      if (room <= 0) return; // a finished attempt kicks again
-      const claimed = await this.repo.claimDue(room, this.options.timeoutMs + LEASE_MARGIN_MS);
-      for (const delivery of claimed) {
-        const task = this.attempt(delivery)
-          .catch((err: unknown) =>
-            // Nothing was recorded: the claim runs out and another attempt is made then.
-            this.logger.error({ err, deliveryId: delivery.id }, 'webhook attempt could not be recorded'),
-          )
-          .finally(() => {
-            this.inFlight.delete(task);
-            this.kick();
-          });
-        this.inFlight.add(task);
-      }
-      if (claimed.length < room) return;
+  /** Claimed deliveries this process holds: waiting to start, being sent, or waiting for their outcome to be stored. */
+  private held(): number {
+    return this.ready.length + this.sending + this.recorder.pending;
+  }
+
+  /** Starts waiting attempts in the free slots, and claims more when it is time. */
+  private fill(): void {
+    if (this.stopped) return;
+    const stale: ClaimedDelivery[] = [];
+    while (this.sending < this.options.concurrency && this.ready.length > 0) {
+      const next = this.ready.shift()!;
+      if (Date.now() > next.startBy) stale.push(next.delivery);
+      else this.launch(next.delivery);
     }
+    if (stale.length > 0)
+      // They could no longer finish within their claims: given back, to be claimed afresh.
+      void this.repo
+        .release(stale)
+        .catch((err: unknown) =>
+          this.logger.warn(
+            { err },
+            'claimed webhook deliveries could not be given back; their claims run out',
+          ),
+        );
+    if (this.claiming || this.drained) return;
+    const concurrency = this.options.concurrency;
+    const room = 2 * concurrency - this.held();
+    // Claims go in batches: one when the waiting line is short and a quarter of the room is free, or at once
+    // when a slot would stay idle.
+    const idleSlot = this.ready.length === 0 && this.sending < concurrency;
+    if (room <= 0 || this.ready.length >= concurrency || (!idleSlot && room < Math.ceil(concurrency / 4)))
+      return;
+    this.claiming = true;
+    const startBy = Date.now() + START_WITHIN_MS;
+    const kicks = this.kicks;
+    this.claim = this.repo
+      .claimDue(room, this.options.timeoutMs + LEASE_MARGIN_MS)
+      .then(
+        (claimed) => {
+          for (const delivery of claimed) this.ready.push({ delivery, startBy });
+          if (claimed.length < room && this.kicks === kicks) this.drained = true;
+        },
+        (err: unknown) => {
+          this.drained = true; // the next poll tries again
+          this.logger.warn({ err }, 'looking for due webhook deliveries failed');
+        },
+      )
+      .finally(() => {
+        this.claiming = false;
+        this.fill();
+      });
+  }
+
+  private launch(delivery: ClaimedDelivery): void {
+    this.sending++;
+    const task = this.attempt(delivery)
+      .catch((err: unknown) =>
+        // Nothing was recorded: the claim runs out and another attempt is made then.
+        this.logger.error({ err, deliveryId: delivery.id }, 'webhook attempt could not be recorded'),
+      )
+      .finally(() => {
+        this.inFlight.delete(task);
+        this.fill();
+      });
+    this.inFlight.add(task);
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     const at = new Date();
     const n = delivery.attempt_count;
     let result: SendResult;
-    if (!delivery.is_active) {
-      result = {
-        status: null,
-        headers: {},
-        body: null,
-        error: 'not sent: the webhook is inactive',
-        durationMs: 0,
-      };
-    } else {
-      const secret = this.box.open(delivery.secret_sealed, delivery.webhook_id);
-      const headers = deliveryHeaders({
-        deliveryId: delivery.id,
-        event: delivery.event,
-        body: delivery.body,
-        secret,
-        timestamp: Math.floor(Date.now() / 1000),
-      });
-      result = await this.sender.post(delivery.url, headers, delivery.body);
+    try {
+      result = await this.send(delivery);
+    } finally {
+      this.sending--;
     }
     const { outcome, error } = this.judge(delivery, result);
-    const recorded = await this.repo.recordAttempt(
+    const recording = this.recorder.record(
       {
         deliveryId: delivery.id,
         webhookId: delivery.webhook_id,
@@ -133,8 +192,9 @@ export class Dispatcher {
         responseBody: result.body,
       },
       outcome,
-      { disableAfterDays: this.options.disableAfterDays },
     );
+    this.fill(); // the slot is free: the next attempt need not wait for this one's record
+    const recorded = await recording;
     this.metrics.attempts.inc({ outcome: outcome.kind });
     this.metrics.attemptSeconds.observe({ outcome: outcome.kind }, result.durationMs / 1000);
     this.logger.info(
@@ -152,6 +212,27 @@ export class Dispatcher {
       },
       'webhook attempt',
     );
+  }
+
+  /** The HTTP exchange of one attempt: signed afresh, to the address checked now. */
+  private async send(delivery: ClaimedDelivery): Promise<SendResult> {
+    if (!delivery.is_active)
+      return {
+        status: null,
+        headers: {},
+        body: null,
+        error: 'not sent: the webhook is inactive',
+        durationMs: 0,
+      };
+    const secret = this.box.open(delivery.secret_sealed, delivery.webhook_id);
+    const headers = deliveryHeaders({
+      deliveryId: delivery.id,
+      event: delivery.event,
+      body: delivery.body,
+      secret,
+      timestamp: Math.floor(Date.now() / 1000),
+    });
+    return this.sender.post(delivery.url, headers, delivery.body);
   }
 
   /** The outcome rules: 2xx delivers, 410 deactivates, anything else is retried until the schedule ends. */

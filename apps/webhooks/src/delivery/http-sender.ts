@@ -17,6 +17,12 @@ export interface SendResult {
 export interface SenderOptions {
   timeoutMs: number;
   allowPrivateNetworks: boolean;
+  /**
+   * Connections kept to one target (host, port and checked address). The dispatcher's concurrency bounds the
+   * exchanges in flight anyway; a lower limit here would make attempts wait for a connection while their slots
+   * sit idle, as when many webhooks of one account share a receiver.
+   */
+  maxSocketsPerTarget: number;
   /** Resolves a host name to every address it has (injected so tests can point names anywhere). */
   resolve?: (host: string) => Promise<Array<{ address: string; family: number }>>;
 }
@@ -169,7 +175,11 @@ export class HttpSender {
     let entry = this.agents.get(key);
     if (!entry) {
       entry = {
-        agent: new Agent({ keepAlive: true, maxSockets: 16, timeout: this.options.timeoutMs }),
+        agent: new Agent({
+          keepAlive: true,
+          maxSockets: this.options.maxSocketsPerTarget,
+          timeout: this.options.timeoutMs,
+        }),
         usedAt: now,
       };
       this.agents.set(key, entry);
