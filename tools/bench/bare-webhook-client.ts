@@ -1,11 +1,12 @@
 // Baseline of the webhooks benchmark: a bare node:https client posting webhook bodies with the headers a
-// delivery carries (both signatures computed per request, as the service does per attempt), `concurrency` at a
-// time over one keep-alive agent, trusting the receiver's test CA. No database, no claim, no record, no log.
+// delivery carries (both signatures computed per request, as the service does per attempt, with each secret's
+// HMAC keys made once, as the service keeps them per webhook), `concurrency` at a time over one keep-alive agent,
+// trusting the receiver's test CA. No database, no claim, no record, no log.
 // Runs as its own process like the service. Talks JSON lines on stdin/stdout:
 //   -> {"cmd":"load","caFile":…,"concurrency":N,"requests":[{url,body,id,event,secret}]}   <- {"loaded":n}
 //   -> {"cmd":"go"}   <- {"ok":n,"failed":m,"errors":[…]}
 // It prints {"ready":true} once started and exits when its stdin closes (its parent ended) or on SIGTERM.
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { createInterface } from 'node:readline';
@@ -29,11 +30,26 @@ interface LoadCommand {
 let agent: Agent | undefined;
 let loaded: { concurrency: number; requests: BareRequest[] } | undefined;
 
+/** Each secret's two HMAC keys (the string's bytes, the bytes it encodes), made on first use. */
+const keys = new Map<string, { contract: KeyObject; standard: KeyObject }>();
+function keysOf(secret: string): { contract: KeyObject; standard: KeyObject } {
+  let k = keys.get(secret);
+  if (!k) {
+    k = {
+      contract: createSecretKey(Buffer.from(secret, 'utf8')),
+      standard: createSecretKey(Buffer.from(secret.slice('whsec_'.length), 'base64')),
+    };
+    keys.set(secret, k);
+  }
+  return k;
+}
+
 /** The headers of one delivery attempt: the X-Webhook-* set and the Standard Webhooks set, as the service sends them. */
 function headersFor(r: BareRequest): Record<string, string> {
   const timestamp = String(Math.floor(Date.now() / 1000));
-  const contract = createHmac('sha256', r.secret).update(`${timestamp}.${r.body}`).digest('hex');
-  const standard = createHmac('sha256', Buffer.from(r.secret.slice('whsec_'.length), 'base64'))
+  const { contract: contractKey, standard: standardKey } = keysOf(r.secret);
+  const contract = createHmac('sha256', contractKey).update(`${timestamp}.${r.body}`).digest('hex');
+  const standard = createHmac('sha256', standardKey)
     .update(`${r.id}.${timestamp}.${r.body}`)
     .digest('base64');
   return {

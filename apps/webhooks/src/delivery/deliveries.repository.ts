@@ -116,13 +116,17 @@ export class DeliveriesRepository {
    * Claims up to `limit` deliveries whose next attempt is due, skipping rows another replica holds (FOR UPDATE
    * SKIP LOCKED), and counts the attempt. The claim lasts `leaseMs`: a process that dies mid-attempt leaves the
    * delivery to be claimed again once it runs out.
+   *
+   * Like the records of attempts, a claim does not wait for its WAL flush: a claim lost in a PostgreSQL crash
+   * can only make an attempt that had been made be made again.
    */
   async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     return returnedRows<ClaimedDelivery>(
       await this.db.query(
-        `UPDATE webhooks.deliveries d
+        `WITH settings AS MATERIALIZED (${NO_FLUSH})
+         UPDATE webhooks.deliveries d
             SET attempt_count = d.attempt_count + 1, claimed_until = now() + make_interval(secs => $2)
-           FROM webhooks.webhooks w
+           FROM webhooks.webhooks w, settings
           WHERE w.id = d.webhook_id
             AND d.id IN (SELECT id FROM webhooks.deliveries
                           WHERE status = 'pending' AND next_attempt_at <= now()
@@ -151,57 +155,46 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Stores attempts and their outcomes in one transaction, each as a whole: the attempt row, the delivery's
-   * state, and on a final outcome the webhook's `last_delivery_*` (with the auto-disable rule, and deactivation
-   * on 410). Returns, per attempt, whether it was stored: false when its claim had expired and another process
-   * took the delivery over (nothing of it is stored then).
+   * Stores attempts and their outcomes, each as a whole: the attempt row, the delivery's state, and on a final
+   * outcome the webhook's `last_delivery_*` (with the auto-disable rule, and deactivation on 410). The common
+   * outcomes (delivered, to be retried, ended because the webhook went inactive) of the whole batch go in one
+   * statement; each final failure in a transaction of its own. Returns, per attempt, whether it was stored:
+   * false when its claim had expired and another process took the delivery over (nothing of it is stored then).
    *
-   * The commit does not wait for its WAL flush (`synchronous_commit = off`, for this transaction only). A
-   * PostgreSQL crash can lose the last few hundred milliseconds of these records and nothing else: their
-   * deliveries then still hold the claim of the attempt that was made, so that attempt is made again once the
-   * claim runs out, a duplicate that at-least-once delivery allows and that receivers drop by `X-Webhook-Id`.
-   * Other sessions see a record as soon as it is committed, so a delivery is still never claimed by two
-   * processes at once. Waiting for a flush per record was the largest cost of a delivery.
+   * These commits do not wait for their WAL flush (NO_FLUSH). A PostgreSQL crash can lose the last few hundred
+   * milliseconds of these records and nothing else: their deliveries then still hold the claim of the attempt
+   * that was made, so that attempt is made again once the claim runs out, a duplicate that at-least-once
+   * delivery allows and that receivers drop by `X-Webhook-Id`. Other sessions see a record as soon as it is
+   * committed, so a delivery is still never claimed by two processes at once. Waiting for a flush per record
+   * was the largest cost of a delivery.
    *
-   * The webhooks' rows are locked in id order first: batches of two replicas that update the same webhooks in
-   * different orders would deadlock. A transaction that loses a deadlock or serialization conflict anyway is
-   * run again.
+   * A transaction that loses a deadlock or serialization conflict anyway is run again.
    */
   async recordAttempts(
     results: readonly AttemptResult[],
     rules: { disableAfterDays: number },
   ): Promise<boolean[]> {
     if (results.length === 0) return [];
-    for (let tries = 1; ; tries++) {
-      try {
-        return await this.db.transaction(async (m) => {
-          await m.query(`SET LOCAL synchronous_commit = off`);
-          const touched = new Set(
-            results
-              .filter((r) => r.outcome.kind !== 'retry' && r.outcome.kind !== 'inactive')
-              .map((r) => r.attempt.webhookId),
-          );
-          if (touched.size > 0)
-            await m.query(
-              `SELECT 1 FROM webhooks.webhooks WHERE id = ANY ($1::uuid[]) ORDER BY id FOR NO KEY UPDATE`,
-              [[...touched]],
-            );
-          const stored = await recordCommonOutcomes(
-            m,
-            results.filter((r): r is CommonResult => isCommon(r.outcome)),
-          );
-          const recorded: boolean[] = [];
-          for (const { attempt, outcome } of results) {
-            if (isCommon(outcome)) recorded.push(stored.has(`${attempt.deliveryId}:${attempt.n}`));
-            else recorded.push(await recordFinalFailure(m, attempt, outcome, rules));
-          }
-          return recorded;
-        });
-      } catch (err) {
-        const code = (err as { code?: string }).code;
-        if (tries >= 3 || (code !== '40P01' && code !== '40001')) throw err;
-      }
+    const stored = await retryConflicts(() =>
+      recordCommonOutcomes(
+        this.db,
+        results.filter((r): r is CommonResult => isCommon(r.outcome)),
+      ),
+    );
+    const recorded: boolean[] = [];
+    for (const { attempt, outcome } of results) {
+      if (isCommon(outcome)) recorded.push(stored.has(`${attempt.deliveryId}:${attempt.n}`));
+      else
+        recorded.push(
+          await retryConflicts(() =>
+            this.db.transaction(async (m) => {
+              await m.query(`SET LOCAL synchronous_commit = off`);
+              return recordFinalFailure(m, attempt, outcome, rules);
+            }),
+          ),
+        );
     }
+    return recorded;
   }
 
   /**
@@ -280,6 +273,24 @@ export class DeliveriesRepository {
 
 type Queryable = { query(sql: string, params?: unknown[]): Promise<unknown> };
 
+/**
+ * In a statement of its own (a CTE): the statement's transaction commits without waiting for its WAL flush,
+ * as `SET LOCAL synchronous_commit = off` does in a transaction block, without the block's extra round trips.
+ */
+const NO_FLUSH = `SELECT set_config('synchronous_commit', 'off', true)`;
+
+/** Runs `work` again (at most twice) when PostgreSQL aborted it in a deadlock or serialization conflict. */
+async function retryConflicts<T>(work: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await work();
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (tries >= 3 || (code !== '40P01' && code !== '40001')) throw err;
+    }
+  }
+}
+
 type CommonOutcome = Extract<AttemptOutcome, { kind: 'success' | 'retry' | 'inactive' }>;
 type CommonResult = { attempt: AttemptRecord; outcome: CommonOutcome };
 
@@ -299,16 +310,41 @@ function isCommon(outcome: AttemptOutcome): outcome is CommonOutcome {
 /**
  * The common outcomes of many attempts in one statement: each delivery's state, its attempt row and, on
  * success, the webhook's last outcome. Returns `<delivery id>:<attempt number>` of the attempts stored.
+ *
+ * The webhooks' rows are locked in id order before they are updated: statements of two replicas that update
+ * the same webhooks in different orders would deadlock.
  */
 async function recordCommonOutcomes(m: Queryable, results: readonly CommonResult[]): Promise<Set<string>> {
   if (results.length === 0) return new Set();
-  const column = <T>(pick: (r: CommonResult) => T) => results.map(pick);
+  const columns: unknown[][] = Array.from({ length: 10 }, () => []);
+  for (const { attempt: a, outcome: o } of results) {
+    const row = [
+      a.deliveryId,
+      a.n,
+      o.kind === 'success' ? 'success' : o.kind === 'retry' ? 'pending' : 'failed',
+      o.kind === 'retry' ? o.nextAttemptAt : null,
+      a.at,
+      a.httpStatus,
+      Math.round(a.durationMs),
+      a.error,
+      a.responseBody,
+      a.webhookId,
+    ];
+    row.forEach((value, i) => columns[i]!.push(value));
+  }
   const rows = returnedRows<{ id: string; n: number }>(
     await m.query(
-      `WITH input AS (
+      `WITH settings AS MATERIALIZED (${NO_FLUSH}),
+       input AS (
          SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[],
-                              $6::int[], $7::int[], $8::text[], $9::text[])
-                    AS i(delivery_id, n, status, next_attempt_at, at, http_status, duration_ms, error, response_body)),
+                              $6::int[], $7::int[], $8::text[], $9::text[], $10::uuid[])
+                    AS i(delivery_id, n, status, next_attempt_at, at, http_status, duration_ms, error, response_body,
+                         webhook_id)),
+       locked AS MATERIALIZED (
+         SELECT id FROM webhooks.webhooks
+          WHERE id IN (SELECT webhook_id FROM input WHERE status = 'success')
+          ORDER BY id
+          FOR NO KEY UPDATE),
        moved AS (
          UPDATE webhooks.deliveries d
             SET status = i.status, next_attempt_at = i.next_attempt_at, claimed_until = NULL
@@ -323,21 +359,9 @@ async function recordCommonOutcomes(m: Queryable, results: readonly CommonResult
          UPDATE webhooks.webhooks
             SET last_delivery_status = 'success', last_delivery_at = now(), last_error = NULL,
                 failing_since = NULL
-          WHERE id IN (SELECT webhook_id FROM moved WHERE status = 'success'))
-       SELECT id, n FROM moved`,
-      [
-        column((r) => r.attempt.deliveryId),
-        column((r) => r.attempt.n),
-        column((r) =>
-          r.outcome.kind === 'success' ? 'success' : r.outcome.kind === 'retry' ? 'pending' : 'failed',
-        ),
-        column((r) => (r.outcome.kind === 'retry' ? r.outcome.nextAttemptAt : null)),
-        column((r) => r.attempt.at),
-        column((r) => r.attempt.httpStatus),
-        column((r) => Math.round(r.attempt.durationMs)),
-        column((r) => r.attempt.error),
-        column((r) => r.attempt.responseBody),
-      ],
+          WHERE id IN (SELECT id FROM locked) AND id IN (SELECT webhook_id FROM moved WHERE status = 'success'))
+       SELECT moved.id, moved.n FROM moved, settings`,
+      columns,
     ),
   );
   return new Set(rows.map((r) => `${r.id}:${r.n}`));

@@ -5,7 +5,7 @@ import type { AttemptOutcome, ClaimedDelivery, DeliveriesRepository } from './de
 import type { HttpSender, SendResult } from './http-sender';
 import { AttemptRecorder } from './attempt-recorder';
 import { parseRetryAfter, withJitter } from './retry-schedule';
-import { deliveryHeaders } from './signing';
+import { deliveryHeaders, type SigningKeys, signingKeys } from './signing';
 
 export interface DispatcherOptions {
   /** Delay before each attempt (the first is used when a delivery is made). */
@@ -25,6 +25,13 @@ export interface DispatcherMetrics {
 const LEASE_MARGIN_MS = 30_000;
 /** A claimed attempt must start within this long of its claim, so that it ends well within the claim. */
 const START_WITHIN_MS = LEASE_MARGIN_MS / 2;
+
+/** Claimed deliveries waiting for a slot: at most this many times the concurrency. */
+const AHEAD = 4;
+/** Claimed deliveries held in all (waiting, being sent, outcome being stored): at most this many times the concurrency. */
+const HOLD = 8;
+/** Signing keys kept ready, one set per webhook, at most this many. */
+const KEPT_KEYS = 10_000;
 
 /** A delivery claimed ahead of a free slot, and the time (this process's clock) by which it must start. */
 interface Claimed {
@@ -61,6 +68,8 @@ export class Dispatcher {
   /** Kicks so far: a claim that started before the latest kick may have missed what that kick announced. */
   private kicks = 0;
   private claim?: Promise<void>;
+  /** Webhook id -> its sealed secret and the signing keys it opens to (a changed sealed secret is opened afresh). */
+  private readonly keys = new Map<string, { sealed: Buffer; keys: SigningKeys }>();
 
   constructor(
     private readonly repo: DeliveriesRepository,
@@ -129,12 +138,11 @@ export class Dispatcher {
         );
     if (this.claiming || this.drained) return;
     const concurrency = this.options.concurrency;
-    const room = 2 * concurrency - this.held();
-    // Claims go in batches: one when the waiting line is short and a quarter of the room is free, or at once
-    // when a slot would stay idle.
+    const room = Math.min(HOLD * concurrency - this.held(), AHEAD * concurrency - this.ready.length);
+    // Claims go in batches of at least `concurrency` (each claim looks through the due deliveries once), or at
+    // once, of any size, when a slot would otherwise stay idle.
     const idleSlot = this.ready.length === 0 && this.sending < concurrency;
-    if (room <= 0 || this.ready.length >= concurrency || (!idleSlot && room < Math.ceil(concurrency / 4)))
-      return;
+    if (room <= 0 || (!idleSlot && room < concurrency)) return;
     this.claiming = true;
     const startBy = Date.now() + START_WITHIN_MS;
     const kicks = this.kicks;
@@ -224,15 +232,24 @@ export class Dispatcher {
         error: 'not sent: the webhook is inactive',
         durationMs: 0,
       };
-    const secret = this.box.open(delivery.secret_sealed, delivery.webhook_id);
     const headers = deliveryHeaders({
       deliveryId: delivery.id,
       event: delivery.event,
       body: delivery.body,
-      secret,
+      keys: this.keysOf(delivery),
       timestamp: Math.floor(Date.now() / 1000),
     });
     return this.sender.post(delivery.url, headers, delivery.body);
+  }
+
+  /** The webhook's signing keys, made once per webhook rather than at every attempt. */
+  private keysOf(delivery: ClaimedDelivery): SigningKeys {
+    const known = this.keys.get(delivery.webhook_id);
+    if (known && known.sealed.equals(delivery.secret_sealed)) return known.keys;
+    const keys = signingKeys(this.box.open(delivery.secret_sealed, delivery.webhook_id));
+    if (this.keys.size >= KEPT_KEYS) this.keys.clear();
+    this.keys.set(delivery.webhook_id, { sealed: delivery.secret_sealed, keys });
+    return keys;
   }
 
   /** The outcome rules: 2xx delivers, 410 deactivates, anything else is retried until the schedule ends. */

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { deliveryHeaders, USER_AGENT } from './signing';
+import { deliveryHeaders, signingKeys, USER_AGENT } from './signing';
 
 describe('deliveryHeaders', () => {
   const secretBytes = randomBytes(32);
@@ -10,7 +10,7 @@ describe('deliveryHeaders', () => {
     deliveryId: 'c0ffee00-0000-4000-8000-000000000001',
     event: 'file.completed',
     body,
-    secret,
+    keys: signingKeys(secret),
     timestamp: 1_790_000_000,
   });
 
@@ -43,7 +43,7 @@ describe('deliveryHeaders', () => {
       deliveryId: 'c0ffee00-0000-4000-8000-000000000001',
       event: 'file.completed',
       body: body.replace('x', 'y'),
-      secret,
+      keys: signingKeys(secret),
       timestamp: 1_790_000_000,
     });
     expect(other['X-Webhook-Signature']).not.toBe(headers['X-Webhook-Signature']);
