@@ -73,7 +73,8 @@ export function webhooksModule(config: Readonly<WebhooksConfig>): DynamicModule 
           new EventIntake(
             kit,
             repo,
-            { firstDelayMs: config.WEBHOOK_RETRY_SCHEDULE[0] ?? 0, onDeliveries: () => dispatcher.kick() },
+            dispatcher,
+            { firstDelayMs: config.WEBHOOK_RETRY_SCHEDULE[0] ?? 0 },
             logger,
           ),
       },

@@ -74,8 +74,8 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     await webhooks.update(account, inactive.id, { isActive: false });
     const other = await makeWebhook(randomUUID());
     const e = event(account);
-    expect(await deliveries.createForEvent(e)).toHaveLength(1);
-    expect(await deliveries.createForEvent(e)).toHaveLength(0);
+    expect((await deliveries.createForEvent(e)).ids).toHaveLength(1);
+    expect((await deliveries.createForEvent(e)).ids).toHaveLength(0);
     const claimed = await claimAll([both.id, failedOnly.id, inactive.id, other.id]);
     expect(claimed.map((d) => d.webhook_id)).toEqual([both.id]);
   });
@@ -185,6 +185,33 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
       [account],
     )) as Array<{ n: number }>;
     expect(row!.n).toBe(60);
+  });
+
+  it('makes deliveries already claimed for their first attempt when asked, which no other claimer gets', async () => {
+    const account = randomUUID();
+    const hook = await makeWebhook(account);
+    const made = await deliveries.createForEvent(event(account), 60_000);
+    expect(made.claimed).toHaveLength(1);
+    expect(made.claimed[0]).toMatchObject({
+      id: made.ids[0],
+      webhook_id: hook.id,
+      attempt_count: 1,
+      url: 'https://hooks.example.com/in',
+      is_active: true,
+      body: '{"event":"file.completed"}',
+    });
+    expect(box.open(made.claimed[0]!.secret_sealed, hook.id)).toBe('whsec_x');
+    expect(await claimAll([hook.id])).toEqual([]);
+    expect(
+      await deliveries.recordAttempt(
+        { ...attempt(made.claimed[0]!), httpStatus: 200, error: null },
+        { kind: 'success' },
+        { disableAfterDays: 5 },
+      ),
+    ).toBe(true);
+    const [log] = await deliveries.list(account, hook.id, 10);
+    expect(log).toMatchObject({ status: 'success' });
+    expect(log!.attempts.map((a) => a.n)).toEqual([1]);
   });
 
   it('gives back claims not started: the same attempt is claimed again at once', async () => {

@@ -88,28 +88,44 @@ export class DeliveriesRepository {
 
   /**
    * One delivery per active webhook of the account subscribed to the event, in one statement. The unique key
-   * (event, webhook) makes a repeated event add nothing. Returns the ids of the deliveries made now.
+   * (event, webhook) makes a repeated event add nothing. With `claimForMs`, the deliveries are made already
+   * claimed for their first attempt by the calling process, for that long (as `claimDue` claims), which saves
+   * claiming them afterwards. Returns the ids of the deliveries made now and, when claimed, what their attempts
+   * need.
+   *
+   * This commit waits for its WAL flush: the event is acknowledged on the strength of it.
    */
-  async createForEvent(input: NewEventDeliveries): Promise<string[]> {
-    const rows = (await this.db.query(
-      `INSERT INTO webhooks.deliveries
-              (id, webhook_id, account_id, event_id, event, job_id, body, request_id, next_attempt_at)
-       SELECT gen_random_uuid(), w.id, w.account_id, $2, $3, $4, $5, $6, now() + make_interval(secs => $7)
-         FROM webhooks.webhooks w
-        WHERE w.account_id = $1 AND w.is_active AND $3 = ANY (w.events)
-       ON CONFLICT (event_id, webhook_id) DO NOTHING
-       RETURNING id`,
-      [
-        input.accountId,
-        input.eventId,
-        input.event,
-        input.jobId,
-        input.body,
-        input.requestId,
-        input.firstDelayMs / 1000,
-      ],
-    )) as Array<{ id: string }>;
-    return rows.map((r) => r.id);
+  async createForEvent(
+    input: NewEventDeliveries,
+    claimForMs?: number,
+  ): Promise<{ ids: string[]; claimed: ClaimedDelivery[] }> {
+    const rows = returnedRows<ClaimedDelivery>(
+      await this.db.query(
+        `WITH made AS (
+           INSERT INTO webhooks.deliveries
+                  (id, webhook_id, account_id, event_id, event, job_id, body, request_id, next_attempt_at,
+                   attempt_count, claimed_until)
+           SELECT gen_random_uuid(), w.id, w.account_id, $2, $3, $4, $5, $6, now() + make_interval(secs => $7),
+                  CASE WHEN $8::float8 IS NULL THEN 0 ELSE 1 END, now() + make_interval(secs => $8::float8)
+             FROM webhooks.webhooks w
+            WHERE w.account_id = $1 AND w.is_active AND $3 = ANY (w.events)
+           ON CONFLICT (event_id, webhook_id) DO NOTHING
+           RETURNING id, webhook_id, event, body, attempt_count, max_attempts, request_id)
+         SELECT made.*, w.url, w.secret_sealed, w.is_active
+           FROM made JOIN webhooks.webhooks w ON w.id = made.webhook_id`,
+        [
+          input.accountId,
+          input.eventId,
+          input.event,
+          input.jobId,
+          input.body,
+          input.requestId,
+          input.firstDelayMs / 1000,
+          claimForMs === undefined ? null : claimForMs / 1000,
+        ],
+      ),
+    );
+    return { ids: rows.map((r) => r.id), claimed: claimForMs === undefined ? [] : rows };
   }
 
   /**

@@ -2,6 +2,7 @@ import type { Counter, Histogram } from 'prom-client';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../webhooks/secret-box';
 import type { AttemptOutcome, ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
+import type { FreshDeliveries } from './event-intake';
 import type { HttpSender, SendResult } from './http-sender';
 import { AttemptRecorder } from './attempt-recorder';
 import { parseRetryAfter, withJitter } from './retry-schedule';
@@ -42,7 +43,8 @@ interface Claimed {
 /**
  * Makes the attempts that are due. Deliveries live in PostgreSQL; each replica claims due ones (FOR UPDATE SKIP
  * LOCKED, so every attempt is made by one process), POSTs them, and records the outcome with the next attempt's
- * time. A fresh delivery is attempted at once (`kick`); retries are found by polling.
+ * time. A fresh delivery is attempted at once (made claimed for this process and adopted, or `kick`); retries are
+ * found by polling.
  *
  * Up to `concurrency` HTTP exchanges run at a time. Claims are made ahead of need, in batches: while the slots
  * are busy, the next deliveries are already claimed and wait in memory, so a slot that frees up starts the next
@@ -52,7 +54,7 @@ interface Claimed {
  * for their outcome to be stored. A process killed meanwhile leaves them claimed until their claims run out,
  * then they are attempted again.
  */
-export class Dispatcher {
+export class Dispatcher implements FreshDeliveries {
   /** Attempts from their start until their outcome is stored (or could not be). */
   private readonly inFlight = new Set<Promise<void>>();
   /** Claimed deliveries waiting for a slot, oldest claim first. */
@@ -92,6 +94,37 @@ export class Dispatcher {
   kick(): void {
     this.kicks++;
     this.drained = false;
+    this.fill();
+  }
+
+  /**
+   * Fresh deliveries may be made claimed for this process while it has room for them, leaving room for one
+   * claim of `concurrency` so that due retries are not held back by a stream of fresh deliveries.
+   */
+  freshClaimMs(): number | undefined {
+    const concurrency = this.options.concurrency;
+    if (
+      this.stopped ||
+      this.held() >= (HOLD - 1) * concurrency ||
+      this.ready.length >= (AHEAD - 1) * concurrency
+    )
+      return undefined;
+    return this.options.timeoutMs + LEASE_MARGIN_MS;
+  }
+
+  adopt(claimed: ClaimedDelivery[], claimedAt: number): void {
+    if (this.stopped) {
+      void this.repo
+        .release(claimed)
+        .catch((err: unknown) =>
+          this.logger.warn(
+            { err },
+            'claimed webhook deliveries could not be given back; their claims run out',
+          ),
+        );
+      return;
+    }
+    for (const delivery of claimed) this.ready.push({ delivery, startBy: claimedAt + START_WITHIN_MS });
     this.fill();
   }
 

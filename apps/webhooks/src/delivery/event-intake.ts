@@ -2,12 +2,23 @@ import { Consumers, Streams } from '@emailverify/contracts';
 import type { ConsumerHandle, JetStreamKit } from '@emailverify/messaging';
 import type { Logger } from 'pino';
 import { fileEventSchema } from '../webhooks.schemas';
-import type { DeliveriesRepository } from './deliveries.repository';
+import type { ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
+
+/** Where fresh deliveries go: the dispatcher of this process. */
+export interface FreshDeliveries {
+  /** How long fresh deliveries may be made claimed for this process, or undefined when it has no room now. */
+  freshClaimMs(): number | undefined;
+  /** Deliveries made claimed for this process (`freshClaimMs`) at `claimedAt`: their first attempts. */
+  adopt(claimed: ClaimedDelivery[], claimedAt: number): void;
+  /** Deliveries were made unclaimed: look for due ones. */
+  kick(): void;
+}
 
 /**
  * Turns each event on the EVENTS stream into one delivery per subscribed, active webhook of its account, then
  * acknowledges it. The body every attempt will send is fixed here. An event redelivered by JetStream (a crash
- * before the ack) makes no second delivery: deliveries are unique per event and webhook.
+ * before the ack) makes no second delivery: deliveries are unique per event and webhook. When the first attempt
+ * is due at once and the dispatcher has room, the deliveries are made claimed for it and handed over directly.
  */
 export class EventIntake {
   private consumer?: ConsumerHandle;
@@ -15,7 +26,8 @@ export class EventIntake {
   constructor(
     private readonly kit: JetStreamKit,
     private readonly repo: DeliveriesRepository,
-    private readonly options: { firstDelayMs: number; onDeliveries: () => void },
+    private readonly dispatcher: FreshDeliveries,
+    private readonly options: { firstDelayMs: number },
     private readonly logger: Logger,
   ) {}
 
@@ -41,18 +53,24 @@ export class EventIntake {
     }
     const { accountId, event, timestamp, data } = parsed.data;
     const body = JSON.stringify({ event, timestamp, data });
-    const ids = await this.repo.createForEvent({
-      accountId,
-      eventId: `${data.job_id}:${event}`,
-      event,
-      jobId: data.job_id,
-      body,
-      requestId: null,
-      firstDelayMs: this.options.firstDelayMs,
-    });
+    const claimForMs = this.options.firstDelayMs === 0 ? this.dispatcher.freshClaimMs() : undefined;
+    const claimedAt = Date.now();
+    const { ids, claimed } = await this.repo.createForEvent(
+      {
+        accountId,
+        eventId: `${data.job_id}:${event}`,
+        event,
+        jobId: data.job_id,
+        body,
+        requestId: null,
+        firstDelayMs: this.options.firstDelayMs,
+      },
+      claimForMs,
+    );
     if (ids.length > 0) {
       this.logger.info({ event, jobId: data.job_id, deliveries: ids.length }, 'deliveries made');
-      this.options.onDeliveries();
+      if (claimed.length > 0) this.dispatcher.adopt(claimed, claimedAt);
+      else this.dispatcher.kick();
     }
     return 'ack';
   }
