@@ -737,7 +737,7 @@ async function delayFigures(
       stagesMs: {
         'completed -> event on EVENTS (file-jobs)': round(streamed - done, 1),
         'event -> delivery row (webhooks intake)': round(delivery.made - streamed, 1),
-        'delivery row -> attempt start (claim)': round(delivery.attempted - delivery.made, 1),
+        'delivery row -> attempt start (hand-over)': round(delivery.attempted - delivery.made, 1),
         'attempt start -> received (sign, HTTPS)': round(received - delivery.attempted, 1),
       },
     });
