@@ -50,9 +50,10 @@ interface Claimed {
  * are busy, the next deliveries are already claimed and wait in memory, so a slot that frees up starts the next
  * attempt without a round trip to the database. An attempt's slot is freed as soon as its HTTP exchange is
  * over; its outcome is stored with others in the next batch (AttemptRecorder), and its claim lasts until
- * then. A process holds at most twice `concurrency` claimed deliveries: running, waiting to start, or waiting
- * for their outcome to be stored. A process killed meanwhile leaves them claimed until their claims run out,
- * then they are attempted again.
+ * then. A process holds at most AHEAD times `concurrency` claimed deliveries waiting to start, and HOLD times in
+ * all (waiting, being sent, or waiting for their outcome to be stored). A process killed meanwhile leaves them
+ * claimed until their claims run out, then they are attempted again; a process that stops gives back those it
+ * had not started.
  */
 export class Dispatcher implements FreshDeliveries {
   /** Attempts from their start until their outcome is stored (or could not be). */
@@ -114,14 +115,7 @@ export class Dispatcher implements FreshDeliveries {
 
   adopt(claimed: ClaimedDelivery[], claimedAt: number): void {
     if (this.stopped) {
-      void this.repo
-        .release(claimed)
-        .catch((err: unknown) =>
-          this.logger.warn(
-            { err },
-            'claimed webhook deliveries could not be given back; their claims run out',
-          ),
-        );
+      void this.giveBack(claimed);
       return;
     }
     for (const delivery of claimed) this.ready.push({ delivery, startBy: claimedAt + START_WITHIN_MS });
@@ -135,14 +129,18 @@ export class Dispatcher implements FreshDeliveries {
     this.stopped = true;
     clearInterval(this.timer);
     await this.claim;
-    const unstarted = this.ready.splice(0).map((c) => c.delivery);
-    await this.repo
-      .release(unstarted)
-      .catch((err: unknown) =>
-        this.logger.warn({ err }, 'claimed webhook deliveries could not be given back; their claims run out'),
-      );
+    await this.giveBack(this.ready.splice(0).map((c) => c.delivery));
     await Promise.allSettled([...this.inFlight]);
     await this.recorder.flush();
+  }
+
+  /** Gives back claims not started; should that fail, they are attempted again once their claims run out. */
+  private async giveBack(deliveries: ClaimedDelivery[]): Promise<void> {
+    try {
+      await this.repo.release(deliveries);
+    } catch (err) {
+      this.logger.warn({ err }, 'claimed webhook deliveries could not be given back; their claims run out');
+    }
   }
 
   /** Claimed deliveries this process holds: waiting to start, being sent, or waiting for their outcome to be stored. */
@@ -161,14 +159,7 @@ export class Dispatcher implements FreshDeliveries {
     }
     if (stale.length > 0)
       // They could no longer finish within their claims: given back, to be claimed afresh.
-      void this.repo
-        .release(stale)
-        .catch((err: unknown) =>
-          this.logger.warn(
-            { err },
-            'claimed webhook deliveries could not be given back; their claims run out',
-          ),
-        );
+      void this.giveBack(stale);
     if (this.claiming || this.drained) return;
     const concurrency = this.options.concurrency;
     const room = Math.min(HOLD * concurrency - this.held(), AHEAD * concurrency - this.ready.length);
