@@ -1,10 +1,11 @@
 import type { DynamicModule } from '@nestjs/common';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import { LOGGER, serviceModule, withDataSource } from '@emailverify/service-kit';
+import { LOGGER, periodicTask, serviceModule, withDataSource } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
 import type { FileJobsConfig } from './config';
 import { FileJobsHandler } from './file-jobs.handler';
 import { JobCreator } from './jobs/job-creator';
+import { JobFiles } from './jobs/job-files';
 import { JobMerger } from './jobs/job-merger';
 import { JobRunner } from './jobs/job-runner';
 import { JobsRepository } from './jobs/jobs.repository';
@@ -52,12 +53,33 @@ export function fileJobsModule(config: Readonly<FileJobsConfig>): DynamicModule 
           new JobCreator(repo, kit, bus, config),
       },
       {
+        provide: JobFiles,
+        inject: [JobsRepository, JetStreamKit],
+        useFactory: (repo: JobsRepository, kit: JetStreamKit) =>
+          new JobFiles(repo, kit, config.FILE_RETENTION_DAYS),
+      },
+      {
         provide: JobsService,
-        inject: [JobsRepository, JobRunner, JobMerger, MessageBus],
-        useFactory: (repo: JobsRepository, runner: JobRunner, merger: JobMerger, bus: MessageBus) =>
-          new JobsService(repo, runner, merger, bus),
+        inject: [JobsRepository, JobRunner, JobMerger, MessageBus, JobFiles],
+        useFactory: (
+          repo: JobsRepository,
+          runner: JobRunner,
+          merger: JobMerger,
+          bus: MessageBus,
+          files: JobFiles,
+        ) => new JobsService(repo, runner, merger, bus, files, config.FILE_RETENTION_DAYS),
       },
       FileJobsHandler,
+      periodicTask({
+        provide: 'RetentionSweep',
+        name: 'retention sweep',
+        intervalMs: config.FILE_RETENTION_SWEEP_INTERVAL_MS,
+        inject: [JobFiles, LOGGER],
+        run: async (files: JobFiles, logger: Logger) => {
+          const swept = await files.sweepExpired();
+          if (swept > 0) logger.info({ jobs: swept }, 'deleted the files of jobs past their retention');
+        },
+      }),
     ],
   });
 }

@@ -1,4 +1,10 @@
-import { baseConfigShape, int, loadConfig, withDownloadLinks } from '@emailverify/service-kit';
+import {
+  baseConfigShape,
+  fileStoreConfigShape,
+  int,
+  loadConfig,
+  withDownloadLinks,
+} from '@emailverify/service-kit';
 import { z } from 'zod';
 
 export const fileJobsConfigSchema = withDownloadLinks({
@@ -32,6 +38,14 @@ export const fileJobsConfigSchema = withDownloadLinks({
   FILE_PARTIAL_OBJECT_MINUTES: int(60, 1, 7 * 24 * 60),
   /** Chunk results a crashed file-jobs process held are redelivered after this long. */
   FILE_RESULTS_ACK_WAIT_MS: int(20_000, 1_000, 600_000),
+  /**
+   * Uploads and result files (and the addresses kept per chunk) are deleted this many days after their job
+   * ended; the job's record and counts stay. A fraction of a day is allowed (0.5 is twelve hours).
+   */
+  FILE_RETENTION_DAYS: z.coerce.number().positive().max(36_500).default(30),
+  /** How often each replica looks for jobs past FILE_RETENTION_DAYS. */
+  FILE_RETENTION_SWEEP_INTERVAL_MS: int(3_600_000, 100, 86_400_000),
+  ...fileStoreConfigShape,
 });
 export type FileJobsConfig = z.infer<typeof fileJobsConfigSchema>;
 

@@ -27,6 +27,7 @@ export class FileJobsHandler implements OnApplicationBootstrap, OnApplicationShu
       [Subjects.filesJobCancel]: { parse: P.ref, handle: (r) => j.cancel(r) },
       [Subjects.filesJobResults]: { parse: P.ref, handle: (r) => j.results(r) },
       [Subjects.filesJobLocate]: { parse: P.locate, handle: (r) => j.locate(r.jobId) },
+      [Subjects.filesJobDelete]: { parse: P.ref, handle: (r) => j.delete(r) },
     });
   }
 

@@ -87,6 +87,13 @@ export interface FileJobResultsReply {
   statusColumn: number;
 }
 
+/** A job erased with its files and rows (DELETE /v1/verify/file/{id}). */
+export interface FileJobDeleteReply {
+  jobId: string;
+  /** The job was still running and was cancelled first: what was verified stays charged, the rest refunded. */
+  cancelled: boolean;
+}
+
 export interface FileJobLocateRequest {
   jobId: string;
 }

@@ -3,6 +3,7 @@ import type { ResponseStyle } from './styles';
 import type { BilledVerificationResult } from './verification';
 import type {
   FileJobCreateRequest,
+  FileJobDeleteReply,
   FileJobLocateRequest,
   FileJobRef,
   FileJobResultsReply,
@@ -49,6 +50,7 @@ export const Subjects = {
   filesJobCancel: 'file-jobs.job.cancel',
   filesJobResults: 'file-jobs.job.results',
   filesJobLocate: 'file-jobs.job.locate',
+  filesJobDelete: 'file-jobs.job.delete',
   filesPing: 'file-jobs.health.ping',
   webhooksCreate: 'webhooks.webhook.create',
   webhooksList: 'webhooks.webhook.list',
@@ -255,6 +257,7 @@ export interface RpcMap {
     request: FileJobLocateRequest;
     reply: FileJobResultsReply & { accountId: string; status: string };
   };
+  [Subjects.filesJobDelete]: { request: FileJobRef; reply: FileJobDeleteReply };
   [Subjects.filesPing]: { request: Record<string, never>; reply: PingReply };
   [Subjects.webhooksCreate]: { request: WebhookCreateRequest; reply: WebhookCreateReply };
   [Subjects.webhooksList]: { request: WebhookListRequest; reply: WebhookListReply };

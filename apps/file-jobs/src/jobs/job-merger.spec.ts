@@ -46,6 +46,7 @@ function makeJob(overrides: Partial<JobRow> = {}): JobRow {
     created_at: new Date('2026-01-01T00:00:00Z'),
     started_at: new Date('2026-01-01T00:00:01Z'),
     completed_at: null,
+    files_deleted_at: null,
     ...overrides,
   };
 }

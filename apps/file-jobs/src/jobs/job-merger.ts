@@ -153,6 +153,9 @@ export class JobMerger {
       if (done) {
         broadcastStatus(this.bus, done);
         await this.emitNow(done);
+      } else {
+        // Cancelled or deleted while merging: its result file is not wanted.
+        await (await this.kit.objectStore('files')).delete(resultObject);
       }
     } catch (err) {
       await this.mergeFailed(merging, err);

@@ -53,7 +53,12 @@ export interface JobRow {
   created_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
+  /** When retention (or nothing else) deleted the job's files; the record and counts stay. */
+  files_deleted_at: Date | null;
 }
+
+/** What deleting a job's files needs to know of it. */
+export type JobFilesRow = Pick<JobRow, 'id' | 'upload_object' | 'result_object'>;
 
 export type NewJob = Pick<
   JobRow,
@@ -141,6 +146,52 @@ export class JobsRepository {
       jobId,
     ]);
     return rows[0];
+  }
+
+  /**
+   * Erases a customer's job: its row, its chunks (with their addresses and results) and an event it still owed,
+   * in one transaction. False when the account has no such job.
+   */
+  async deleteJob(accountId: string, jobId: string): Promise<boolean> {
+    return this.db.transaction(async (m) => {
+      const raw: unknown = await m.query(
+        `DELETE FROM files.jobs WHERE account_id = $1 AND id = $2 RETURNING id`,
+        [accountId, jobId],
+      );
+      if (returnedRows(raw).length === 0) return false;
+      await m.query(`DELETE FROM files.event_outbox WHERE job_id = $1`, [jobId]);
+      return true;
+    });
+  }
+
+  /**
+   * Internal, across accounts (the retention sweep): jobs that ended more than `days` ago and whose files are
+   * still kept, the longest-ended first.
+   */
+  async filesPastRetentionInternal(days: number, limit: number): Promise<JobFilesRow[]> {
+    return this.db.query(
+      `SELECT id, upload_object, result_object FROM files.jobs
+        WHERE files_deleted_at IS NULL
+          AND status IN ('completed', 'completed_with_warning', 'failed', 'cancelled')
+          AND completed_at < now() - make_interval(secs => $1::float8)
+        ORDER BY completed_at LIMIT $2`,
+      [days * 86_400, limit],
+    );
+  }
+
+  /**
+   * Internal (the retention sweep), once the job's stored objects are gone: the addresses and results its chunks
+   * kept go too, and the job records when; its row and counts stay.
+   */
+  async markFilesDeletedInternal(jobId: string): Promise<void> {
+    await this.db.transaction(async (m) => {
+      await m.query(`DELETE FROM files.job_chunks WHERE job_id = $1`, [jobId]);
+      await m.query(
+        `UPDATE files.jobs SET files_deleted_at = now(), result_object = NULL, updated_at = now()
+          WHERE id = $1 AND files_deleted_at IS NULL`,
+        [jobId],
+      );
+    });
   }
 
   /**

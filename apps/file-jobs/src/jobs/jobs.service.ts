@@ -1,6 +1,7 @@
 import {
   DomainError,
   FINISHED_JOB_STATES,
+  type FileJobDeleteReply,
   type FileJobRef,
   type FileJobResultsReply,
   type FileJobView,
@@ -9,6 +10,7 @@ import {
   isUuid,
 } from '@emailverify/contracts';
 import type { MessageBus } from '@emailverify/messaging';
+import type { JobFiles } from './job-files';
 import type { JobMerger } from './job-merger';
 import type { JobRunner } from './job-runner';
 import { broadcastStatus } from './job-status';
@@ -23,6 +25,8 @@ export class JobsService {
     private readonly runner: JobRunner,
     private readonly merger: JobMerger,
     private readonly bus: Pick<MessageBus, 'publish'>,
+    private readonly files: JobFiles,
+    private readonly retentionDays: number,
   ) {}
 
   async get(ref: FileJobRef): Promise<FileJobView> {
@@ -42,27 +46,65 @@ export class JobsService {
   async cancel(ref: FileJobRef): Promise<FileJobView> {
     const job = await this.load(ref);
     if (isTerminalJobState(job.status)) throw conflict(job.status, 'cancelled');
-    const used = await this.repo.creditsUsed(job.id);
-    const cancelled = await this.repo.transition(ref.accountId, ref.jobId, nonTerminal, 'cancelled', {
-      completedAt: true,
-      creditsUsed: used,
-    });
+    const cancelled = await this.stop(ref, job);
     if (!cancelled) throw conflict((await this.load(ref)).status, 'cancelled');
-    // What was verified is charged; the rest of the reservation goes back.
-    await this.merger.settle(cancelled, used);
-    broadcastStatus(this.bus, cancelled);
     return toView(cancelled);
   }
 
+  /**
+   * Erases a job at once: its stored files, then its rows. A job still running is cancelled first, as the cancel
+   * endpoint does (what was verified stays charged, the rest of the reservation goes back), so one call is
+   * enough; a finished job's charges stand. Files go before rows: a failure in between leaves the job
+   * listed, and deleting it again finishes the work.
+   */
+  async delete(ref: FileJobRef): Promise<FileJobDeleteReply> {
+    const job = await this.load(ref);
+    const cancelled = !isTerminalJobState(job.status) && (await this.stop(ref, job)) !== undefined;
+    await this.files.remove(job);
+    if (!(await this.repo.deleteJob(ref.accountId, ref.jobId))) {
+      throw new DomainError('JOB_NOT_FOUND', `No job ${ref.jobId} for this account`);
+    }
+    return { jobId: job.id, cancelled };
+  }
+
   async results(ref: FileJobRef): Promise<FileJobResultsReply> {
-    return resultsOf(await this.load(ref));
+    return this.resultsOf(await this.load(ref));
   }
 
   /** For a signed download link, whose signature already names the job. */
   async locate(jobId: string): Promise<FileJobResultsReply & { accountId: string; status: string }> {
     const job = isUuid(jobId) ? await this.repo.findById(jobId) : undefined;
     if (!job) throw new DomainError('JOB_NOT_FOUND', 'Job not found');
-    return { ...resultsOf(job), accountId: job.account_id, status: job.status };
+    return { ...this.resultsOf(job), accountId: job.account_id, status: job.status };
+  }
+
+  /**
+   * Cancels a job that has not ended: settles what was verified and tells whoever waits. Undefined when it
+   * ended meanwhile.
+   */
+  private async stop(ref: FileJobRef, job: JobRow): Promise<JobRow | undefined> {
+    const used = await this.repo.creditsUsed(job.id);
+    const cancelled = await this.repo.transition(ref.accountId, ref.jobId, nonTerminal, 'cancelled', {
+      completedAt: true,
+      creditsUsed: used,
+    });
+    if (!cancelled) return undefined;
+    // What was verified is charged; the rest of the reservation goes back.
+    await this.merger.settle(cancelled, used);
+    broadcastStatus(this.bus, cancelled);
+    return cancelled;
+  }
+
+  /** Where a job's result file is; a job whose files retention deleted says so. */
+  private resultsOf(job: JobRow): FileJobResultsReply {
+    if (job.files_deleted_at) {
+      throw new DomainError(
+        'JOB_NOT_FOUND',
+        `The files of this job were deleted on ${job.files_deleted_at.toISOString()}: uploads and results are kept for ${this.retentionDays} days after a job ends`,
+        { files_deleted_at: job.files_deleted_at.toISOString(), retention_days: this.retentionDays },
+      );
+    }
+    return resultsOf(job);
   }
 
   private async load(ref: FileJobRef): Promise<JobRow> {

@@ -257,6 +257,67 @@ describe('file routes', () => {
     });
   });
 
+  describe('DELETE /v1/verify/file/{jobId}', () => {
+    it.each(STYLES)('asks file-jobs to erase the job and confirms it (%s style)', async (style) => {
+      gateway.bus.answer(Subjects.filesJobDelete, () => ({ jobId: JOB_ID, cancelled: false }));
+      const res = await gateway.call(`/v1/verify/file/${JOB_ID}`, { method: 'DELETE', style });
+      expect(payloadOf(style, res)).toEqual({ message: 'Job deleted with its files', job_id: JOB_ID });
+      expect(gateway.bus.asked.map((a) => [a.subject, a.payload])).toEqual([
+        [Subjects.filesJobDelete, { accountId: ACCOUNT, jobId: JOB_ID }],
+      ]);
+    });
+
+    it('says so when the job was still running and was cancelled first', async () => {
+      gateway.bus.answer(Subjects.filesJobDelete, () => ({ jobId: JOB_ID, cancelled: true }));
+      const res = await gateway.call(`/v1/verify/file/${JOB_ID}`, { method: 'DELETE' });
+      expect((payloadOf('current', res) as { message: string }).message).toMatch(
+        /^Job cancelled and deleted with its files; what was verified stays charged/,
+      );
+    });
+
+    it.each(STYLES)(
+      'answers an unknown, foreign or malformed job 404 JOB_NOT_FOUND (%s style)',
+      async (style) => {
+        gateway.bus.answer(Subjects.filesJobDelete, () => {
+          throw new DomainError('JOB_NOT_FOUND', 'Job not found');
+        });
+        expectError(
+          style,
+          await gateway.call(`/v1/verify/file/${JOB_ID}`, { method: 'DELETE', style }),
+          404,
+          'JOB_NOT_FOUND',
+        );
+        expectError(
+          style,
+          await gateway.call('/v1/verify/file/not-a-job', { method: 'DELETE', style }),
+          404,
+          'JOB_NOT_FOUND',
+        );
+        // The malformed id never left the gateway.
+        expect(gateway.bus.asked).toHaveLength(1);
+      },
+    );
+  });
+
+  describe('a full file store', () => {
+    it.each(STYLES)(
+      'refuses an upload with 503 before storing it or asking file-jobs (%s style)',
+      async (style) => {
+        gateway.jetStream.limitBucket('files', CSV.length + 64);
+        try {
+          const form = new FormData();
+          form.append('file', new Blob(['email\na@example.com\n'.repeat(20)]), 'leads.csv');
+          const res = await gateway.call('/v1/verify/file', { style, form });
+          expect(expectError(style, res, 503, 'SERVICE_UNAVAILABLE').message).toMatch(/file store is full/);
+          expect([...gateway.jetStream.store.objects.keys()]).toEqual([RESULTS.objectName]);
+          expect(gateway.bus.asked).toEqual([]);
+        } finally {
+          gateway.jetStream.limitBucket('files', -1);
+        }
+      },
+    );
+  });
+
   describe('POST /v1/verify/file/{jobId}/pause|resume|cancel', () => {
     it.each([
       ['pause', Subjects.filesJobPause, 'paused'],

@@ -1,6 +1,7 @@
 import {
   Body,
   Controller,
+  Delete,
   Get,
   Inject,
   Param,
@@ -25,7 +26,7 @@ import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
 import { ApiRoute } from '../openapi/api-route';
 import { DownloadQueryDto, ResultsQueryDto, StatusQueryDto } from './dto/files.dto';
 import { FileRoutes } from './files.openapi';
-import { StatusPresenter, uploadPresenter } from './files.presenter';
+import { JobDeletedPresenter, StatusPresenter, uploadPresenter } from './files.presenter';
 import { FilesService } from './files.service';
 
 /** The job named by the path. */
@@ -67,6 +68,12 @@ export class FilesController {
     // The wait ends early when the caller goes away.
     const closed = new Promise<void>((resolve) => req.once('close', () => resolve()));
     return present(StatusPresenter, await this.files.status(auth, jobId, query.timeout ?? 0, closed));
+  }
+
+  @Delete(':jobId')
+  @ApiRoute(FileRoutes.remove)
+  async remove(@Auth() auth: AuthContext, @JobId() jobId: string) {
+    return present(JobDeletedPresenter, await this.files.remove(auth, jobId));
   }
 
   @Get(':jobId/results')

@@ -1,5 +1,5 @@
 import { type ErrorCode, JOB_STATES } from '@emailverify/contracts';
-import type { RouteDocs, StyledBody } from '../openapi/api-route';
+import { type RouteDocs, sameInBothStyles, type StyledBody } from '../openapi/api-route';
 import { each, int, nullable, object, str, time } from '../openapi/schema';
 
 const jobStatus = { type: 'string', enum: [...JOB_STATES] };
@@ -137,6 +137,16 @@ const statusDocs: StyledBody = {
   },
 };
 
+/** DELETE /verify/file/{id} (an extension, with no older variant): the legacy style is the same body unwrapped. */
+const deletedDocs = sameInBothStyles(object({ message: str, job_id: str }), {
+  message: 'Job deleted with its files',
+  job_id: JOB_ID,
+});
+
+/** Files are personal data: what the download routes say once retention has deleted them. */
+const RETENTION =
+  'Files are kept FILE_RETENTION_DAYS (30 by default) after the job ends; afterwards 404 JOB_NOT_FOUND says they were deleted.';
+
 /** What a route naming a job can fail with, besides a key or rate-limit refusal. */
 const JOB_ERRORS: ErrorCode[] = ['JOB_NOT_FOUND', 'SERVICE_UNAVAILABLE'];
 
@@ -144,6 +154,8 @@ const JOB_ERRORS: ErrorCode[] = ['JOB_NOT_FOUND', 'SERVICE_UNAVAILABLE'];
 export const FileRoutes = {
   upload: {
     summary: 'Upload a CSV, XLSX or TXT file of addresses; creates a job (status pending)',
+    description:
+      'When the file store has no room for the upload (FILE_STORE_MAX_BYTES), 503 SERVICE_UNAVAILABLE: nothing is stored or charged.',
     ok: uploadDocs,
     errors: ['INSUFFICIENT_CREDITS', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
     form: object(
@@ -171,7 +183,8 @@ export const FileRoutes = {
   results: {
     summary: 'Download results',
     description:
-      'Without filters: 307 to the signed full result file (legacy style: the file itself, 200). With filters (OR): a CSV of the matching rows only.',
+      'Without filters: 307 to the signed full result file (legacy style: the file itself, 200). With filters (OR): a CSV of the matching rows only. ' +
+      RETENTION,
     replies: [
       { status: 200, description: 'CSV of the (matching) rows', csv: true },
       {
@@ -184,9 +197,19 @@ export const FileRoutes = {
   },
   download: {
     summary: 'The full result file through a signed link (no API key; refused when changed or expired)',
+    description: RETENTION,
     public: true,
     replies: [{ status: 200, description: 'The result CSV', csv: true }],
     errors: ['INVALID_REQUEST', 'DOWNLOAD_LINK_INVALID', 'JOB_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+  },
+  remove: {
+    summary: 'Delete a job with its uploaded file, result file and rows, at once (extension)',
+    description:
+      'A job that is still running is cancelled first (what was verified stays charged, the rest is refunded); ' +
+      "a finished job's charges stand. Afterwards the job is gone: its status, downloads and a second DELETE " +
+      'answer 404 JOB_NOT_FOUND.',
+    ok: deletedDocs,
+    errors: JOB_ERRORS,
   },
   /** Pause, resume and cancel: the job's status in reply; being POSTs, a body (if any) is read as JSON. */
   action: (summary: string): RouteDocs => ({

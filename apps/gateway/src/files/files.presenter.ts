@@ -1,4 +1,9 @@
-import { type FileJobView, FINISHED_JOB_STATES, isTerminalJobState } from '@emailverify/contracts';
+import {
+  type FileJobDeleteReply,
+  type FileJobView,
+  FINISHED_JOB_STATES,
+  isTerminalJobState,
+} from '@emailverify/contracts';
 import type { Presenter } from '../common/http/presenter';
 import type { JobStatusView } from './files.service';
 
@@ -94,4 +99,20 @@ export const StatusPresenter: Presenter<JobStatusView> = {
     created_at: job.createdAt,
     completed_at: job.completedAt,
   }),
+};
+
+/**
+ * DELETE /verify/file/{id} (an extension, without an older variant): the same body in both styles, the legacy
+ * one unwrapped, as for deleting a webhook.
+ */
+const deletedBody = ({ jobId, cancelled }: FileJobDeleteReply) => ({
+  message: cancelled
+    ? 'Job cancelled and deleted with its files; what was verified stays charged, the rest was refunded'
+    : 'Job deleted with its files',
+  job_id: jobId,
+});
+
+export const JobDeletedPresenter: Presenter<FileJobDeleteReply> = {
+  current: deletedBody,
+  legacy: deletedBody,
 };

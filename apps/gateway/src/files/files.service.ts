@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   DomainError,
+  type FileJobDeleteReply,
   type FileJobResultsReply,
   type FileJobView,
   isTerminalJobState,
@@ -125,6 +126,16 @@ export class FilesService {
     }[action];
     return this.withLinks(
       await this.bus.request(subject, { accountId: auth.accountId, jobId }, { requestId: auth.requestId }),
+    );
+  }
+
+  /** Erases the job with its files and rows (a running job is cancelled first, by file-jobs). */
+  async remove(auth: AuthContext, jobId: string): Promise<FileJobDeleteReply> {
+    checkJobId(jobId);
+    return this.bus.request(
+      Subjects.filesJobDelete,
+      { accountId: auth.accountId, jobId },
+      { requestId: auth.requestId },
     );
   }
 

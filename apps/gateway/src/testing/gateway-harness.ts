@@ -115,8 +115,21 @@ export class StandInObjectStore {
 export class StandInJetStream {
   readonly store = new StandInObjectStore();
 
+  /** The bucket's size limit (-1: none), as FILE_STORE_MAX_BYTES sets it. */
+  maxBytes = -1;
+
+  limitBucket(_bucket: string, maxBytes: number): void {
+    this.maxBytes = maxBytes;
+  }
+
   async objectStore(_bucket: string): Promise<StandInObjectStore> {
     return this.store;
+  }
+
+  async bucketUsage(_bucket: string): Promise<{ bytes: number; maxBytes: number }> {
+    let bytes = 0;
+    for (const data of this.store.objects.values()) bytes += data.length;
+    return { bytes, maxBytes: this.maxBytes };
   }
 
   putObject(store: StandInObjectStore, name: string, data: ReadableStream<Uint8Array>) {

@@ -1,0 +1,48 @@
+import type { JetStreamKit } from '@emailverify/messaging';
+import type { JobFilesRow, JobsRepository } from './jobs.repository';
+import { resultObjectName } from './result-writer';
+
+/** Jobs whose files one retention pass deletes per query. */
+const SWEEP_BATCH = 100;
+
+/**
+ * A job's stored files: its upload and its result file in the object store. They are personal data, so they
+ * are deleted FILE_RETENTION_DAYS after the job ended (the job's record and counts stay), or at once when the
+ * customer deletes the job.
+ */
+export class JobFiles {
+  constructor(
+    private readonly repo: JobsRepository,
+    private readonly kit: Pick<JetStreamKit, 'objectStore'>,
+    private readonly retentionDays: number,
+  ) {}
+
+  /**
+   * Removes the job's objects. The result file is removed by its name whether or not the job records it, so a
+   * merge that stored it just before the job was stopped leaves nothing. Removing what is already gone is fine.
+   */
+  async remove(job: JobFilesRow): Promise<void> {
+    const store = await this.kit.objectStore('files');
+    const names = new Set([job.upload_object, resultObjectName(job.id)]);
+    if (job.result_object) names.add(job.result_object);
+    for (const name of names) await store.delete(name);
+  }
+
+  /**
+   * One retention pass: deletes the files of every job that ended more than FILE_RETENTION_DAYS ago, objects
+   * first, then the chunk rows, marking the job. A pass cut short (a crash, NATS away) leaves those jobs unmarked,
+   * and the next pass removes what is left. Returns how many jobs lost their files.
+   */
+  async sweepExpired(): Promise<number> {
+    let swept = 0;
+    for (;;) {
+      const due = await this.repo.filesPastRetentionInternal(this.retentionDays, SWEEP_BATCH);
+      for (const job of due) {
+        await this.remove(job);
+        await this.repo.markFilesDeletedInternal(job.id);
+      }
+      swept += due.length;
+      if (due.length < SWEEP_BATCH) return swept;
+    }
+  }
+}
