@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Subjects } from '@emailverify/contracts';
+import { type AccountId, Subjects } from '@emailverify/contracts';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import {
   eventually,
@@ -221,7 +221,7 @@ describe('NATS users and permissions of compose and Helm', () => {
         gateway.request(Subjects.creditsAccountCreate, { name: 'x', credits: 1_000_000 }),
       ).rejects.toThrow();
       await expect(
-        gateway.request(Subjects.creditsBalanceAdd, { accountId: 'x', credits: 1 }),
+        gateway.request(Subjects.creditsBalanceAdd, { accountId: 'x' as AccountId, credits: 1 }),
       ).rejects.toThrow();
       // Uploads and result files are for the gateway and file-jobs only.
       await expect(new JetStreamKit(webhooks).objectStore('files')).rejects.toThrow();

@@ -1,5 +1,11 @@
 import { parseArgs } from 'node:util';
-import { isResponseStyle, type ResponseStyle, Subjects } from '@emailverify/contracts';
+import {
+  type AccountId,
+  asAccountId,
+  isResponseStyle,
+  type ResponseStyle,
+  Subjects,
+} from '@emailverify/contracts';
 import type { MessageBus } from '@emailverify/messaging';
 
 export const USAGE = `Usage: npm run admin -- <command> [options]
@@ -25,6 +31,13 @@ function required(options: Options, name: string): string {
   const value = options[name];
   if (!value) throw new UsageError(`--${name} is required`);
   return value;
+}
+
+/** --account: an account id (a UUID), told before connecting when it is not one. */
+function account(options: Options): AccountId {
+  const id = asAccountId(required(options, 'account'));
+  if (!id) throw new UsageError('--account must be an account id (a UUID, as create-account printed it)');
+  return id;
 }
 
 function credits(options: Options): number {
@@ -86,14 +99,14 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
     }
     case 'create-key': {
       const request = {
-        accountId: required(o, 'account'),
+        accountId: account(o),
         ...(o.name ? { name: o.name } : {}),
         ...(style(o) ? { style: style(o)! } : {}),
       };
       return run((bus) => bus.request(Subjects.creditsKeyCreate, request));
     }
     case 'add-credits': {
-      const request = { accountId: required(o, 'account'), credits: credits(o) };
+      const request = { accountId: account(o), credits: credits(o) };
       return run((bus) => bus.request(Subjects.creditsBalanceAdd, request));
     }
     case 'set-style': {
@@ -105,7 +118,7 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
       return run((bus) => bus.request(Subjects.creditsKeyRevoke, request));
     }
     case 'list-keys': {
-      const request = { accountId: required(o, 'account') };
+      const request = { accountId: account(o) };
       return run((bus) => bus.request(Subjects.creditsKeyList, request));
     }
     default:

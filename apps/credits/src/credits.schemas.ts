@@ -1,8 +1,9 @@
 import { RESPONSE_STYLES } from '@emailverify/contracts';
-import { parseWith, uuid } from '@emailverify/service-kit';
+import { accountIdField, parseWith, uuid } from '@emailverify/service-kit';
 import { z } from 'zod';
 
 const id = uuid();
+const accountId = accountIdField();
 const key = z.string().min(1).max(200);
 const style = z.enum(RESPONSE_STYLES);
 const credits = z.number().int().min(0).max(1_000_000_000);
@@ -10,10 +11,10 @@ const credits = z.number().int().min(0).max(1_000_000_000);
 /** Payload validation on receipt: a malformed message is refused, never half-applied. */
 export const CreditsPayloads = {
   authResolve: parseWith(z.strictObject({ keyHash: z.string().regex(/^[0-9a-f]{64}$/) })),
-  balanceGet: parseWith(z.strictObject({ accountId: id, apiKeyId: id })),
+  balanceGet: parseWith(z.strictObject({ accountId, apiKeyId: id })),
   reserve: parseWith(
     z.strictObject({
-      accountId: id,
+      accountId,
       idempotencyKey: key,
       amount: credits,
       holdSeconds: z
@@ -24,7 +25,7 @@ export const CreditsPayloads = {
         .optional(),
     }),
   ),
-  settle: parseWith(z.strictObject({ accountId: id, idempotencyKey: key, used: credits })),
+  settle: parseWith(z.strictObject({ accountId, idempotencyKey: key, used: credits })),
   accountCreate: parseWith(
     z.strictObject({
       name: z.string().min(1).max(200),
@@ -33,11 +34,11 @@ export const CreditsPayloads = {
       plan: z.string().min(1).max(50).optional(),
     }),
   ),
-  balanceAdd: parseWith(z.strictObject({ accountId: id, credits: credits.min(1) })),
+  balanceAdd: parseWith(z.strictObject({ accountId, credits: credits.min(1) })),
   keyCreate: parseWith(
-    z.strictObject({ accountId: id, name: z.string().min(1).max(200).optional(), style: style.optional() }),
+    z.strictObject({ accountId, name: z.string().min(1).max(200).optional(), style: style.optional() }),
   ),
   keySetStyle: parseWith(z.strictObject({ apiKeyId: key, style })),
   keyRevoke: parseWith(z.strictObject({ apiKeyId: key })),
-  keyList: parseWith(z.strictObject({ accountId: id })),
+  keyList: parseWith(z.strictObject({ accountId })),
 };

@@ -1,7 +1,7 @@
-import { parseWith, uuid } from '@emailverify/service-kit';
+import { accountIdField, parseWith } from '@emailverify/service-kit';
 import { z } from 'zod';
 
-const accountId = uuid();
+const accountId = accountIdField();
 const ref = z.strictObject({ accountId, jobId: z.string().min(1).max(100) });
 
 export const FileJobsPayloads = {

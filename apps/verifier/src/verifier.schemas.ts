@@ -1,7 +1,7 @@
-import { parseWith, uuid } from '@emailverify/service-kit';
+import { accountIdField, parseWith } from '@emailverify/service-kit';
 import { z } from 'zod';
 
-const accountId = uuid();
+const accountId = accountIdField();
 
 /** Payload validation on receipt. Address syntax is the service's own check (INVALID_EMAIL), not the schema's. */
 export const VerifierPayloads = {

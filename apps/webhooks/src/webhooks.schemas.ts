@@ -1,8 +1,8 @@
 import { DELIVERY_PAGE, WEBHOOK_EVENTS } from '@emailverify/contracts';
-import { parseWith, uuid } from '@emailverify/service-kit';
+import { accountIdField, parseWith, uuid } from '@emailverify/service-kit';
 import { z } from 'zod';
 
-const accountId = uuid();
+const accountId = accountIdField();
 /** Any string: an id that is not a webhook of the account, malformed ones included, is WEBHOOK_NOT_FOUND. */
 const anyId = z.string().max(200);
 const events = z.array(z.string().max(200)).max(WEBHOOK_EVENTS.length * 4);

@@ -1,3 +1,4 @@
+import type { AccountId } from './ids';
 import type { JobState } from './files';
 import type { PackedChunkItem } from './packed-results';
 import type { VerificationResult } from './verification';
@@ -43,7 +44,7 @@ export interface JobCounts {
 
 export interface FileJobView {
   jobId: string;
-  accountId: string;
+  accountId: AccountId;
   fileName: string;
   fileSize: number;
   status: JobState;
@@ -64,7 +65,7 @@ export interface FileJobView {
 }
 
 export interface FileJobCreateRequest {
-  accountId: string;
+  accountId: AccountId;
   /** Object name of the uploaded file in the `files` bucket. */
   uploadObject: string;
   fileName: string;
@@ -75,7 +76,7 @@ export interface FileJobCreateRequest {
 }
 
 export interface FileJobRef {
-  accountId: string;
+  accountId: AccountId;
   jobId: string;
 }
 
@@ -120,7 +121,7 @@ export type ChunkItemResult = Pick<
 
 export interface ChunkMessage {
   jobId: string;
-  accountId: string;
+  accountId: AccountId;
   chunk: number;
   checkSmtp: boolean;
   /**
@@ -153,7 +154,7 @@ export interface JobStatusBroadcast {
 export interface FileCompletedEvent {
   event: 'file.completed';
   timestamp: string;
-  accountId: string;
+  accountId: AccountId;
   data: {
     job_id: string;
     file_name: string;
@@ -175,7 +176,7 @@ export interface FileCompletedEvent {
 export interface FileFailedEvent {
   event: 'file.failed';
   timestamp: string;
-  accountId: string;
+  accountId: AccountId;
   data: {
     job_id: string;
     file_name: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isUuid } from './ids';
+import { type AccountId, asAccountId, isUuid } from './ids';
 
 describe('isUuid', () => {
   it('accepts a UUID of any version in either case, as PostgreSQL does', () => {
@@ -17,5 +17,21 @@ describe('isUuid', () => {
     ])
       expect(isUuid(id)).toBe(false);
     expect(isUuid(' 3d6f1a52-8c1e-4b7a-9f0e-2a5c7d9e1b34')).toBe(false);
+  });
+});
+
+describe('AccountId', () => {
+  it('is made only from a UUID', () => {
+    expect(asAccountId('3d6f1a52-8c1e-4b7a-9f0e-2a5c7d9e1b34')).toBe('3d6f1a52-8c1e-4b7a-9f0e-2a5c7d9e1b34');
+    expect(asAccountId('not-an-account')).toBeUndefined();
+    expect(asAccountId('')).toBeUndefined();
+  });
+
+  it('is a string where one is read, but a plain string is not an AccountId (checked by the type checker)', () => {
+    const checked: AccountId = asAccountId('3d6f1a52-8c1e-4b7a-9f0e-2a5c7d9e1b34')!;
+    const asText: string = checked;
+    // @ts-expect-error an unchecked string cannot scope a query on customer data
+    const unchecked: AccountId = 'not-checked';
+    expect([asText, unchecked]).toHaveLength(2);
   });
 });

@@ -1,3 +1,4 @@
+import type { AccountId } from './ids';
 import type { ErrorBody } from './errors';
 import type { ResponseStyle } from './styles';
 import type { BilledVerificationResult } from './verification';
@@ -83,7 +84,7 @@ export interface AuthResolveRequest {
   keyHash: string;
 }
 export interface ResolvedKey {
-  accountId: string;
+  accountId: AccountId;
   apiKeyId: string;
   apiKeyName: string;
   style: ResponseStyle;
@@ -92,11 +93,11 @@ export interface ResolvedKey {
 export type AuthResolveReply = { found: true; key: ResolvedKey } | { found: false };
 
 export interface BalanceGetRequest {
-  accountId: string;
+  accountId: AccountId;
   apiKeyId: string;
 }
 export interface BalanceReply {
-  accountId: string;
+  accountId: AccountId;
   apiKeyId: string;
   apiKeyName: string;
   plan: string;
@@ -107,7 +108,7 @@ export interface BalanceReply {
 }
 
 export interface ReserveRequest {
-  accountId: string;
+  accountId: AccountId;
   /** Repeating a reservation with the same key applies it once and returns the first outcome. */
   idempotencyKey: string;
   amount: number;
@@ -128,7 +129,7 @@ export interface ReserveReply {
 }
 
 export interface SettleRequest {
-  accountId: string;
+  accountId: AccountId;
   idempotencyKey: string;
   /** Credits actually used; the rest of the reservation is refunded. */
   used: number;
@@ -149,28 +150,28 @@ export interface AccountCreateRequest {
   plan?: string;
 }
 export interface AccountCreateReply {
-  accountId: string;
+  accountId: AccountId;
   apiKeyId: string;
   apiKey: string;
 }
 
 export interface BalanceAddRequest {
-  accountId: string;
+  accountId: AccountId;
   credits: number;
 }
 export interface BalanceAddReply {
-  accountId: string;
+  accountId: AccountId;
   creditsBalance: number;
   creditsAdded: number;
 }
 
 export interface KeyCreateRequest {
-  accountId: string;
+  accountId: AccountId;
   name?: string;
   style?: ResponseStyle;
 }
 export interface KeyCreateReply {
-  accountId: string;
+  accountId: AccountId;
   apiKeyId: string;
   apiKeyName: string;
   apiKey: string;
@@ -186,7 +187,7 @@ export interface KeyRevokeRequest {
 }
 export interface KeySummary {
   apiKeyId: string;
-  accountId: string;
+  accountId: AccountId;
   name: string;
   prefix: string;
   style: ResponseStyle;
@@ -194,7 +195,7 @@ export interface KeySummary {
   revokedAt: string | null;
 }
 export interface KeyListRequest {
-  accountId: string;
+  accountId: AccountId;
 }
 export interface KeyListReply {
   keys: KeySummary[];
@@ -208,7 +209,7 @@ export interface KeyChangedBroadcast {
 // ---- verifier ------------------------------------------------------------------------------------------
 
 export interface VerifySingleRequest {
-  accountId: string;
+  accountId: AccountId;
   email: string;
   checkSmtp: boolean;
   forceRefresh: boolean;
@@ -216,7 +217,7 @@ export interface VerifySingleRequest {
 export type VerifySingleReply = BilledVerificationResult;
 
 export interface VerifyBulkRequest {
-  accountId: string;
+  accountId: AccountId;
   emails: string[];
   checkSmtp: boolean;
 }
@@ -255,7 +256,7 @@ export interface RpcMap {
   [Subjects.filesJobResults]: { request: FileJobRef; reply: FileJobResultsReply };
   [Subjects.filesJobLocate]: {
     request: FileJobLocateRequest;
-    reply: FileJobResultsReply & { accountId: string; status: string };
+    reply: FileJobResultsReply & { accountId: AccountId; status: string };
   };
   [Subjects.filesJobDelete]: { request: FileJobRef; reply: FileJobDeleteReply };
   [Subjects.filesPing]: { request: Record<string, never>; reply: PingReply };

@@ -1,3 +1,4 @@
+import type { AccountId } from './ids';
 /** Webhook event kinds; no others exist. */
 export const WEBHOOK_EVENTS = ['file.completed', 'file.failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -15,7 +16,7 @@ export const DELIVERY_PAGE = { min: 1, max: 100, default: 20 } as const;
 /** A webhook as the webhooks service reports it (never with its secret). */
 export interface Webhook {
   id: string;
-  accountId: string;
+  accountId: AccountId;
   url: string;
   events: WebhookEvent[];
   isActive: boolean;
@@ -29,7 +30,7 @@ export interface Webhook {
 }
 
 export interface WebhookCreateRequest {
-  accountId: string;
+  accountId: AccountId;
   url: string;
   events: string[];
 }
@@ -40,7 +41,7 @@ export interface WebhookCreateReply {
 }
 
 export interface WebhookListRequest {
-  accountId: string;
+  accountId: AccountId;
 }
 export interface WebhookListReply {
   webhooks: Webhook[];
@@ -48,7 +49,7 @@ export interface WebhookListReply {
 }
 
 export interface WebhookRef {
-  accountId: string;
+  accountId: AccountId;
   /** Any string: one that is not a webhook of the account (malformed included) is WEBHOOK_NOT_FOUND. */
   webhookId: string;
 }

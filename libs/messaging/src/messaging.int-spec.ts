@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DomainError, Subjects } from '@emailverify/contracts';
+import { type AccountId, DomainError, Subjects } from '@emailverify/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessageBus } from './bus';
 import { isStoreFull, JetStreamKit } from './jetstream';
@@ -56,7 +56,7 @@ describe('messaging: request/reply with deadlines (real NATS)', () => {
     client.connection.subscribe(client.ns.subject(Subjects.creditsBalanceGet), { callback: () => undefined });
     await client.connection.flush();
     await expect(
-      client.request(Subjects.creditsBalanceGet, { accountId: 'a', apiKeyId: 'b' }),
+      client.request(Subjects.creditsBalanceGet, { accountId: 'a' as AccountId, apiKeyId: 'b' }),
     ).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
       message: expect.stringContaining('did not answer within 500 ms'),
@@ -75,11 +75,19 @@ describe('messaging: request/reply with deadlines (real NATS)', () => {
       onError: (err) => (reported = err),
     });
     await server.connection.flush();
-    const short = client.request(Subjects.creditsReserve, { accountId: 'a', idempotencyKey: 'k', amount: 9 });
+    const short = client.request(Subjects.creditsReserve, {
+      accountId: 'a' as AccountId,
+      idempotencyKey: 'k',
+      amount: 9,
+    });
     await expect(short).rejects.toBeInstanceOf(DomainError);
     await expect(short).rejects.toMatchObject({ code: 'INSUFFICIENT_CREDITS', details: { required: 9 } });
     await expect(
-      client.request(Subjects.creditsReserve, { accountId: 'a', idempotencyKey: 'k', amount: 1 }),
+      client.request(Subjects.creditsReserve, {
+        accountId: 'a' as AccountId,
+        idempotencyKey: 'k',
+        amount: 1,
+      }),
     ).rejects.toMatchObject({
       code: 'INTERNAL_ERROR',
       message: expect.stringMatching(/error id|id [0-9a-f-]{36}/),

@@ -1,4 +1,4 @@
-import { type RpcSubject, Subjects } from '@emailverify/contracts';
+import { type AccountId, type RpcSubject, Subjects } from '@emailverify/contracts';
 import type { MessageBus, ServeOptions } from '@emailverify/messaging';
 import type { DataSource } from '@emailverify/persistence';
 import { describe, expect, it } from 'vitest';
@@ -43,7 +43,7 @@ describe('RouteServer', () => {
       Subjects.creditsPing,
       {
         [Subjects.creditsKeyList]: {
-          parse: (payload) => payload as { accountId: string },
+          parse: (payload) => payload as { accountId: AccountId },
           handle: async ({ accountId }) => ({ keys: [], accountId }) as never,
         },
       },

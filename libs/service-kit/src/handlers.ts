@@ -1,4 +1,5 @@
 import {
+  type AccountId,
   DomainError,
   type PingReply,
   type RpcReply,
@@ -25,6 +26,9 @@ export function parseWith<T>(schema: z.ZodType<T>): (payload: unknown) => T {
 
 /** An id field of a payload (accounts, jobs, webhooks): a UUID as the contracts define it. */
 export const uuid = () => z.string().regex(UUID_PATTERN, 'must be a UUID');
+
+/** An account id field: a UUID, checked here, so the service may scope its queries by it (AccountId). */
+export const accountIdField = () => uuid().transform((value) => value as AccountId);
 
 export type Route<S extends RpcSubject> = {
   parse: (payload: unknown) => RpcRequest<S>;

@@ -1,4 +1,4 @@
-import { DomainError, Subjects } from '@emailverify/contracts';
+import { type AccountId, DomainError, Subjects } from '@emailverify/contracts';
 import { eventually, TestSuite } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -32,7 +32,7 @@ describe('credits service: reservations, settlement and the ledger (real Postgre
     };
   }
 
-  async function balance(accountId: string, apiKeyId: string): Promise<number> {
+  async function balance(accountId: AccountId, apiKeyId: string): Promise<number> {
     return (await suite.bus.request(Subjects.creditsBalanceGet, { accountId, apiKeyId })).balance;
   }
 

@@ -1,8 +1,8 @@
-import type { ResponseStyle } from '@emailverify/contracts';
+import type { AccountId, ResponseStyle } from '@emailverify/contracts';
 import { type DataSource, type EntityManager, returnedRows } from '@emailverify/persistence';
 
 export interface AccountRow {
-  id: string;
+  id: AccountId;
   name: string;
   plan: string;
   balance: number;
@@ -13,7 +13,7 @@ export interface AccountRow {
 
 export interface KeyRow {
   id: string;
-  account_id: string;
+  account_id: AccountId;
   name: string;
   prefix: string;
   style: ResponseStyle;
@@ -23,7 +23,7 @@ export interface KeyRow {
 
 export interface ReservationRow {
   id: string;
-  account_id: string;
+  account_id: AccountId;
   idempotency_key: string;
   amount: number;
   used: number | null;
@@ -38,7 +38,10 @@ const KEY_COLUMNS = `id, account_id, name, prefix, style, created_at, revoked_at
 const RESERVATION_COLUMNS = `id, account_id, idempotency_key, amount::int AS amount, used::int AS used, refunded::int AS refunded, status,
   (expires_at IS NOT NULL AND expires_at <= now()) AS expired`;
 
-/** All SQL of the credits schema. Queries on customer data take the account id. */
+/**
+ * All SQL of the credits schema. Queries on customer data take the account (AccountId); what works without one is
+ * named for who may use it: authentication by key hash, operators' key commands, the expiry sweep.
+ */
 export class CreditsRepository {
   constructor(private readonly db: DataSource) {}
 
@@ -46,6 +49,7 @@ export class CreditsRepository {
     return this.db.transaction((manager) => work(new CreditsTx(manager)));
   }
 
+  /** Authentication itself: which account (if any) a presented key belongs to; no account is known yet. */
   async findActiveKeyByHash(keyHash: string): Promise<(KeyRow & { plan: string }) | undefined> {
     const rows: Array<KeyRow & { plan: string }> = await this.db.query(
       `SELECT k.id, k.account_id, k.name, k.prefix, k.style, k.created_at, k.revoked_at, a.plan
@@ -62,7 +66,7 @@ export class CreditsRepository {
    */
   async expiredReservationsInternal(
     limit: number,
-  ): Promise<Array<{ account_id: string; idempotency_key: string }>> {
+  ): Promise<Array<{ account_id: AccountId; idempotency_key: string }>> {
     return this.db.query(
       `SELECT account_id, idempotency_key FROM credits.reservations
         WHERE status = 'reserved' AND expires_at IS NOT NULL AND expires_at <= now()
@@ -71,7 +75,7 @@ export class CreditsRepository {
     );
   }
 
-  async findAccount(accountId: string): Promise<AccountRow | undefined> {
+  async findAccount(accountId: AccountId): Promise<AccountRow | undefined> {
     const rows: AccountRow[] = await this.db.query(
       `SELECT ${ACCOUNT_COLUMNS} FROM credits.accounts WHERE id = $1`,
       [accountId],
@@ -79,7 +83,7 @@ export class CreditsRepository {
     return rows[0];
   }
 
-  async findKey(accountId: string, keyId: string): Promise<KeyRow | undefined> {
+  async findKey(accountId: AccountId, keyId: string): Promise<KeyRow | undefined> {
     const rows: KeyRow[] = await this.db.query(
       `SELECT ${KEY_COLUMNS} FROM credits.api_keys WHERE account_id = $1 AND id = $2`,
       [accountId, keyId],
@@ -96,14 +100,15 @@ export class CreditsRepository {
     return rows[0];
   }
 
-  async listKeys(accountId: string): Promise<KeyRow[]> {
+  async listKeys(accountId: AccountId): Promise<KeyRow[]> {
     return this.db.query(
       `SELECT ${KEY_COLUMNS} FROM credits.api_keys WHERE account_id = $1 ORDER BY created_at, id`,
       [accountId],
     );
   }
 
-  async setKeyStyle(keyId: string, style: ResponseStyle): Promise<KeyRow | undefined> {
+  /** Operators (admin CLI) change a key found by findKeyForOperator, without an account. */
+  async setKeyStyleForOperator(keyId: string, style: ResponseStyle): Promise<KeyRow | undefined> {
     const raw: unknown = await this.db.query(
       `UPDATE credits.api_keys SET style = $2 WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
       [keyId, style],
@@ -111,8 +116,11 @@ export class CreditsRepository {
     return returnedRows<KeyRow>(raw)[0];
   }
 
-  /** Marks the key revoked (once) and returns it with its hash, for the revocation broadcast. */
-  async revokeKey(keyId: string): Promise<(KeyRow & { key_hash: string }) | undefined> {
+  /**
+   * Operators (admin CLI): marks a key found by findKeyForOperator revoked (once) and returns it with its hash,
+   * for the revocation broadcast.
+   */
+  async revokeKeyForOperator(keyId: string): Promise<(KeyRow & { key_hash: string }) | undefined> {
     const raw: unknown = await this.db.query(
       `UPDATE credits.api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1
        RETURNING ${KEY_COLUMNS}, key_hash`,
@@ -126,7 +134,7 @@ export class CreditsRepository {
 export class CreditsTx {
   constructor(private readonly m: EntityManager) {}
 
-  async insertAccount(a: { id: string; name: string; plan: string }): Promise<void> {
+  async insertAccount(a: { id: AccountId; name: string; plan: string }): Promise<void> {
     await this.m.query(`INSERT INTO credits.accounts (id, name, plan) VALUES ($1, $2, $3)`, [
       a.id,
       a.name,
@@ -136,7 +144,7 @@ export class CreditsTx {
 
   async insertKey(k: {
     id: string;
-    accountId: string;
+    accountId: AccountId;
     name: string;
     prefix: string;
     hash: string;
@@ -149,7 +157,7 @@ export class CreditsTx {
   }
 
   /** Locks the account row: every balance change of one account is serialised behind this lock. */
-  async lockAccount(accountId: string): Promise<AccountRow | undefined> {
+  async lockAccount(accountId: AccountId): Promise<AccountRow | undefined> {
     const rows: AccountRow[] = await this.m.query(
       `SELECT ${ACCOUNT_COLUMNS} FROM credits.accounts WHERE id = $1 FOR UPDATE`,
       [accountId],
@@ -158,7 +166,7 @@ export class CreditsTx {
   }
 
   async findReservation(
-    accountId: string,
+    accountId: AccountId,
     idempotencyKey: string,
     lock: boolean,
   ): Promise<ReservationRow | undefined> {
@@ -171,7 +179,7 @@ export class CreditsTx {
 
   async insertReservation(r: {
     id: string;
-    accountId: string;
+    accountId: AccountId;
     idempotencyKey: string;
     amount: number;
     holdSeconds?: number;
@@ -185,7 +193,7 @@ export class CreditsTx {
 
   /** Ends a reservation: `settled` by its holder, or `expired` when the sweep refunded it whole. */
   async markEnded(
-    accountId: string,
+    accountId: AccountId,
     reservationId: string,
     outcome: { status: 'settled' | 'expired'; used: number; refunded: number },
   ): Promise<void> {
@@ -201,7 +209,7 @@ export class CreditsTx {
    * move with it so the account's counters always agree with the ledger.
    */
   async applyChange(change: {
-    accountId: string;
+    accountId: AccountId;
     kind: 'grant' | 'reserve' | 'refund';
     amount: number;
     consumed?: number;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type AccountId,
   type AccountCreateReply,
   type AccountCreateRequest,
   type AuthResolveReply,
@@ -185,7 +186,8 @@ export class CreditsService {
   }
 
   async createAccount(req: AccountCreateRequest): Promise<AccountCreateReply> {
-    const accountId = randomUUID();
+    // A new account: its id is made here.
+    const accountId = randomUUID() as AccountId;
     const keyId = randomUUID();
     const key = generateApiKey();
     await this.repo.transaction(async (tx) => {
@@ -234,7 +236,7 @@ export class CreditsService {
 
   async setStyle(keyRef: string, style: ResponseStyle): Promise<KeySummary> {
     const key = await this.operatorKey(keyRef);
-    const updated = await this.repo.setKeyStyle(key.id, style);
+    const updated = await this.repo.setKeyStyleForOperator(key.id, style);
     if (!updated) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
     // Gateways cache the key's default style with its resolution: drop it everywhere.
     this.bus.publish(Broadcasts.keyChanged, { apiKeyId: key.id, keyHash: '' } satisfies KeyChangedBroadcast);
@@ -243,7 +245,7 @@ export class CreditsService {
 
   async revokeKey(keyRef: string): Promise<KeySummary> {
     const key = await this.operatorKey(keyRef);
-    const revoked = await this.repo.revokeKey(key.id);
+    const revoked = await this.repo.revokeKeyForOperator(key.id);
     if (!revoked) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
     this.bus.publish(Broadcasts.keyChanged, {
       apiKeyId: revoked.id,
@@ -252,7 +254,7 @@ export class CreditsService {
     return summary(revoked);
   }
 
-  async listKeys(accountId: string): Promise<KeyListReply> {
+  async listKeys(accountId: AccountId): Promise<KeyListReply> {
     if (!(await this.repo.findAccount(accountId)))
       throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
     return { keys: (await this.repo.listKeys(accountId)).map(summary) };

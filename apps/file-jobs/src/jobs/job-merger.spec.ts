@@ -1,3 +1,4 @@
+import type { AccountId } from '@emailverify/contracts';
 import type { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +10,7 @@ import { MergeAbandoned, type ResultWriter } from './result-writer';
 function makeJob(overrides: Partial<JobRow> = {}): JobRow {
   return {
     id: '6f1c2b4e-0000-4000-8000-000000000001',
-    account_id: '6f1c2b4e-0000-4000-8000-0000000000aa',
+    account_id: '6f1c2b4e-0000-4000-8000-0000000000aa' as AccountId,
     file_name: 'leads.csv',
     file_size: '100',
     format: 'csv',
@@ -57,7 +58,7 @@ function setup(write: ResultWriter['write']) {
   const did: string[] = [];
   const repo = {
     underMergeLock: <T>(_id: string, work: () => Promise<T>) => work(),
-    findById: async () => job,
+    findByIdInternal: async () => job,
     creditsUsed: async () => 2,
     markSettled: async () => void did.push('settled'),
     markEventPublished: async (_id: string, event: string) => void did.push(`published ${event}`),

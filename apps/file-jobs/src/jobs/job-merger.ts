@@ -39,14 +39,14 @@ export class JobMerger {
   async followAndFinish(job: JobRow, stop: AbortSignal): Promise<void> {
     await this.repo.underMergeLock(job.id, async () => {
       // Under the lock, again: another replica may have completed the job, or it may have stopped.
-      const current = await this.repo.findById(job.id);
+      const current = await this.repo.findByIdInternal(job.id);
       if (!current || !isActive(current.status)) return;
       let written: string;
       try {
         written = await this.writer.write(current, {
           pollMs: FOLLOW_POLL_MS,
           active: async () => {
-            const now = await this.repo.findById(job.id);
+            const now = await this.repo.findByIdInternal(job.id);
             return !stop.aborted && now !== undefined && isActive(now.status);
           },
         });

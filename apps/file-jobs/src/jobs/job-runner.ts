@@ -99,7 +99,7 @@ export class JobRunner {
       // Events whose publication a crash (or an unreachable JetStream) interrupted; the deterministic message id
       // and the webhooks service's unique deliveries keep a second publication from reaching anyone twice.
       for (const { job_id } of await this.repo.unpublishedEvents(OUTBOX_GRACE_SECONDS)) {
-        const job = await this.repo.findById(job_id);
+        const job = await this.repo.findByIdInternal(job_id);
         if (job) await this.merger.emit(job);
       }
     } catch (err) {
@@ -122,7 +122,7 @@ export class JobRunner {
     if (this.busy.has(jobId) || this.stopping.signal.aborted) return;
     this.busy.add(jobId);
     try {
-      let job = await this.repo.findById(jobId);
+      let job = await this.repo.findByIdInternal(jobId);
       if (!job) return;
       if (job.status === 'pending') {
         job = (await this.repo.transitionInternal(jobId, ['pending'], 'running', { startedAt: true })) ?? job;

@@ -1,5 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type ChunkItemResult, type PackedChunkItem, packChunkItem } from '@emailverify/contracts';
+import {
+  type AccountId,
+  type ChunkItemResult,
+  type PackedChunkItem,
+  packChunkItem,
+} from '@emailverify/contracts';
 import { readCsv } from '@emailverify/files';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import type { DataSource } from '@emailverify/persistence';
@@ -79,7 +84,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     const upload = `uploads/${randomUUID()}`;
     await (await kit.objectStore('files')).putBlob({ name: upload }, new TextEncoder().encode(csv));
     const view = await new JobCreator(new JobsRepository(db), kit, credits, config).create({
-      accountId: randomUUID(),
+      accountId: randomUUID() as AccountId,
       fileName,
       fileSize: csv.length,
       uploadObject: upload,
@@ -153,7 +158,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     });
     expect(await repo.creditsUsed(view.jobId)).toBe(5);
 
-    const job = (await repo.findById(view.jobId))!;
+    const job = (await repo.findByIdInternal(view.jobId))!;
     const name = await new ResultWriter(repo, kit, config).write(job);
     const stored = await store.get(name);
     const rows: string[][] = [];
@@ -234,7 +239,10 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     // Nothing is in flight or queued, and nothing goes back to the queue to be verified and counted again.
     expect(await repo.requeueStale(view.jobId, 0)).toBe(0);
     expect(await repo.publishChunks(view.jobId, 2, collectNothing)).toEqual([]);
-    expect(await repo.findById(view.jobId)).toMatchObject({ completed_chunks: 2, processed_emails: 6 });
+    expect(await repo.findByIdInternal(view.jobId)).toMatchObject({
+      completed_chunks: 2,
+      processed_emails: 6,
+    });
   });
 
   it('follows a job still being verified: waits for each chunk in turn, or gives up storing nothing', async () => {
@@ -249,7 +257,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       emails[chunk] = addresses;
     });
     await repo.applyChunkResult(view.jobId, 0, emails[0]!.map(verified), false);
-    const job = (await repo.findById(view.jobId))!;
+    const job = (await repo.findByIdInternal(view.jobId))!;
     const writer = new ResultWriter(repo, kit, config);
 
     // The job stops (paused, say) while chunks 1 and 2 are outstanding: the merge gives up, nothing stored.
@@ -290,7 +298,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     const repo = new JobsRepository(db);
     const view = await createJob('email\nx@files.test\ny@files.test\n', 'two.csv');
     await repo.applyChunkResult(view.jobId, 0, ['y@files.test', 'x@files.test'].map(verified), false);
-    const job = (await repo.findById(view.jobId))!;
+    const job = (await repo.findByIdInternal(view.jobId))!;
     await expect(new ResultWriter(repo, kit, config).write(job)).rejects.toThrow(/is for y@files.test/);
   });
 });

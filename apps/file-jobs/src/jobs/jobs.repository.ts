@@ -1,4 +1,5 @@
 import {
+  type AccountId,
   type ChunkItemResult,
   eventOfState,
   type JobState,
@@ -15,7 +16,7 @@ import type { RepeatBits } from './row-key';
 
 export interface JobRow {
   id: string;
-  account_id: string;
+  account_id: AccountId;
   file_name: string;
   file_size: string;
   format: 'csv' | 'txt' | 'xlsx';
@@ -132,7 +133,12 @@ function countIncrements(results: readonly PackedChunkItem[]): Record<string, nu
   return inc;
 }
 
-/** All SQL of the `files` schema. Queries on a customer's job take the account id. */
+/**
+ * All SQL of the `files` schema. What a customer asks about their job (find, transition, deleteJob) takes their
+ * account (AccountId), so another account's job is never found. The job engine (runner, merger, retention) works
+ * on jobs by id across accounts: findByIdInternal, transitionInternal and the retention methods say so in their
+ * names, and the chunk, window and outbox methods serve only the engine, with ids it read from the database.
+ */
 export class JobsRepository {
   constructor(private readonly db: DataSource) {}
 
@@ -140,7 +146,7 @@ export class JobsRepository {
     return this.db.transaction((m) => work(new JobsTx(m)));
   }
 
-  async find(accountId: string, jobId: string): Promise<JobRow | undefined> {
+  async find(accountId: AccountId, jobId: string): Promise<JobRow | undefined> {
     const rows: JobRow[] = await this.db.query(`SELECT * FROM files.jobs WHERE account_id = $1 AND id = $2`, [
       accountId,
       jobId,
@@ -152,7 +158,7 @@ export class JobsRepository {
    * Erases a customer's job: its row, its chunks (with their addresses and results) and an event it still owed,
    * in one transaction. False when the account has no such job.
    */
-  async deleteJob(accountId: string, jobId: string): Promise<boolean> {
+  async deleteJob(accountId: AccountId, jobId: string): Promise<boolean> {
     return this.db.transaction(async (m) => {
       const raw: unknown = await m.query(
         `DELETE FROM files.jobs WHERE account_id = $1 AND id = $2 RETURNING id`,
@@ -203,13 +209,13 @@ export class JobsRepository {
   }
 
   /** Internal lookups by id alone: the runner, and a signed download link (whose signature names the job). */
-  async findById(jobId: string): Promise<JobRow | undefined> {
+  async findByIdInternal(jobId: string): Promise<JobRow | undefined> {
     const rows: JobRow[] = await this.db.query(`SELECT * FROM files.jobs WHERE id = $1`, [jobId]);
     return rows[0];
   }
 
   /** Moves a customer's job from one of `from` to `to`; undefined when it is not theirs or not in one of them. */
-  transition(accountId: string, jobId: string, ...move: Move): Promise<JobRow | undefined> {
+  transition(accountId: AccountId, jobId: string, ...move: Move): Promise<JobRow | undefined> {
     return this.move(accountId, jobId, ...move);
   }
 
@@ -219,7 +225,7 @@ export class JobsRepository {
   }
 
   private async move(
-    accountId: string | null,
+    accountId: AccountId | null,
     jobId: string,
     from: readonly JobState[],
     to: JobState,

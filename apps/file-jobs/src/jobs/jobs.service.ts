@@ -1,4 +1,5 @@
 import {
+  type AccountId,
   DomainError,
   FINISHED_JOB_STATES,
   type FileJobDeleteReply,
@@ -72,8 +73,8 @@ export class JobsService {
   }
 
   /** For a signed download link, whose signature already names the job. */
-  async locate(jobId: string): Promise<FileJobResultsReply & { accountId: string; status: string }> {
-    const job = isUuid(jobId) ? await this.repo.findById(jobId) : undefined;
+  async locate(jobId: string): Promise<FileJobResultsReply & { accountId: AccountId; status: string }> {
+    const job = isUuid(jobId) ? await this.repo.findByIdInternal(jobId) : undefined;
     if (!job) throw new DomainError('JOB_NOT_FOUND', 'Job not found');
     return { ...this.resultsOf(job), accountId: job.account_id, status: job.status };
   }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { type DynamicModule, type INestApplication, Module, type Type } from '@nestjs/common';
 import {
+  type AccountId,
   DomainError,
   type ResolvedKey,
   type ResponseStyle,
@@ -141,7 +142,7 @@ export class StandInJetStream {
   }
 }
 
-export const ACCOUNT = '6f1c2b1e-6a1d-4c57-9a43-2d1f1f3b9a10';
+export const ACCOUNT = '6f1c2b1e-6a1d-4c57-9a43-2d1f1f3b9a10' as AccountId;
 /** Keys every harness resolves: one per style, of the same account. */
 export const KEYS = {
   current: 'ev_current-key',

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type AccountId,
   type BilledVerificationResult,
   type ChunkMessage,
   DomainError,
@@ -157,7 +158,7 @@ export class VerificationService {
 
   /** Reserves one credit per address, verifies, stores what may be cached, and settles what was used. */
   private async verifyFresh(
-    accountId: string,
+    accountId: AccountId,
     emails: readonly string[],
     checkSmtp: boolean,
     idempotencyKey: string,

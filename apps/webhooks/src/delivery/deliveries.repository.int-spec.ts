@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { AccountId } from '@emailverify/contracts';
 import type { DataSource } from '@emailverify/persistence';
 import { openTestDatabase } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +7,9 @@ import { webhooksMigrations } from '../migrations';
 import { SecretBox } from '../webhooks/secret-box';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
 import { type AttemptRecord, DeliveriesRepository } from './deliveries.repository';
+
+/** A new account's id, as the services receive one. */
+const newAccountId = () => randomUUID() as AccountId;
 
 describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes', () => {
   let db: DataSource;
@@ -21,7 +25,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   });
   afterAll(async () => drop?.());
 
-  async function makeWebhook(accountId: string, events = ['file.completed', 'file.failed']) {
+  async function makeWebhook(accountId: AccountId, events = ['file.completed', 'file.failed']) {
     const id = randomUUID();
     const row = await webhooks.create(
       accountId,
@@ -31,7 +35,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     return row!;
   }
 
-  function event(accountId: string, kind = 'file.completed', jobId = randomUUID()) {
+  function event(accountId: AccountId, kind = 'file.completed', jobId = randomUUID()) {
     return {
       accountId,
       eventId: `${jobId}:${kind}`,
@@ -67,12 +71,12 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   }
 
   it('makes one delivery per active subscribed webhook of the account, once per event', async () => {
-    const account = randomUUID();
+    const account = newAccountId();
     const both = await makeWebhook(account);
     const failedOnly = await makeWebhook(account, ['file.failed']);
     const inactive = await makeWebhook(account);
     await webhooks.update(account, inactive.id, { isActive: false });
-    const other = await makeWebhook(randomUUID());
+    const other = await makeWebhook(newAccountId());
     const e = event(account);
     expect((await deliveries.createForEvent(e)).ids).toHaveLength(1);
     expect((await deliveries.createForEvent(e)).ids).toHaveLength(0);
@@ -81,7 +85,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   });
 
   it('hands each due delivery to exactly one of several concurrent claimers', async () => {
-    const account = randomUUID();
+    const account = newAccountId();
     const hooks = await Promise.all(Array.from({ length: 5 }, () => makeWebhook(account)));
     for (let i = 0; i < 20; i++) await deliveries.createForEvent(event(account));
     const ids = hooks.map((h) => h.id);
@@ -92,7 +96,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   });
 
   it('gives an expired claim to the next claimer, and the first process then records nothing', async () => {
-    const account = randomUUID();
+    const account = newAccountId();
     const hook = await makeWebhook(account);
     await deliveries.createForEvent(event(account));
     const [first] = (await deliveries.claimDue(100, 1)).filter((d) => d.webhook_id === hook.id);
@@ -230,7 +234,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   });
 
   it('deactivates a webhook whose deliveries all failed for the set number of days, and not before', async () => {
-    const account = randomUUID();
+    const account = newAccountId();
     const hook = await makeWebhook(account);
     const fail = async () => {
       await deliveries.createForEvent(event(account));
@@ -261,7 +265,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   });
 
   it('starts the count afresh after a success', async () => {
-    const account = randomUUID();
+    const account = newAccountId();
     const hook = await makeWebhook(account);
     await db.query(`UPDATE webhooks.webhooks SET failing_since = now() - interval '9 days' WHERE id = $1`, [
       hook.id,
@@ -279,7 +283,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   });
 
   it('pages the delivery log newest first without skipping or repeating rows', async () => {
-    const account = randomUUID();
+    const account = newAccountId();
     const hook = await makeWebhook(account);
     for (let i = 0; i < 7; i++) await deliveries.createForEvent(event(account));
     const seen: string[] = [];
@@ -293,6 +297,6 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     }
     expect(seen).toHaveLength(7);
     expect(new Set(seen).size).toBe(7);
-    expect(await deliveries.list(randomUUID(), hook.id, 10)).toEqual([]);
+    expect(await deliveries.list(newAccountId(), hook.id, 10)).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
+import type { AccountId } from '@emailverify/contracts';
 import { type DataSource, returnedRows } from '@emailverify/persistence';
 
 export interface NewEventDeliveries {
-  accountId: string;
+  accountId: AccountId;
   eventId: string;
   event: string;
   jobId: string;
@@ -83,6 +84,11 @@ const DELIVERY_VIEW = `
                                               'response_body', a.response_body) ORDER BY a.n)
               FROM webhooks.attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempts`;
 
+/**
+ * Deliveries and their attempts. The delivery log a customer reads (list, find, redeliver) and event intake take
+ * the account (AccountId); claiming due deliveries, recording attempts and purging old ones serve only the
+ * dispatcher, across accounts, with ids it claimed from the database.
+ */
 export class DeliveriesRepository {
   constructor(private readonly db: DataSource) {}
 
@@ -229,7 +235,7 @@ export class DeliveriesRepository {
 
   /** A page of the webhook's delivery log, newest first; `after` is the last row of the previous page. */
   async list(
-    accountId: string,
+    accountId: AccountId,
     webhookId: string,
     limit: number,
     after?: { createdKey: string; id: string },
@@ -245,7 +251,7 @@ export class DeliveriesRepository {
     )) as DeliveryRow[];
   }
 
-  async find(accountId: string, webhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
+  async find(accountId: AccountId, webhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
     const rows = (await this.db.query(
       `SELECT ${DELIVERY_VIEW} FROM webhooks.deliveries d
         WHERE d.account_id = $1 AND d.webhook_id = $2 AND d.id = $3`,
@@ -258,7 +264,7 @@ export class DeliveriesRepository {
    * Makes one more attempt of a delivery due now, with the same id and body. A delivery that had ended gets
    * exactly one more attempt; one still pending keeps its remaining attempts and is simply brought forward.
    */
-  async redeliver(accountId: string, webhookId: string, deliveryId: string): Promise<boolean> {
+  async redeliver(accountId: AccountId, webhookId: string, deliveryId: string): Promise<boolean> {
     const rows = returnedRows<{ id: string }>(
       await this.db.query(
         `UPDATE webhooks.deliveries

@@ -1,8 +1,9 @@
+import type { AccountId } from '@emailverify/contracts';
 import { type DataSource, returnedRows } from '@emailverify/persistence';
 
 export interface WebhookRow {
   id: string;
-  account_id: string;
+  account_id: AccountId;
   url: string;
   events: string[];
   secret_sealed: Buffer;
@@ -26,7 +27,7 @@ export class WebhooksRepository {
    * lock, so concurrent creates cannot pass the limit together. Returns undefined when the limit is reached.
    */
   async create(
-    accountId: string,
+    accountId: AccountId,
     webhook: { id: string; url: string; events: string[]; secretSealed: Buffer },
     limit: number,
   ): Promise<WebhookRow | undefined> {
@@ -46,14 +47,14 @@ export class WebhooksRepository {
     });
   }
 
-  async list(accountId: string): Promise<WebhookRow[]> {
+  async list(accountId: AccountId): Promise<WebhookRow[]> {
     return (await this.db.query(
       `SELECT ${COLUMNS} FROM webhooks.webhooks WHERE account_id = $1 ORDER BY created_at, id`,
       [accountId],
     )) as WebhookRow[];
   }
 
-  async find(accountId: string, webhookId: string): Promise<WebhookRow | undefined> {
+  async find(accountId: AccountId, webhookId: string): Promise<WebhookRow | undefined> {
     const rows = (await this.db.query(
       `SELECT ${COLUMNS} FROM webhooks.webhooks WHERE account_id = $1 AND id = $2`,
       [accountId, webhookId],
@@ -66,7 +67,7 @@ export class WebhooksRepository {
    * receive nothing); reactivating starts the auto-disable count afresh.
    */
   async update(
-    accountId: string,
+    accountId: AccountId,
     webhookId: string,
     change: { url?: string; events?: string[]; isActive?: boolean },
   ): Promise<WebhookRow | undefined> {
@@ -98,7 +99,7 @@ export class WebhooksRepository {
   }
 
   /** Removes the webhook with its deliveries and their attempts. */
-  async delete(accountId: string, webhookId: string): Promise<boolean> {
+  async delete(accountId: AccountId, webhookId: string): Promise<boolean> {
     const rows = returnedRows<{ id: string }>(
       await this.db.query(`DELETE FROM webhooks.webhooks WHERE account_id = $1 AND id = $2 RETURNING id`, [
         accountId,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  type AccountId,
   type Delivery,
   type DeliveryListReply,
   type DeliveryListRequest,
@@ -52,7 +53,7 @@ export class WebhooksService {
     return { webhook: toWebhook(row), secret };
   }
 
-  async list(accountId: string): Promise<WebhookListReply> {
+  async list(accountId: AccountId): Promise<WebhookListReply> {
     const rows = await this.webhooks.list(accountId);
     return { webhooks: rows.map(toWebhook), total: rows.length };
   }

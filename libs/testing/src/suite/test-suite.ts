@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
+  type AccountId,
   type AccountCreateReply,
   type ResponseStyle,
   Subjects,
@@ -36,7 +37,7 @@ export interface SuiteOptions {
 }
 
 export interface Account {
-  accountId: string;
+  accountId: AccountId;
   apiKeyId: string;
   apiKey: string;
 }

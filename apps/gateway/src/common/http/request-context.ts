@@ -1,9 +1,10 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { ResponseStyle } from '@emailverify/contracts';
+import type { AccountId, ResponseStyle } from '@emailverify/contracts';
 import type { Request } from 'express';
 
 export interface AuthContext {
-  accountId: string;
+  /** The account the credits service resolved the API key to. */
+  accountId: AccountId;
   apiKeyId: string;
   apiKeyName: string;
   plan: string;
