@@ -51,7 +51,6 @@ export function gatewayApi(
       MulterModule.registerAsync({
         inject: [JetStreamKit],
         useFactory: (kit: JetStreamKit) => {
-          kit.limitBucket('files', config.FILE_STORE_MAX_BYTES);
           return {
             storage: new ObjectStoreStorage(kit),
             // File names as UTF-8 (curl and browsers send them so); busboy's default would read them as Latin-1.

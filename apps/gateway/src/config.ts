@@ -1,10 +1,4 @@
-import {
-  baseConfigShape,
-  fileStoreConfigShape,
-  int,
-  loadConfig,
-  withDownloadLinks,
-} from '@emailverify/service-kit';
+import { baseConfigShape, int, loadConfig, withDownloadLinks } from '@emailverify/service-kit';
 import { z } from 'zod';
 
 export const gatewayConfigSchema = withDownloadLinks({
@@ -49,7 +43,6 @@ export const gatewayConfigSchema = withDownloadLinks({
   /** Deadline of a single or bulk verification (SMTP probes can take tens of seconds); past it: 504 TIMEOUT. */
   VERIFY_TIMEOUT_MS: int(120_000, 1_000, 600_000),
   FILE_MAX_BYTES: int(104_857_600, 1024),
-  ...fileStoreConfigShape,
   /** Deadline for file-jobs to parse and stage an upload (a million-row file takes a while). */
   FILE_CREATE_TIMEOUT_MS: int(300_000, 1_000, 3_600_000),
 });

@@ -63,15 +63,6 @@ export const baseConfigShape = {
   NATS_STREAM_REPLICAS: int(1, 1, 5),
 };
 
-/** Variables of the services that write the object store's `files` bucket (gateway and file-jobs). */
-export const fileStoreConfigShape = {
-  /**
-   * Size limit of the `files` bucket (uploads and result files), enforced by JetStream: an upload that would
-   * pass it is refused (503) before anything is charged. Set the same value for the gateway and file-jobs.
-   */
-  FILE_STORE_MAX_BYTES: int(53_687_091_200, 1024),
-};
-
 export const baseConfigSchema = z.object(baseConfigShape);
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
 

@@ -303,7 +303,7 @@ describe('file routes', () => {
     it.each(STYLES)(
       'refuses an upload with 503 before storing it or asking file-jobs (%s style)',
       async (style) => {
-        gateway.jetStream.limitBucket('files', CSV.length + 64);
+        gateway.jetStream.maxBytes = CSV.length + 64;
         try {
           const form = new FormData();
           form.append('file', new Blob(['email\na@example.com\n'.repeat(20)]), 'leads.csv');
@@ -312,7 +312,7 @@ describe('file routes', () => {
           expect([...gateway.jetStream.store.objects.keys()]).toEqual([RESULTS.objectName]);
           expect(gateway.bus.asked).toEqual([]);
         } finally {
-          gateway.jetStream.limitBucket('files', -1);
+          gateway.jetStream.maxBytes = -1;
         }
       },
     );

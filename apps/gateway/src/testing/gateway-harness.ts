@@ -116,12 +116,8 @@ export class StandInObjectStore {
 export class StandInJetStream {
   readonly store = new StandInObjectStore();
 
-  /** The bucket's size limit (-1: none), as FILE_STORE_MAX_BYTES sets it. */
+  /** The bucket's size limit (-1: none), as file-jobs sets it from FILE_STORE_MAX_BYTES. */
   maxBytes = -1;
-
-  limitBucket(_bucket: string, maxBytes: number): void {
-    this.maxBytes = maxBytes;
-  }
 
   async objectStore(_bucket: string): Promise<StandInObjectStore> {
     return this.store;
