@@ -50,11 +50,18 @@ export class FilesInit1763820000000 implements MigrationInterface {
         completed_at timestamptz,
         updated_at timestamptz NOT NULL DEFAULT now(),
         -- Addresses per chunk when the job was made: the n-th verifiable address is in chunk n / chunk_size.
-        chunk_size int NOT NULL DEFAULT 500
+        chunk_size int NOT NULL DEFAULT 500,
+        -- When retention deleted the job's files (FILE_RETENTION_DAYS after it ended); its record and counts stay.
+        files_deleted_at timestamptz
       )`);
     await q.query(`CREATE INDEX jobs_account_idx ON files.jobs (account_id, created_at DESC)`);
     await q.query(
       `CREATE INDEX jobs_active_idx ON files.jobs (status) WHERE status IN ('pending','running','processing','merging')`,
+    );
+    // The retention sweep: ended jobs whose files are still kept, by the time they ended.
+    await q.query(
+      `CREATE INDEX jobs_retention_idx ON files.jobs (completed_at)
+        WHERE files_deleted_at IS NULL AND status IN ('completed','completed_with_warning','failed','cancelled')`,
     );
     // A job's addresses and results are kept per chunk, not per address: a chunk row holds its addresses (in
     // order, normalised), which of them occur again further down the file, and, once verified, its results in
