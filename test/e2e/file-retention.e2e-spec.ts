@@ -264,12 +264,22 @@ describe('file jobs: deletion, retention and the size of the file store', () => 
         message: expect.stringMatching(/deleted/),
       });
     }
+    // The signed link needs no key; its reply takes the style the request asks for.
     const link = await fetch(signed);
     expect(link.status).toBe(404);
-    const linkBody = (await link.json()) as { error: { code: string; message: string } };
-    expect(linkBody.error).toMatchObject({
-      code: 'JOB_NOT_FOUND',
-      message: expect.stringMatching(/deleted/),
+    expect(await link.json()).toMatchObject({
+      success: false,
+      code: '4040',
+      error: { code: 'JOB_NOT_FOUND', message: expect.stringMatching(/files of this job were deleted/) },
+    });
+    const legacyLink = await fetch(signed, { headers: { 'SVC-Response-Style': 'legacy' } });
+    expect(legacyLink.status).toBe(404);
+    expect(await legacyLink.json()).toEqual({
+      error: {
+        code: 'JOB_NOT_FOUND',
+        message: expect.stringMatching(/files of this job were deleted/),
+        details: expect.objectContaining({ retention_days: 0.000001 }),
+      },
     });
 
     // The record can still be erased.
