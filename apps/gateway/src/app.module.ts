@@ -50,14 +50,12 @@ export function gatewayApi(
     imports: [
       MulterModule.registerAsync({
         inject: [JetStreamKit],
-        useFactory: (kit: JetStreamKit) => {
-          return {
-            storage: new ObjectStoreStorage(kit),
-            // File names as UTF-8 (curl and browsers send them so); busboy's default would read them as Latin-1.
-            defParamCharset: 'utf8',
-            limits: { fileSize: config.FILE_MAX_BYTES, files: 1, fields: 10, fieldSize: 4096, parts: 12 },
-          };
-        },
+        useFactory: (kit: JetStreamKit) => ({
+          storage: new ObjectStoreStorage(kit),
+          // File names as UTF-8 (curl and browsers send them so); busboy's default would read them as Latin-1.
+          defParamCharset: 'utf8',
+          limits: { fileSize: config.FILE_MAX_BYTES, files: 1, fields: 10, fieldSize: 4096, parts: 12 },
+        }),
       }),
     ],
     controllers: [CreditsController, VerifyController, FilesController, WebhooksController],

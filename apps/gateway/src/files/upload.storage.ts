@@ -25,8 +25,9 @@ function storeFull(): DomainError {
 /**
  * Streams an uploaded file straight into the object store (bucket `files`), never holding it in memory. A file
  * cut short by the size limit is removed again, so an over-size upload leaves nothing behind. An upload that
- * would not fit in the bucket (its limit, which file-jobs sets from FILE_STORE_MAX_BYTES) is refused with 503: at once when the request's declared
- * length says so, else when JetStream refuses a chunk, and then the put removes what it had stored.
+ * would not fit in the bucket (its limit, which file-jobs sets from FILE_STORE_MAX_BYTES) is refused with 503:
+ * at once when the request's declared length says so, else when JetStream refuses a chunk, and then the put
+ * removes what it had stored.
  */
 export class ObjectStoreStorage implements StorageEngine {
   constructor(private readonly kit: JetStreamKit) {}
