@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileJobsConfigSchema } from '../config';
 import { filesMigrations } from '../migrations';
 import { JobCreator } from './job-creator';
+import { JobFiles } from './job-files';
 import { JobsRepository } from './jobs.repository';
 import { MergeAbandoned, ResultWriter, resultObjectName } from './result-writer';
 
@@ -300,5 +301,76 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     await repo.applyChunkResult(view.jobId, 0, ['y@files.test', 'x@files.test'].map(verified), false);
     const job = (await repo.findByIdInternal(view.jobId))!;
     await expect(new ResultWriter(repo, kit, config).write(job)).rejects.toThrow(/is for y@files.test/);
+  });
+
+  it("retention deletes only the files of jobs that ended long enough ago, keeping each job's record", async () => {
+    const repo = new JobsRepository(db);
+    const store = await kit.objectStore('files');
+    const ended = await createJob('email\nold@files.test\n', 'old.csv');
+    const recent = await createJob('email\nnew@files.test\n', 'new.csv');
+    const running = await createJob('email\nrun@files.test\n', 'run.csv');
+    await repo.transitionInternal(ended.jobId, ['running'], 'completed', {
+      completedAt: true,
+      resultObject: resultObjectName(ended.jobId),
+    });
+    await store.putBlob({ name: resultObjectName(ended.jobId) }, new TextEncoder().encode('email\n'));
+    await repo.transitionInternal(recent.jobId, ['running'], 'cancelled', { completedAt: true });
+    // Ended two days ago, a day ago, and still running (started three days ago).
+    await db.query(`UPDATE files.jobs SET completed_at = now() - interval '2 days' WHERE id = $1`, [
+      ended.jobId,
+    ]);
+    await db.query(`UPDATE files.jobs SET completed_at = now() - interval '1 day' WHERE id = $1`, [
+      recent.jobId,
+    ]);
+    await db.query(`UPDATE files.jobs SET created_at = now() - interval '3 days' WHERE id = $1`, [
+      running.jobId,
+    ]);
+    const objectOf = async (id: string) => (await repo.findByIdInternal(id))!.upload_object;
+    /** Whether the object is gone (a deleted object leaves only a marker). */
+    const gone = async (name: string) => (await store.info(name))?.deleted ?? true;
+    const [endedUpload, recentUpload, runningUpload] = await Promise.all(
+      [ended, recent, running].map((v) => objectOf(v.jobId)),
+    );
+
+    // Kept 1.5 days: only the job that ended two days ago loses its files.
+    const files = new JobFiles(repo, kit, 1.5);
+    expect(await files.sweepExpired()).toBe(1);
+    expect(await gone(endedUpload!)).toBe(true);
+    expect(await gone(resultObjectName(ended.jobId))).toBe(true);
+    expect(await repo.findByIdInternal(ended.jobId)).toMatchObject({
+      status: 'completed',
+      files_deleted_at: expect.any(Date),
+      result_object: null,
+      unique_emails: 1,
+    });
+    expect(await db.query(`SELECT chunk FROM files.job_chunks WHERE job_id = $1`, [ended.jobId])).toEqual([]);
+    for (const [id, upload] of [
+      [recent.jobId, recentUpload],
+      [running.jobId, runningUpload],
+    ] as const) {
+      expect(await gone(upload!)).toBe(false);
+      expect(await repo.findByIdInternal(id!)).toMatchObject({ files_deleted_at: null });
+    }
+    // A second pass finds nothing more to do.
+    expect(await files.sweepExpired()).toBe(0);
+  });
+
+  it('deletes a job only for its own account, with its chunks and an event it still owed', async () => {
+    const repo = new JobsRepository(db);
+    const view = await createJob('email\nmine@files.test\n', 'mine.csv');
+    await repo.transitionInternal(view.jobId, ['running'], 'failed', {
+      completedAt: true,
+      error: { code: 'X', message: 'x' },
+    });
+    expect(await db.query(`SELECT event FROM files.event_outbox WHERE job_id = $1`, [view.jobId])).toEqual([
+      { event: 'file.failed' },
+    ]);
+    expect(await repo.deleteJob(randomUUID() as AccountId, view.jobId)).toBe(false);
+    expect(await repo.findByIdInternal(view.jobId)).toBeDefined();
+    expect(await repo.deleteJob(view.accountId, view.jobId)).toBe(true);
+    expect(await repo.findByIdInternal(view.jobId)).toBeUndefined();
+    for (const table of ['job_chunks', 'event_outbox'])
+      expect(await db.query(`SELECT job_id FROM files.${table} WHERE job_id = $1`, [view.jobId])).toEqual([]);
+    expect(await repo.deleteJob(view.accountId, view.jobId)).toBe(false);
   });
 });
