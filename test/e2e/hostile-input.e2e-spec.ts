@@ -138,6 +138,7 @@ describe('hostile input against the running apps', () => {
           ['GET', '/results?valid=true'],
           ['POST', '/pause'],
           ['POST', '/cancel'],
+          ['DELETE', ''],
         ] as const) {
           // `..` is resolved by the client (no such endpoint), everything else names no job.
           const res = await call(`/v1/verify/file/${id}${suffix}`, { method });
