@@ -39,11 +39,6 @@ export const fileJobsConfigSchema = withDownloadLinks({
   FILE_RETENTION_DAYS: z.coerce.number().positive().max(36_500).default(30),
   /** How often each replica looks for jobs past FILE_RETENTION_DAYS. */
   FILE_RETENTION_SWEEP_INTERVAL_MS: int(3_600_000, 100, 86_400_000),
-  /**
-   * Size limit of the `files` bucket (uploads and result files), which file-jobs sets on the bucket at start and
-   * JetStream enforces: the gateway refuses an upload that would pass it (503) before anything is charged.
-   */
-  FILE_STORE_MAX_BYTES: int(53_687_091_200, 1024),
 });
 export type FileJobsConfig = z.infer<typeof fileJobsConfigSchema>;
 

@@ -51,7 +51,7 @@ export function gatewayApi(
       MulterModule.registerAsync({
         inject: [JetStreamKit],
         useFactory: (kit: JetStreamKit) => ({
-          storage: new ObjectStoreStorage(kit),
+          storage: new ObjectStoreStorage(kit, config.FILE_STORE_MAX_BYTES),
           // File names as UTF-8 (curl and browsers send them so); busboy's default would read them as Latin-1.
           defParamCharset: 'utf8',
           limits: { fileSize: config.FILE_MAX_BYTES, files: 1, fields: 10, fieldSize: 4096, parts: 12 },

@@ -43,6 +43,11 @@ export const gatewayConfigSchema = withDownloadLinks({
   /** Deadline of a single or bulk verification (SMTP probes can take tens of seconds); past it: 504 TIMEOUT. */
   VERIFY_TIMEOUT_MS: int(120_000, 1_000, 600_000),
   FILE_MAX_BYTES: int(104_857_600, 1024),
+  /**
+   * What the object store's `files` bucket (uploads and result files) may hold: an upload that would pass it is
+   * refused (503) before anything is stored or charged.
+   */
+  FILE_STORE_MAX_BYTES: int(53_687_091_200, 1024),
   /** Deadline for file-jobs to parse and stage an upload (a million-row file takes a while). */
   FILE_CREATE_TIMEOUT_MS: int(300_000, 1_000, 3_600_000),
 });

@@ -70,8 +70,6 @@ export interface ConsumerHandle {
 export class JetStreamKit {
   readonly js: JetStreamClient;
   private manager?: JetStreamManager;
-  private readonly bucketLimits = new Map<string, number>();
-  private readonly limitsApplied = new Set<string>();
 
   constructor(private readonly bus: MessageBus) {
     this.js = jetstream(bus.connection);
@@ -209,45 +207,21 @@ export class JetStreamKit {
     };
   }
 
-  /**
-   * Sets the size limit of a bucket: applied when the bucket is created, and to an existing bucket when this
-   * process first opens it. JetStream then refuses (rather than evicts) whatever would pass it, so a put that
-   * does not fit fails and removes what it had stored (see isStoreFull).
-   */
-  limitBucket(bucket: string, maxBytes: number): void {
-    this.bucketLimits.set(bucket, maxBytes);
-    this.limitsApplied.delete(bucket);
-  }
-
   /** The object store bucket (created when missing), namespaced like everything else. */
   async objectStore(bucket: string): Promise<ObjectStore> {
     const objm = new Objm(this.js);
     const name = this.bus.ns.resource(bucket);
-    const maxBytes = this.bucketLimits.get(bucket);
-    let store: ObjectStore;
     try {
-      store = await objm.open(name);
+      return await objm.open(name);
     } catch {
-      return objm.create(name, {
-        storage: StorageType.File,
-        replicas: this.bus.streamReplicas,
-        ...(maxBytes !== undefined ? { max_bytes: maxBytes } : {}),
-      });
+      return objm.create(name, { storage: StorageType.File, replicas: this.bus.streamReplicas });
     }
-    if (maxBytes !== undefined && !this.limitsApplied.has(bucket)) {
-      const jsm = await this.jsm();
-      const { config } = await jsm.streams.info(`OBJ_${name}`);
-      if (config.max_bytes !== maxBytes)
-        await jsm.streams.update(config.name, { ...config, max_bytes: maxBytes });
-      this.limitsApplied.add(bucket);
-    }
-    return store;
   }
 
-  /** Bytes a bucket holds and its limit (-1: none). */
-  async bucketUsage(bucket: string): Promise<{ bytes: number; maxBytes: number }> {
+  /** Bytes a bucket holds (its objects' chunks and metadata, as JetStream stores them). */
+  async bucketBytes(bucket: string): Promise<number> {
     const { streamInfo } = await (await this.objectStore(bucket)).status();
-    return { bytes: streamInfo.state.bytes, maxBytes: streamInfo.config.max_bytes };
+    return streamInfo.state.bytes;
   }
 
   /**
@@ -341,12 +315,6 @@ export class JetStreamKit {
     }
     for (const name of names) await jsm.streams.delete(name).catch(() => undefined);
   }
-}
-
-/** Whether a put failed because its bucket reached its size limit (JetStream's "maximum bytes exceeded"). */
-export function isStoreFull(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: string };
-  return e?.code === 10077 || /maximum bytes exceeded/i.test(e?.message ?? '');
 }
 
 function isNotFound(err: unknown): boolean {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type AccountId, DomainError, Subjects } from '@emailverify/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MessageBus } from './bus';
-import { isStoreFull, JetStreamKit } from './jetstream';
+import { JetStreamKit } from './jetstream';
 
 const url = process.env.NATS_URL || 'nats://127.0.0.1:4222';
 const ns = () => `t_msg_${randomBytes(4).toString('hex')}`;
@@ -269,33 +269,14 @@ describe('messaging: JetStream streams, consumers and object store (real NATS)',
     expect(await kit.removePartialObjects('files', 0)).toBe(0);
   });
 
-  it('limits a bucket: a put that does not fit is refused whole, and an existing bucket takes a new limit', async () => {
-    // Its own bucket, made without a limit, as an installation from before the limit was set would have it.
-    const free = await kit.objectStore('limited');
-    await free.putBlob({ name: 'first' }, randomBytes(200 * 1024));
-
-    const limiting = new JetStreamKit(bus);
-    limiting.limitBucket('limited', 400 * 1024);
-    const store = await limiting.objectStore('limited');
-    const usage = await limiting.bucketUsage('limited');
-    expect(usage.maxBytes).toBe(400 * 1024);
-    expect(usage.bytes).toBeGreaterThanOrEqual(200 * 1024);
-
-    const source = (bytes: number) =>
-      new ReadableStream<Uint8Array>({
-        start(controller) {
-          for (let off = 0; off < bytes; off += 64 * 1024) controller.enqueue(randomBytes(64 * 1024));
-          controller.close();
-        },
-      });
-    const refused = await limiting
-      .putObject(store, 'second', source(300 * 1024))
-      .catch((err: unknown) => err);
-    expect(isStoreFull(refused)).toBe(true);
-    expect(await store.info('second')).toBeNull();
-    // Nothing of the refused put stays: the bucket holds what it held.
-    expect((await limiting.bucketUsage('limited')).bytes).toBe(usage.bytes);
-    // What fits still goes in.
-    expect((await limiting.putObject(store, 'third', source(128 * 1024))).size).toBe(128 * 1024);
+  it('tells how many bytes a bucket holds, which a deleted object gives back', async () => {
+    const store = await kit.objectStore('measured');
+    const empty = await kit.bucketBytes('measured');
+    await store.putBlob({ name: 'data' }, randomBytes(200 * 1024));
+    const full = await kit.bucketBytes('measured');
+    expect(full - empty).toBeGreaterThanOrEqual(200 * 1024);
+    await store.delete('data');
+    // Only the deleted object's marker stays.
+    expect((await kit.bucketBytes('measured')) - empty).toBeLessThan(1024);
   });
 });

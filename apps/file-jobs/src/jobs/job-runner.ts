@@ -48,9 +48,6 @@ export class JobRunner {
   async start(): Promise<void> {
     for (const stream of [Streams.verifyChunks, Streams.chunkResults, Streams.events])
       await this.kit.ensureStream(stream);
-    // The bucket of uploads and result files, with its size limit.
-    this.kit.limitBucket('files', this.config.FILE_STORE_MAX_BYTES);
-    await this.kit.objectStore('files');
     this.consumer = await this.kit.consume<ChunkResultMessage>(
       {
         stream: Streams.chunkResults.name,

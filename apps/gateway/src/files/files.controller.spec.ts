@@ -300,20 +300,27 @@ describe('file routes', () => {
   });
 
   describe('a full file store', () => {
+    // FILE_STORE_MAX_BYTES room for the result file already stored and 64 bytes more.
+    let small: GatewayHarness;
+    beforeAll(async () => {
+      small = await GatewayHarness.start({
+        env: { DOWNLOAD_SIGNING_SECRET: SECRET, FILE_STORE_MAX_BYTES: String(1024 + 64) },
+      });
+    });
+    afterAll(async () => small?.close());
+
     it.each(STYLES)(
       'refuses an upload with 503 before storing it or asking file-jobs (%s style)',
       async (style) => {
-        gateway.jetStream.maxBytes = CSV.length + 64;
-        try {
-          const form = new FormData();
-          form.append('file', new Blob(['email\na@example.com\n'.repeat(20)]), 'leads.csv');
-          const res = await gateway.call('/v1/verify/file', { style, form });
-          expect(expectError(style, res, 503, 'SERVICE_UNAVAILABLE').message).toMatch(/file store is full/);
-          expect([...gateway.jetStream.store.objects.keys()]).toEqual([RESULTS.objectName]);
-          expect(gateway.bus.asked).toEqual([]);
-        } finally {
-          gateway.jetStream.maxBytes = -1;
-        }
+        small.reset();
+        small.jetStream.store.objects.clear();
+        small.jetStream.store.objects.set('results/other.csv', Buffer.alloc(1024));
+        const form = new FormData();
+        form.append('file', new Blob(['email\na@example.com\n'.repeat(20)]), 'leads.csv');
+        const res = await small.call('/v1/verify/file', { style, form });
+        expect(expectError(style, res, 503, 'SERVICE_UNAVAILABLE').message).toMatch(/file store is full/);
+        expect([...small.jetStream.store.objects.keys()]).toEqual(['results/other.csv']);
+        expect(small.bus.asked).toEqual([]);
       },
     );
   });

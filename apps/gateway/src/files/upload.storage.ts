@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { DomainError } from '@emailverify/contracts';
-import { isStoreFull, type JetStreamKit } from '@emailverify/messaging';
+import type { JetStreamKit } from '@emailverify/messaging';
 import type { Request } from 'express';
 import type { StorageEngine } from 'multer';
 
@@ -24,13 +24,18 @@ function storeFull(): DomainError {
 
 /**
  * Streams an uploaded file straight into the object store (bucket `files`), never holding it in memory. A file
- * cut short by the size limit is removed again, so an over-size upload leaves nothing behind. An upload that
- * would not fit in the bucket (its limit, which file-jobs sets from FILE_STORE_MAX_BYTES) is refused with 503:
- * at once when the request's declared length says so, else when JetStream refuses a chunk, and then the put
- * removes what it had stored.
+ * cut short by the size limit is removed again, so an over-size upload leaves nothing behind.
+ *
+ * The bucket holds at most `storeMaxBytes` (FILE_STORE_MAX_BYTES). An upload that would not fit is refused with
+ * 503: at once when the request's declared length says so, else as soon as its bytes pass the room that was
+ * left, and then the put removes the chunks it had stored. The limit is kept here rather than as the stream's
+ * max_bytes, which JetStream would reserve on its disk up front whether or not it is used.
  */
 export class ObjectStoreStorage implements StorageEngine {
-  constructor(private readonly kit: JetStreamKit) {}
+  constructor(
+    private readonly kit: JetStreamKit,
+    private readonly storeMaxBytes: number,
+  ) {}
 
   _handleFile(
     req: Request,
@@ -43,18 +48,25 @@ export class ObjectStoreStorage implements StorageEngine {
       truncated = true;
     });
     void (async () => {
-      const { bytes, maxBytes } = await this.kit.bucketUsage('files');
+      const room = this.storeMaxBytes - (await this.kit.bucketBytes('files'));
       const declared = Number(req.headers['content-length']) || 0;
-      if (maxBytes >= 0 && bytes + declared > maxBytes) throw storeFull();
+      if (declared > room) throw storeFull();
+      // Past the room left, the rest is read but not stored (as multer's own size limit does), and the part
+      // that was stored is removed below: the request ends normally and nothing of it stays.
+      let received = 0;
+      const data = (Readable.toWeb(file.stream) as ReadableStream<Uint8Array>).pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, controller) {
+            received += chunk.byteLength;
+            if (received <= room) controller.enqueue(chunk);
+          },
+        }),
+      );
       const store = await this.kit.objectStore('files');
-      const info = await this.kit
-        .putObject(store, name, Readable.toWeb(file.stream) as ReadableStream<Uint8Array>)
-        .catch((err: unknown) => {
-          throw isStoreFull(err) ? storeFull() : err;
-        });
-      if (truncated) {
+      const info = await this.kit.putObject(store, name, data);
+      if (truncated || received > room) {
         await store.delete(name).catch(() => undefined);
-        throw fileTooLarge(file.fieldname);
+        throw truncated ? fileTooLarge(file.fieldname) : storeFull();
       }
       return info.size;
     })().then(

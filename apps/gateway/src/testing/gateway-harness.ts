@@ -116,17 +116,14 @@ export class StandInObjectStore {
 export class StandInJetStream {
   readonly store = new StandInObjectStore();
 
-  /** The bucket's size limit (-1: none), as file-jobs sets it from FILE_STORE_MAX_BYTES. */
-  maxBytes = -1;
-
   async objectStore(_bucket: string): Promise<StandInObjectStore> {
     return this.store;
   }
 
-  async bucketUsage(_bucket: string): Promise<{ bytes: number; maxBytes: number }> {
+  async bucketBytes(_bucket: string): Promise<number> {
     let bytes = 0;
     for (const data of this.store.objects.values()) bytes += data.length;
-    return { bytes, maxBytes: this.maxBytes };
+    return bytes;
   }
 
   putObject(store: StandInObjectStore, name: string, data: ReadableStream<Uint8Array>) {
