@@ -23,7 +23,12 @@ const NO_SUCH_ID = '00000000-0000-4000-8000-000000000000';
 const OVERSIZED_JSON = JSON.stringify({ email: 'x'.repeat(1_100_000) });
 const FILE_MAX_BYTES = 4096;
 /** Routes whose only 400 is a malformed SVC-Response-Style, which is answered in the current style. */
-const NO_LEGACY_400 = ['get /v1/credits', 'get /v1/webhooks', 'delete /v1/webhooks/{webhookId}'];
+const NO_LEGACY_400 = [
+  'get /v1/credits',
+  'get /v1/webhooks',
+  'delete /v1/webhooks/{webhookId}',
+  'delete /v1/verify/file/{jobId}',
+];
 
 /**
  * Every object schema of the document closed to undocumented properties, so a reply with a field the document
@@ -288,6 +293,7 @@ describe('OpenAPI document and docs page', () => {
       expect((await call('post', '/v1/verify/file/{jobId}/pause', style, { params })).status).toBe(200);
       expect((await call('post', '/v1/verify/file/{jobId}/resume', style, { params })).status).toBe(200);
       expect((await call('post', '/v1/verify/file/{jobId}/cancel', style, { params })).status).toBe(200);
+      expect((await call('delete', '/v1/verify/file/{jobId}', style, { params })).status).toBe(200);
     }
 
     for (const [style, id] of STYLES.map((s, i) => [s, hooks[i]!] as const)) {
@@ -367,6 +373,7 @@ describe('OpenAPI document and docs page', () => {
       for (const action of ['pause', 'resume', 'cancel']) {
         expect((await call('post', `/v1/verify/file/{jobId}/${action}`, style)).status).toBe(404);
       }
+      expect((await call('delete', '/v1/verify/file/{jobId}', style)).status).toBe(404);
       expect(
         (await call('patch', '/v1/webhooks/{webhookId}', style, { body: { is_active: true } })).status,
       ).toBe(404);
