@@ -119,7 +119,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   });
 
   it('stores a batch of outcomes, each as a whole, and says which were stored', async () => {
-    const account = randomUUID();
+    const account = newAccountId();
     const [a, b, c] = await Promise.all([makeWebhook(account), makeWebhook(account), makeWebhook(account)]);
     for (let i = 0; i < 2; i++) await deliveries.createForEvent(event(account));
     const claimed = await claimAll([a.id, b.id, c.id]);
@@ -166,7 +166,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   });
 
   it('stores concurrent batches over the same webhooks without losing any (rows locked in one order)', async () => {
-    const account = randomUUID();
+    const account = newAccountId();
     const hooks = await Promise.all(Array.from({ length: 6 }, () => makeWebhook(account)));
     for (let i = 0; i < 10; i++) await deliveries.createForEvent(event(account));
     const claimed = await claimAll(hooks.map((h) => h.id));
@@ -192,7 +192,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   });
 
   it('makes deliveries already claimed for their first attempt when asked, which no other claimer gets', async () => {
-    const account = randomUUID();
+    const account = newAccountId();
     const hook = await makeWebhook(account);
     const made = await deliveries.createForEvent(event(account), 60_000);
     expect(made.claimed).toHaveLength(1);
@@ -219,7 +219,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   });
 
   it('gives back claims not started: the same attempt is claimed again at once', async () => {
-    const account = randomUUID();
+    const account = newAccountId();
     const hook = await makeWebhook(account);
     await deliveries.createForEvent(event(account));
     const [first] = await claimAll([hook.id]);
