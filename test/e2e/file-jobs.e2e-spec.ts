@@ -75,7 +75,7 @@ describe('file jobs: upload, progress, results, pause/resume/cancel', () => {
 
   /**
    * Runs `work` against a file-jobs process started for it, and returns that process's peak resident memory
-   * (process_max_resident_memory_bytes from its /metrics), so what earlier tests had file-jobs hold does not
+   * (emailverify_process_max_resident_memory_bytes from its /metrics), so what earlier tests had file-jobs hold does not
    * count.
    */
   async function fileJobsPeakRss(work: () => Promise<void>): Promise<number> {
@@ -83,7 +83,7 @@ describe('file jobs: upload, progress, results, pause/resume/cancel', () => {
     await suite.startService('file-jobs');
     await work();
     const metrics = await (await fetch(`${suite.serviceUrl('file-jobs')}/metrics`)).text();
-    const peak = Number(/process_max_resident_memory_bytes\{[^}]*\} (\d+)/.exec(metrics)?.[1]);
+    const peak = Number(/emailverify_process_max_resident_memory_bytes\{[^}]*\} (\d+)/.exec(metrics)?.[1]);
     expect(peak).toBeGreaterThan(0);
     return peak;
   }

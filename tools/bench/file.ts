@@ -164,7 +164,7 @@ interface ServicePhase {
   cpuWhole: Record<string, number>;
   /** Highest RSS sampled during the phase (MiB), per process. */
   sampledPeakRssMiB: Record<string, number>;
-  /** process_max_resident_memory_bytes after the phase (MiB): the peak since the process started. */
+  /** emailverify_process_max_resident_memory_bytes after the phase (MiB): the peak since the process started. */
   peakRssSinceStartMiB: Record<string, number>;
   final: StatusBody;
   /** DNS questions the mail world answered, and UDP datagrams the kernel dropped (machine-wide) meanwhile. */
@@ -296,7 +296,7 @@ class Installation {
     return out;
   }
 
-  /** process_max_resident_memory_bytes of every process (MiB). */
+  /** emailverify_process_max_resident_memory_bytes of every process (MiB). */
   async peaks(): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
     for (const [name, url] of this.metricsUrls) {

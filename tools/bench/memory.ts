@@ -1,5 +1,5 @@
 // Resident memory of the processes under test: sampled from /proc during a phase, and the peak since start
-// that every service reports on /metrics (process_max_resident_memory_bytes).
+// that every service reports on /metrics (emailverify_process_max_resident_memory_bytes).
 import { readFileSync } from 'node:fs';
 import { assertLoopback, round } from './common';
 
@@ -44,12 +44,14 @@ export class RssSampler {
   }
 }
 
-/** `process_max_resident_memory_bytes` of a service, from its Prometheus /metrics. */
+/** `emailverify_process_max_resident_memory_bytes` of a service, from its Prometheus /metrics. */
 export async function peakRssFromMetrics(url: string): Promise<number> {
   assertLoopback('metrics', url);
   const res = await fetch(url);
   const text = await res.text();
-  const match = /^process_max_resident_memory_bytes(?:\{[^}]*\})? (\d+(?:\.\d+)?(?:e\+\d+)?)/m.exec(text);
-  if (!res.ok || !match) throw new Error(`${url}: no process_max_resident_memory_bytes (${res.status})`);
+  const match =
+    /^emailverify_process_max_resident_memory_bytes(?:\{[^}]*\})? (\d+(?:\.\d+)?(?:e\+\d+)?)/m.exec(text);
+  if (!res.ok || !match)
+    throw new Error(`${url}: no emailverify_process_max_resident_memory_bytes (${res.status})`);
   return Number(match[1]);
 }

@@ -6,6 +6,7 @@ import { CreditsRepository } from './accounts/credits.repository';
 import { CreditsService } from './accounts/credits.service';
 import type { CreditsConfig } from './config';
 import { CreditsHandler } from './credits.handler';
+import { CreditsMetrics, creditsMetricsProvider } from './credits.metrics';
 import { creditsMigrations } from './migrations';
 
 /** The credits service: accounts, API keys and balances, over NATS. */
@@ -13,11 +14,13 @@ export function creditsModule(config: Readonly<CreditsConfig>): DynamicModule {
   return serviceModule('credits', config, {
     database: { schema: 'credits', migrations: creditsMigrations },
     providers: [
+      creditsMetricsProvider,
       withDataSource(CreditsRepository),
       {
         provide: CreditsService,
-        inject: [CreditsRepository, MessageBus],
-        useFactory: (repo: CreditsRepository, bus: MessageBus) => new CreditsService(repo, bus),
+        inject: [CreditsRepository, MessageBus, CreditsMetrics],
+        useFactory: (repo: CreditsRepository, bus: MessageBus, metrics: CreditsMetrics) =>
+          new CreditsService(repo, bus, metrics),
       },
       CreditsHandler,
       periodicTask({

@@ -4,6 +4,7 @@ import { LOGGER, periodicTask, serviceModule, withDataSource } from '@emailverif
 import type { Logger } from 'pino';
 import type { FileJobsConfig } from './config';
 import { FileJobsHandler } from './file-jobs.handler';
+import { FileJobsMetrics, fileJobsMetricsProvider } from './file-jobs.metrics';
 import { JobCreator } from './jobs/job-creator';
 import { JobFiles } from './jobs/job-files';
 import { JobMerger } from './jobs/job-merger';
@@ -18,6 +19,7 @@ export function fileJobsModule(config: Readonly<FileJobsConfig>): DynamicModule 
   return serviceModule('file-jobs', config, {
     database: { schema: 'files', migrations: filesMigrations },
     providers: [
+      fileJobsMetricsProvider,
       withDataSource(JobsRepository),
       {
         provide: ResultWriter,
@@ -26,25 +28,27 @@ export function fileJobsModule(config: Readonly<FileJobsConfig>): DynamicModule 
       },
       {
         provide: JobMerger,
-        inject: [JobsRepository, MessageBus, JetStreamKit, ResultWriter, LOGGER],
+        inject: [JobsRepository, MessageBus, JetStreamKit, ResultWriter, LOGGER, FileJobsMetrics],
         useFactory: (
           repo: JobsRepository,
           bus: MessageBus,
           kit: JetStreamKit,
           writer: ResultWriter,
           logger: Logger,
-        ) => new JobMerger(repo, bus, kit, writer, config, logger),
+          metrics: FileJobsMetrics,
+        ) => new JobMerger(repo, bus, kit, writer, config, logger, metrics),
       },
       {
         provide: JobRunner,
-        inject: [JobsRepository, MessageBus, JetStreamKit, JobMerger, LOGGER],
+        inject: [JobsRepository, MessageBus, JetStreamKit, JobMerger, LOGGER, FileJobsMetrics],
         useFactory: (
           repo: JobsRepository,
           bus: MessageBus,
           kit: JetStreamKit,
           merger: JobMerger,
           logger: Logger,
-        ) => new JobRunner(repo, bus, kit, merger, config, logger),
+          metrics: FileJobsMetrics,
+        ) => new JobRunner(repo, bus, kit, merger, config, logger, metrics),
       },
       {
         provide: JobCreator,

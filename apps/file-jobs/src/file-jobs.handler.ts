@@ -20,7 +20,7 @@ export class FileJobsHandler implements OnApplicationBootstrap, OnApplicationShu
     await this.runner.start();
     const j = this.jobs;
     this.server.serveRoutes(QueueGroups.fileJobs, Subjects.filesPing, {
-      [Subjects.filesJobCreate]: { parse: P.create, handle: (r) => this.create(r) },
+      [Subjects.filesJobCreate]: { parse: P.create, handle: (r, ctx) => this.create(r, ctx.requestId) },
       [Subjects.filesJobGet]: { parse: P.ref, handle: (r) => j.get(r) },
       [Subjects.filesJobPause]: { parse: P.ref, handle: (r) => j.pause(r) },
       [Subjects.filesJobResume]: { parse: P.ref, handle: (r) => j.resume(r) },
@@ -35,8 +35,8 @@ export class FileJobsHandler implements OnApplicationBootstrap, OnApplicationShu
     await this.runner.stop();
   }
 
-  private async create(request: Parameters<JobCreator['create']>[0]) {
-    const view = await this.creator.create(request);
+  private async create(request: Parameters<JobCreator['create']>[0], requestId: string) {
+    const view = await this.creator.create(request, requestId);
     this.runner.kick(view.jobId);
     return view;
   }

@@ -1,6 +1,6 @@
 import type { DynamicModule } from '@nestjs/common';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import { LOGGER, Metrics, periodicTask, serviceModule, withDataSource } from '@emailverify/service-kit';
+import { LOGGER, periodicTask, serviceModule, withDataSource } from '@emailverify/service-kit';
 import { VerificationEngine } from '@emailverify/verification';
 import type { Logger } from 'pino';
 import { engineOptions, type VerifierConfig } from './config';
@@ -9,22 +9,29 @@ import { ChunkWorker } from './verification/chunk-worker';
 import { ResultsRepository } from './verification/results.repository';
 import { VerificationService } from './verification/verification.service';
 import { VerifierHandler } from './verifier.handler';
+import { VerifierMetrics, verifierMetricsProvider } from './verifier.metrics';
 
 /** The verifier: single and bulk verification over NATS, file chunks from JetStream. */
 export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule {
   return serviceModule('verifier', config, {
     database: { schema: 'verifier', migrations: verifierMigrations },
     providers: [
-      { provide: VerificationEngine, useFactory: () => new VerificationEngine(engineOptions(config)) },
+      verifierMetricsProvider,
+      {
+        provide: VerificationEngine,
+        inject: [VerifierMetrics],
+        useFactory: (metrics: VerifierMetrics) =>
+          new VerificationEngine(engineOptions(config), undefined, metrics.observer()),
+      },
       withDataSource(ResultsRepository),
       {
         provide: VerificationService,
-        inject: [VerificationEngine, ResultsRepository, MessageBus, Metrics],
+        inject: [VerificationEngine, ResultsRepository, MessageBus, VerifierMetrics],
         useFactory: (
           engine: VerificationEngine,
           results: ResultsRepository,
           bus: MessageBus,
-          metrics: Metrics,
+          metrics: VerifierMetrics,
         ) =>
           new VerificationService(
             engine,
@@ -37,10 +44,7 @@ export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule 
               bulkConcurrency: config.VERIFY_BULK_CONCURRENCY,
               chunkConcurrency: config.FILE_VERIFY_CONCURRENCY,
             },
-            metrics.counter('verification_outcomes_total', 'Verified addresses by status and reason', [
-              'status',
-              'reason',
-            ]),
+            metrics.outcomes,
           ),
       },
       // Expired cache rows are never served; purging them hourly only keeps the table small.
@@ -53,8 +57,13 @@ export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule 
       }),
       {
         provide: ChunkWorker,
-        inject: [JetStreamKit, VerificationService, LOGGER],
-        useFactory: (kit: JetStreamKit, verification: VerificationService, logger: Logger) =>
+        inject: [JetStreamKit, VerificationService, VerifierMetrics, LOGGER],
+        useFactory: (
+          kit: JetStreamKit,
+          verification: VerificationService,
+          metrics: VerifierMetrics,
+          logger: Logger,
+        ) =>
           new ChunkWorker(
             kit,
             verification,
@@ -63,6 +72,7 @@ export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule 
               maxDeliveries: config.FILE_CHUNK_MAX_DELIVERIES,
               ackWaitMs: config.FILE_CHUNK_ACK_WAIT_MS,
             },
+            metrics.chunks,
             logger,
           ),
       },

@@ -9,6 +9,7 @@ import { EventIntake } from './delivery/event-intake';
 import { HttpSender } from './delivery/http-sender';
 import { webhooksMigrations } from './migrations';
 import { WebhooksHandler } from './webhooks.handler';
+import { webhooksMetrics } from './webhooks.metrics';
 import { SecretBox } from './webhooks/secret-box';
 import { WebhooksRepository } from './webhooks/webhooks.repository';
 import { WebhooksService } from './webhooks/webhooks.service';
@@ -53,17 +54,7 @@ export function webhooksModule(config: Readonly<WebhooksConfig>): DynamicModule 
               disableAfterDays: config.WEBHOOK_DISABLE_AFTER_DAYS,
             },
             logger,
-            {
-              attempts: metrics.counter('webhook_attempts_total', 'Webhook delivery attempts by outcome', [
-                'outcome',
-              ]),
-              attemptSeconds: metrics.histogram(
-                'webhook_attempt_seconds',
-                'Duration of webhook delivery attempts by outcome',
-                ['outcome'],
-                [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-              ),
-            },
+            webhooksMetrics(metrics),
           ),
       },
       {

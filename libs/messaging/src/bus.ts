@@ -7,9 +7,17 @@ import {
   type RpcRequest,
   type RpcSubject,
 } from '@emailverify/contracts';
-import { connect, headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import {
+  connect,
+  headers,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+  type Subscription,
+} from '@nats-io/transport-node';
 import { fromErrorBody, requestFailure } from './rpc-errors';
 import { Namespace } from './namespace';
+import { currentRequestId, withRequestId } from './request-context';
 
 export interface BusOptions {
   /**
@@ -30,6 +38,11 @@ export interface BusOptions {
    * server, 3 on a JetStream cluster (so queued work survives the loss of a node).
    */
   streamReplicas?: number;
+  /**
+   * Told the latency of every request this connection makes: its subject (without the namespace), `ok` or the
+   * error code it ended with, and seconds from sending to the reply (metrics).
+   */
+  onRequestDone?: (subject: string, outcome: string, seconds: number) => void;
 }
 
 export interface MessageContext {
@@ -90,6 +103,18 @@ export function decodeJson(data: Uint8Array): unknown {
   return JSON.parse(decoder.decode(data));
 }
 
+/** NATS headers naming the request a message belongs to: `requestId`, the work in progress's, or a new one. */
+export function requestHeaders(requestId?: string): MsgHdrs {
+  const hdrs = headers();
+  hdrs.set(HeaderNames.requestId, requestId ?? currentRequestId() ?? randomUUID());
+  return hdrs;
+}
+
+/** The request id a received message carries, when it carries one. */
+export function requestIdOf(msg: { headers?: MsgHdrs }): string | undefined {
+  return msg.headers?.get(HeaderNames.requestId) || undefined;
+}
+
 /**
  * The suite's NATS connection: namespaced request/reply with deadlines and typed errors, queue-group
  * handlers, broadcasts, and access to JetStream for the services that need it.
@@ -104,6 +129,7 @@ export class MessageBus {
     private readonly requestTimeoutMs: number,
     /** See BusOptions.streamReplicas. */
     readonly streamReplicas: number,
+    private readonly onRequestDone?: BusOptions['onRequestDone'],
   ) {}
 
   static async connect(options: BusOptions): Promise<MessageBus> {
@@ -124,23 +150,47 @@ export class MessageBus {
       reconnectTimeWait: 500,
       pingInterval: 10_000,
     });
-    return new MessageBus(connection, ns, options.requestTimeoutMs ?? 5_000, options.streamReplicas ?? 1);
+    return new MessageBus(
+      connection,
+      ns,
+      options.requestTimeoutMs ?? 5_000,
+      options.streamReplicas ?? 1,
+      options.onRequestDone,
+    );
   }
 
-  /** Sends a request and waits for the reply, at most `timeoutMs`; failures come back as DomainError. */
+  /**
+   * Sends a request and waits for the reply, at most `timeoutMs`; failures come back as DomainError. It carries
+   * the request id given, else the one of the work in progress (withRequestId), else a new one.
+   */
   async request<S extends RpcSubject>(
     subject: S,
     payload: RpcRequest<S>,
     options: { requestId?: string; timeoutMs?: number } = {},
   ): Promise<RpcReply<S>> {
+    const started = performance.now();
+    let outcome = 'ok';
+    try {
+      return await this.exchange(subject, payload, options);
+    } catch (err) {
+      outcome = err instanceof DomainError ? err.code : 'INTERNAL_ERROR';
+      throw err;
+    } finally {
+      this.onRequestDone?.(subject, outcome, (performance.now() - started) / 1000);
+    }
+  }
+
+  private async exchange<S extends RpcSubject>(
+    subject: S,
+    payload: RpcRequest<S>,
+    options: { requestId?: string; timeoutMs?: number },
+  ): Promise<RpcReply<S>> {
     const timeout = options.timeoutMs ?? this.requestTimeoutMs;
-    const hdrs = headers();
-    hdrs.set(HeaderNames.requestId, options.requestId ?? randomUUID());
     let msg: Msg;
     try {
       msg = await this.connection.request(this.ns.subject(subject), encodeJson(payload), {
         timeout,
-        headers: hdrs,
+        headers: requestHeaders(options.requestId),
       });
     } catch (err) {
       throw requestFailure(subject, timeout, err);
@@ -168,7 +218,7 @@ export class MessageBus {
     const started = performance.now();
     const ctx: MessageContext = {
       subject,
-      requestId: msg.headers?.get(HeaderNames.requestId) || randomUUID(),
+      requestId: requestIdOf(msg) ?? randomUUID(),
     };
     let envelope: RpcEnvelope<RpcReply<S>>;
     try {
@@ -178,7 +228,8 @@ export class MessageBus {
       } catch {
         throw new DomainError('INVALID_REQUEST', `The ${subject} message is not valid JSON`);
       }
-      const data = await options.handler(options.parse(raw), ctx);
+      const request = options.parse(raw);
+      const data = await withRequestId(ctx.requestId, () => options.handler(request, ctx));
       envelope = { ok: true, data };
     } catch (err) {
       if (err instanceof DomainError) {
@@ -202,7 +253,12 @@ export class MessageBus {
 
   /** Core NATS broadcast: every subscriber gets it; a lost one must be harmless. */
   publish(subject: string, payload: unknown): void {
-    this.connection.publish(this.ns.subject(subject), encodeJson(payload));
+    const requestId = currentRequestId();
+    this.connection.publish(
+      this.ns.subject(subject),
+      encodeJson(payload),
+      requestId ? { headers: requestHeaders(requestId) } : undefined,
+    );
   }
 
   /** Receives every broadcast on `subject` (no queue group: each process gets its own copy). */

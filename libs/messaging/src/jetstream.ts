@@ -10,10 +10,11 @@ import {
   RetentionPolicy,
   StorageType,
 } from '@nats-io/jetstream';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { type ObjectInfo, Objm, type ObjectStore, setSha256Backend } from '@nats-io/obj';
 import { nanos } from '@nats-io/transport-node';
-import { type MessageBus, decodeJson, encodeJson } from './bus';
+import { type MessageBus, decodeJson, encodeJson, requestHeaders, requestIdOf } from './bus';
+import { currentRequestId, withRequestId } from './request-context';
 
 // Object-store digests (every upload and result file is hashed on put and checked on get) use Node's native
 // SHA-256 rather than the client's portable pure-JavaScript default, which cost seconds per 100 MiB file.
@@ -55,6 +56,8 @@ export type JsHandlerResult = 'ack' | { retryInMs: number } | { terminate: strin
 export interface JsDelivery<T> {
   payload: T;
   subject: string;
+  /** The request the message belongs to (its X-Request-Id header, else a new id); the handler runs inside it. */
+  requestId: string;
   /** 1 on the first delivery. */
   deliveryCount: number;
   /** Tells the server the message is still being worked on (extends the ack deadline). */
@@ -66,10 +69,22 @@ export interface ConsumerHandle {
   stop(): Promise<void>;
 }
 
+/** How far a durable consumer is behind its stream (base names, without the namespace). */
+export interface ConsumerLag {
+  stream: string;
+  consumer: string;
+  /** Messages of the stream the consumer has not been given yet. */
+  pending: number;
+  /** Messages given out and not acknowledged yet (being worked on, or waiting for redelivery). */
+  ackPending: number;
+}
+
 /** JetStream for what must not be lost: namespaced streams, durable pull consumers and the object store. */
 export class JetStreamKit {
   readonly js: JetStreamClient;
   private manager?: JetStreamManager;
+  /** The consumers this process works (consume), by base stream and durable name. */
+  private readonly working = new Map<string, { stream: string; durable: string }>();
 
   constructor(private readonly bus: MessageBus) {
     this.js = jetstream(bus.connection);
@@ -110,17 +125,21 @@ export class JetStreamKit {
     }
   }
 
-  /** Publishes durably; `msgId` makes a repeated publish within the duplicate window a no-op. */
+  /**
+   * Publishes durably; `msgId` makes a repeated publish within the duplicate window a no-op. The message carries
+   * `requestId`, else the request id of the work in progress, so its consumer's work names the same request.
+   */
   async publish(
     subject: string,
     payload: unknown,
     msgId?: string,
+    requestId?: string,
   ): Promise<{ duplicate: boolean; seq: number }> {
-    const ack = await this.js.publish(
-      this.bus.ns.subject(subject),
-      encodeJson(payload),
-      msgId ? { msgID: msgId } : undefined,
-    );
+    const id = requestId ?? currentRequestId();
+    const ack = await this.js.publish(this.bus.ns.subject(subject), encodeJson(payload), {
+      ...(msgId ? { msgID: msgId } : {}),
+      ...(id ? { headers: requestHeaders(id) } : {}),
+    });
     return { duplicate: ack.duplicate, seq: ack.seq };
   }
 
@@ -168,22 +187,27 @@ export class JetStreamKit {
     // Short pull requests: a worker that dies leaves its open pull request at the server, which keeps handing
     // it messages (each then waits out ackWait) until the request expires; 5 s bounds that loss.
     const messages = await consumer.consume({ max_messages: spec.concurrency, expires: 5_000 });
+    this.working.set(`${spec.stream}/${spec.durable}`, { stream: spec.stream, durable: spec.durable });
     const inHand = new Set<Promise<void>>();
     let stopping = false;
 
     const work = async (msg: JsMsg): Promise<void> => {
+      const requestId = requestIdOf(msg) ?? randomUUID();
       try {
-        const result = await handler({
-          payload: decodeJson(msg.data) as T,
-          subject: msg.subject.slice(this.bus.ns.prefix.length + 1),
-          deliveryCount: msg.info.deliveryCount,
-          working: () => msg.working(),
-        });
+        const result = await withRequestId(requestId, () =>
+          handler({
+            payload: decodeJson(msg.data) as T,
+            subject: msg.subject.slice(this.bus.ns.prefix.length + 1),
+            requestId,
+            deliveryCount: msg.info.deliveryCount,
+            working: () => msg.working(),
+          }),
+        );
         if (result === 'ack') msg.ack();
         else if ('retryInMs' in result) msg.nak(result.retryInMs);
         else msg.term(result.terminate);
       } catch (err) {
-        onError(err, msg);
+        withRequestId(requestId, () => onError(err, msg));
         if (!stopping) msg.nak(1_000);
       }
     };
@@ -200,11 +224,31 @@ export class JetStreamKit {
     return {
       stop: async () => {
         stopping = true;
+        this.working.delete(`${spec.stream}/${spec.durable}`);
         await messages.close().catch(() => undefined);
         await loop.catch(() => undefined);
         await Promise.allSettled([...inHand]);
       },
     };
+  }
+
+  /**
+   * The lag of every consumer this process works, from one consumer-info request each (answered by the server
+   * from its own state; nothing is read from the stream). A consumer whose info cannot be had is left out.
+   */
+  async consumerLag(): Promise<ConsumerLag[]> {
+    const jsm = await this.jsm();
+    const lags = await Promise.all(
+      [...this.working.values()].map(async ({ stream, durable }): Promise<ConsumerLag | undefined> => {
+        try {
+          const info = await jsm.consumers.info(this.streamName(stream), this.bus.ns.resource(durable));
+          return { stream, consumer: durable, pending: info.num_pending, ackPending: info.num_ack_pending };
+        } catch {
+          return undefined;
+        }
+      }),
+    );
+    return lags.filter((lag): lag is ConsumerLag => lag !== undefined);
   }
 
   /** The object store bucket (created when missing), namespaced like everything else. */

@@ -1,41 +1,59 @@
+import type { ConsumerLag } from '@emailverify/messaging';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * The prefix of every metric the suite declares. The default Node.js and process metrics of prom-client keep
+ * their standard names (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes`, ...): every Prometheus
+ * client library exports the `process_*` family under those names, and the community's dashboards and alerts
+ * for Node.js processes query them as they are; the `service` label tells the suite's processes apart.
+ */
+export const METRIC_PREFIX = 'emailverify_';
+
+/** Buckets of NATS request and handling latency: from a millisecond (a cached answer) to the longest deadline. */
+const NATS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** A Prometheus registry per process, with the default Node metrics and the suite's common series. */
 export class Metrics {
   readonly registry = new Registry();
+  /** Requests this process answered over NATS, by subject and outcome (`ok` or the error code). */
   readonly messages: Histogram<'subject' | 'outcome'>;
+  /** Requests this process made over NATS, by subject and outcome (`ok` or the error code). */
   readonly natsRequests: Histogram<'subject' | 'outcome'>;
+  private consumerGauges?: {
+    pending: Gauge<'stream' | 'consumer'>;
+    ackPending: Gauge<'stream' | 'consumer'>;
+  };
 
   constructor(readonly service: string) {
     this.registry.setDefaultLabels({ service });
     collectDefaultMetrics({ register: this.registry });
     // The high-water mark of resident memory since start: what memory limits and benchmarks care about.
-    new Gauge({
-      name: 'process_max_resident_memory_bytes',
-      help: 'Peak resident memory of the process since it started',
-      registers: [this.registry],
-      collect() {
-        this.set(process.resourceUsage().maxRSS * 1024);
+    this.gauge(
+      'process_max_resident_memory_bytes',
+      'Peak resident memory of the process since it started',
+      [],
+      {
+        collect() {
+          this.set(process.resourceUsage().maxRSS * 1024);
+        },
       },
-    });
-    this.messages = new Histogram({
-      name: 'nats_handled_messages_seconds',
-      help: 'Time to handle a NATS request, by subject and outcome',
-      labelNames: ['subject', 'outcome'],
-      registers: [this.registry],
-      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
-    });
-    this.natsRequests = new Histogram({
-      name: 'nats_request_seconds',
-      help: 'Latency of NATS requests this process made, by subject and outcome',
-      labelNames: ['subject', 'outcome'],
-      registers: [this.registry],
-      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
-    });
+    );
+    this.messages = this.histogram(
+      'nats_handled_seconds',
+      'Time to answer a NATS request this process served, by subject and outcome',
+      ['subject', 'outcome'],
+      NATS_BUCKETS,
+    );
+    this.natsRequests = this.histogram(
+      'nats_request_seconds',
+      'Latency of NATS requests this process made, from sending to the reply, by subject and outcome',
+      ['subject', 'outcome'],
+      NATS_BUCKETS,
+    );
   }
 
   counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
-    return new Counter({ name, help, labelNames, registers: [this.registry] });
+    return new Counter({ name: METRIC_PREFIX + name, help, labelNames, registers: [this.registry] });
   }
 
   histogram<L extends string>(
@@ -45,11 +63,51 @@ export class Metrics {
     buckets?: number[],
   ): Histogram<L> {
     return new Histogram({
-      name,
+      name: METRIC_PREFIX + name,
       help,
       labelNames,
       ...(buckets ? { buckets } : {}),
       registers: [this.registry],
     });
+  }
+
+  gauge<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    options: { collect?: (this: Gauge<L>) => void | Promise<void> } = {},
+  ): Gauge<L> {
+    return new Gauge({
+      name: METRIC_PREFIX + name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      ...(options.collect ? { collect: options.collect } : {}),
+    });
+  }
+
+  /**
+   * Records a sample of JetStream consumer lag. The gauges exist only in processes that work a consumer, so no
+   * process exports a series it never fills.
+   */
+  recordConsumerLag(lags: readonly ConsumerLag[]): void {
+    if (lags.length === 0) return;
+    this.consumerGauges ??= {
+      pending: this.gauge(
+        'jetstream_consumer_pending_messages',
+        'Messages of a JetStream stream its durable consumer has not been given yet (the queue ahead of it)',
+        ['stream', 'consumer'],
+      ),
+      ackPending: this.gauge(
+        'jetstream_consumer_ack_pending_messages',
+        'Messages a JetStream durable consumer was given and has not acknowledged yet (work in hand)',
+        ['stream', 'consumer'],
+      ),
+    };
+    for (const lag of lags) {
+      const labels = { stream: lag.stream, consumer: lag.consumer };
+      this.consumerGauges.pending.set(labels, lag.pending);
+      this.consumerGauges.ackPending.set(labels, lag.ackPending);
+    }
   }
 }

@@ -8,8 +8,13 @@ import type { HealthCheck } from './health';
 import { createLogger } from './logger';
 import { Metrics } from './metrics';
 import { HEALTH_CHECKS, LOGGER, ObservabilityModule, SHUTDOWN_HOOKS } from './nest';
+import { periodicTask } from './periodic';
 
 export const SERVICE_CONFIG = Symbol('SERVICE_CONFIG');
+/** The periodic sample of JetStream consumer lag (emailverify_jetstream_consumer_*). */
+export const ConsumerLagSampler = Symbol('ConsumerLagSampler');
+/** How often consumer lag is sampled: well inside a usual scrape interval, and one small request per consumer. */
+const CONSUMER_LAG_SAMPLE_MS = 5_000;
 export const SERVICE_DATA_SOURCE = Symbol('SERVICE_DATA_SOURCE');
 
 export interface ServiceProviderOptions {
@@ -34,7 +39,8 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
     { provide: Metrics, useValue: new Metrics(service) },
     {
       provide: MessageBus,
-      useFactory: () =>
+      inject: [Metrics],
+      useFactory: (metrics: Metrics) =>
         MessageBus.connect({
           url: config.NATS_URL,
           user: config.NATS_USER,
@@ -43,9 +49,19 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
           name: `${service}:${process.pid}`,
           requestTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS,
           streamReplicas: config.NATS_STREAM_REPLICAS,
+          onRequestDone: (subject, outcome, seconds) =>
+            metrics.natsRequests.observe({ subject, outcome }, seconds),
         }),
     },
     { provide: JetStreamKit, inject: [MessageBus], useFactory: (bus: MessageBus) => new JetStreamKit(bus) },
+    // The lag of the JetStream consumers this process works, one consumer-info request each per interval.
+    periodicTask({
+      provide: ConsumerLagSampler,
+      name: 'consumer lag sample',
+      intervalMs: CONSUMER_LAG_SAMPLE_MS,
+      inject: [JetStreamKit, Metrics],
+      run: async (kit: JetStreamKit, metrics: Metrics) => metrics.recordConsumerLag(await kit.consumerLag()),
+    }),
   ];
   const db = options.database;
   if (db) {

@@ -15,6 +15,7 @@ import { isDisposableDomain, isFreeProvider, isRoleLocalPart, suggestDomain } fr
 import { createDefaultDependencies } from './node-dependencies';
 import { DEFAULT_TUNING, type VerificationOptions } from './options';
 import { publicRouting } from './reachability';
+import { observedResolver, type VerificationObserver } from './observer';
 import { SmtpProber, type SmtpOutcome } from './smtp/probe';
 
 export interface VerifyOptions {
@@ -83,7 +84,11 @@ export class VerificationEngine {
   private readonly extras: ExtrasLookup;
   private readonly allowPrivateNetworks: boolean;
 
-  constructor(options: VerificationOptions, dependencies?: Partial<VerificationDependencies>) {
+  constructor(
+    options: VerificationOptions,
+    dependencies?: Partial<VerificationDependencies>,
+    private readonly observer: VerificationObserver = {},
+  ) {
     // Only the missing pieces are built, so a test that injects everything never creates a real resolver.
     const given = dependencies ?? {};
     this.deps =
@@ -98,7 +103,8 @@ export class VerificationEngine {
         : { ...createDefaultDependencies(options), ...given };
     this.allowPrivateNetworks = options.smtpAllowPrivateNetworks;
     const cacheTtlMs = options.domainCacheTtlMs ?? DEFAULT_TUNING.domainCacheTtlMs;
-    const { resolver, clock } = this.deps;
+    const { clock } = this.deps;
+    const resolver = observedResolver(this.deps.resolver, observer);
     this.domainFacts = new DomainFactsLookup(resolver, clock, cacheTtlMs);
     this.reputation = new ReputationChecker(
       resolver,
@@ -230,9 +236,7 @@ export class VerificationEngine {
     const probe = options.checkSmtp && !result.isDisposable;
     const [reputation, smtp, gravatar, domainAge] = await Promise.all([
       this.checkReputation(literal ? undefined : parsed.domain, firstIpv4(facts.hosts)),
-      probe
-        ? this.prober.probe({ email: parsed.email, domain: parsed.domain, hosts: facts.hosts })
-        : undefined,
+      probe ? this.probeSmtp(parsed.email, parsed.domain, facts.hosts) : undefined,
       this.extras.gravatar(parsed.email),
       literal ? 0 : this.extras.domainAge(parsed.domain),
     ]);
@@ -267,6 +271,18 @@ export class VerificationEngine {
         findings.push({ status: 'unknown', reason: smtp.reason });
         return smtp.message;
     }
+  }
+
+  /** The SMTP probe, timed for the observer. */
+  private async probeSmtp(email: string, domain: string, hosts: readonly MailHost[]): Promise<SmtpOutcome> {
+    const started = performance.now();
+    const outcome = await this.prober.probe({ email, domain, hosts });
+    this.observer.smtpProbe?.(
+      outcome.kind,
+      outcome.kind === 'accepted' ? 'none' : outcome.reason,
+      (performance.now() - started) / 1000,
+    );
+    return outcome;
   }
 
   private async checkReputation(domain: string | undefined, mxIp: string): Promise<ReputationCheck> {

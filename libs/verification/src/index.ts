@@ -33,6 +33,13 @@ export {
   type VerifyManyOptions,
   type VerifyOptions,
 } from './engine';
+export {
+  dnsQueryOutcome,
+  observedResolver,
+  type DnsQueryOutcome,
+  type DnsQueryType,
+  type VerificationObserver,
+} from './observer';
 export { ExtrasLookup, type ExtrasOptions, type GravatarInfo } from './extras';
 export {
   checkDisposable,

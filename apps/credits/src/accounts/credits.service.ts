@@ -23,6 +23,7 @@ import {
   type SettleRequest,
 } from '@emailverify/contracts';
 import type { MessageBus } from '@emailverify/messaging';
+import type { CreditsMetrics } from '../credits.metrics';
 import { generateApiKey, hashApiKey } from './api-key';
 import type { CreditsRepository, KeyRow } from './credits.repository';
 
@@ -31,6 +32,7 @@ export class CreditsService {
   constructor(
     private readonly repo: CreditsRepository,
     private readonly bus: Pick<MessageBus, 'publish'>,
+    private readonly metrics: CreditsMetrics,
   ) {}
 
   async resolveKey(keyHash: string): Promise<AuthResolveReply> {
@@ -110,6 +112,12 @@ export class CreditsService {
 
   /** Charges `used` of a reservation and refunds the rest, once. */
   async settle(req: SettleRequest): Promise<SettleReply> {
+    const reply = await this.settleOnce(req);
+    if (!reply.replayed) this.metrics.settled(req.idempotencyKey, reply.used);
+    return reply;
+  }
+
+  private async settleOnce(req: SettleRequest): Promise<SettleReply> {
     return this.repo.transaction(async (tx) => {
       const account = await tx.lockAccount(req.accountId);
       if (!account) throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');

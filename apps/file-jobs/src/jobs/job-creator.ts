@@ -21,7 +21,8 @@ export class JobCreator {
     private readonly config: Readonly<FileJobsConfig>,
   ) {}
 
-  async create(req: FileJobCreateRequest): Promise<FileJobView> {
+  /** `requestId`: the upload's request, which the job keeps for the work it causes later. */
+  async create(req: FileJobCreateRequest, requestId: string): Promise<FileJobView> {
     const store = await this.kit.objectStore('files');
     const jobId = randomUUID();
     const reservation = { key: `file:${jobId}`, made: false };
@@ -54,7 +55,7 @@ export class JobCreator {
           `The file holds no e-mail address (column "${column.name}" is empty)`,
         );
       }
-      return toView(await this.commit(jobId, req, format, column, plan, reservation));
+      return toView(await this.commit(jobId, req, requestId, format, column, plan, reservation));
     } catch (err) {
       if (reservation.made) {
         // The reservation went through but the job did not commit: give the credits back.
@@ -75,6 +76,7 @@ export class JobCreator {
   private commit(
     jobId: string,
     req: FileJobCreateRequest,
+    requestId: string,
     format: FileFormat,
     column: ColumnChoice,
     plan: ChunkPlan,
@@ -102,6 +104,7 @@ export class JobCreator {
         total_chunks: plan.chunks.length,
         chunk_size: this.config.FILE_CHUNK_SIZE,
         reservation_key: reservation.key,
+        request_id: requestId,
         // Cells that are not addresses are settled at creation (invalid, free): progress starts there.
         processed_emails: plan.unique - plan.billable,
         invalid_emails: plan.unique - plan.billable,

@@ -1,8 +1,10 @@
 import type { AccountId } from '@emailverify/contracts';
 import type { JetStreamKit, MessageBus } from '@emailverify/messaging';
+import { Metrics } from '@emailverify/service-kit';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { fileJobsConfigSchema } from '../config';
+import { FileJobsMetrics } from '../file-jobs.metrics';
 import { JobMerger } from './job-merger';
 import type { JobRow, JobsRepository, TransitionExtra } from './jobs.repository';
 import { MergeAbandoned, type ResultWriter } from './result-writer';
@@ -41,6 +43,7 @@ function makeJob(overrides: Partial<JobRow> = {}): JobRow {
     role_emails: 0,
     credits_used: 0,
     reservation_key: 'file:1',
+    request_id: 'req-1',
     settled: false,
     error_code: null,
     error_message: null,
@@ -86,6 +89,7 @@ function setup(write: ResultWriter['write']) {
     { write } as ResultWriter,
     fileJobsConfigSchema.parse({ DOWNLOAD_SIGNING_SECRET: 'merger-spec-download-secret' }),
     pino({ level: 'silent' }),
+    new FileJobsMetrics(new Metrics('file-jobs')),
   );
   return {
     merger,

@@ -3,6 +3,7 @@ import type { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { downloadLink, resultsUrl } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
 import type { FileJobsConfig } from '../config';
+import type { FileJobsMetrics } from '../file-jobs.metrics';
 import { broadcastStatus, isActive } from './job-status';
 import type { JobRow, JobsRepository } from './jobs.repository';
 import { MergeAbandoned, type ResultWriter } from './result-writer';
@@ -23,6 +24,7 @@ export class JobMerger {
     private readonly writer: ResultWriter,
     private readonly config: Readonly<FileJobsConfig>,
     private readonly logger: Logger,
+    private readonly metrics: FileJobsMetrics,
   ) {}
 
   /** Merges a job whose every chunk has been answered (or that is merging already), and completes it. */
@@ -61,12 +63,26 @@ export class JobMerger {
 
   /** Charges what was verified and refunds the rest of the reservation; idempotent on the credits side. */
   async settle(job: JobRow, used: number): Promise<void> {
-    await this.bus.request(Subjects.creditsSettle, {
-      accountId: job.account_id,
-      idempotencyKey: job.reservation_key,
-      used,
-    });
+    await this.bus.request(
+      Subjects.creditsSettle,
+      { accountId: job.account_id, idempotencyKey: job.reservation_key, used },
+      { requestId: job.request_id ?? undefined },
+    );
     await this.repo.markSettled(job.id);
+  }
+
+  /** Notes a job that reached its final state (one log line, one count): called once per job, by what ended it. */
+  ended(job: JobRow): void {
+    this.metrics.jobEnded(job.status);
+    this.logger.info(
+      {
+        jobId: job.id,
+        status: job.status,
+        creditsUsed: job.credits_used,
+        requestId: job.request_id ?? undefined,
+      },
+      'job ended',
+    );
   }
 
   /**
@@ -119,7 +135,7 @@ export class JobMerger {
       };
     }
     const subject = event.event === 'file.completed' ? EventSubjects.completed : EventSubjects.failed;
-    await this.kit.publish(subject, event, `${job.id}:${event.event}`);
+    await this.kit.publish(subject, event, `${job.id}:${event.event}`, job.request_id ?? undefined);
     await this.repo.markEventPublished(job.id, event.event);
   }
 
@@ -151,6 +167,7 @@ export class JobMerger {
         creditsUsed: used,
       });
       if (done) {
+        this.ended(done);
         broadcastStatus(this.bus, done);
         await this.emitNow(done);
       } else {
@@ -177,6 +194,7 @@ export class JobMerger {
       { completedAt: true, creditsUsed: used, error },
     );
     if (failed) {
+      this.ended(failed);
       broadcastStatus(this.bus, failed);
       await this.emitNow(failed);
     }

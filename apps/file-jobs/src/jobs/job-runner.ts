@@ -5,9 +5,15 @@ import {
   Consumers,
   Streams,
 } from '@emailverify/contracts';
-import type { ConsumerHandle, JetStreamKit, MessageBus } from '@emailverify/messaging';
+import {
+  type ConsumerHandle,
+  type JetStreamKit,
+  type MessageBus,
+  withRequestId,
+} from '@emailverify/messaging';
 import type { Logger } from 'pino';
 import type { FileJobsConfig } from '../config';
+import type { FileJobsMetrics } from '../file-jobs.metrics';
 import type { JobMerger } from './job-merger';
 import { broadcastStatus, isActive } from './job-status';
 import type { JobRow, JobsRepository } from './jobs.repository';
@@ -43,6 +49,7 @@ export class JobRunner {
     private readonly merger: JobMerger,
     private readonly config: Readonly<FileJobsConfig>,
     private readonly logger: Logger,
+    private readonly metrics: FileJobsMetrics,
   ) {}
 
   async start(): Promise<void> {
@@ -119,22 +126,29 @@ export class JobRunner {
     if (this.busy.has(jobId) || this.stopping.signal.aborted) return;
     this.busy.add(jobId);
     try {
-      let job = await this.repo.findByIdInternal(jobId);
+      const job = await this.repo.findByIdInternal(jobId);
       if (!job) return;
-      if (job.status === 'pending') {
-        job = (await this.repo.transitionInternal(jobId, ['pending'], 'running', { startedAt: true })) ?? job;
-        broadcastStatus(this.bus, job);
-      }
-      if (job.status === 'merging' || (isActive(job.status) && allChunksAnswered(job))) {
-        await this.finish(job);
-        return;
-      }
-      if (isActive(job.status)) {
-        await this.fillWindow(job);
-        this.mergeEarly(job);
-      }
+      // Whatever runs this pass (a kick, the recovery), its work belongs to the request that created the job.
+      await inJob(job, () => this.step(job));
     } finally {
       this.busy.delete(jobId);
+    }
+  }
+
+  /** One pass of `advance`: start a pending job, then merge it or top its window up. */
+  private async step(loaded: JobRow): Promise<void> {
+    let job = loaded;
+    if (job.status === 'pending') {
+      job = (await this.repo.transitionInternal(job.id, ['pending'], 'running', { startedAt: true })) ?? job;
+      broadcastStatus(this.bus, job);
+    }
+    if (job.status === 'merging' || (isActive(job.status) && allChunksAnswered(job))) {
+      await this.finish(job);
+      return;
+    }
+    if (isActive(job.status)) {
+      await this.fillWindow(job);
+      this.mergeEarly(job);
     }
   }
 
@@ -160,7 +174,12 @@ export class JobRunner {
         jobCreatedAt: job.created_at.toISOString(),
         emails,
       };
-      await this.kit.publish(chunkSubject(job.id), message, `${job.id}:${chunk}`);
+      await this.kit.publish(
+        chunkSubject(job.id),
+        message,
+        `${job.id}:${chunk}`,
+        job.request_id ?? undefined,
+      );
     };
     try {
       while (refill.again && !this.stopping.signal.aborted) {
@@ -180,6 +199,12 @@ export class JobRunner {
       message.failed,
     );
     if (!job) return; // already applied, or the job is no longer running
+    this.metrics.chunkResults.inc({ outcome: message.failed ? 'failed' : 'verified' });
+    // One line per chunk, never per address.
+    this.logger.info(
+      { jobId: job.id, chunk: message.chunk, failed: message.failed, addresses: message.results.length },
+      'chunk result applied',
+    );
     broadcastStatus(this.bus, job);
     if (isActive(job.status)) {
       if (allChunksAnswered(job)) await this.finish(job);
@@ -215,6 +240,11 @@ export class JobRunner {
     if (this.following.has(job.id)) return;
     await this.merger.finish(job);
   }
+}
+
+/** Runs `work` as part of the request that created the job (when it is known). */
+function inJob<T>(job: JobRow, work: () => Promise<T>): Promise<T> {
+  return job.request_id ? withRequestId(job.request_id, work) : work();
 }
 
 function allChunksAnswered(job: JobRow): boolean {

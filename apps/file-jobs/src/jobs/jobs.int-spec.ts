@@ -84,14 +84,17 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
   async function createJob(csv: string, fileName: string, preserveOriginal = false) {
     const upload = `uploads/${randomUUID()}`;
     await (await kit.objectStore('files')).putBlob({ name: upload }, new TextEncoder().encode(csv));
-    const view = await new JobCreator(new JobsRepository(db), kit, credits, config).create({
-      accountId: randomUUID() as AccountId,
-      fileName,
-      fileSize: csv.length,
-      uploadObject: upload,
-      checkSmtp: false,
-      preserveOriginal,
-    });
+    const view = await new JobCreator(new JobsRepository(db), kit, credits, config).create(
+      {
+        accountId: randomUUID() as AccountId,
+        fileName,
+        fileSize: csv.length,
+        uploadObject: upload,
+        checkSmtp: false,
+        preserveOriginal,
+      },
+      randomUUID(),
+    );
     await new JobsRepository(db).transitionInternal(view.jobId, ['pending'], 'running', { startedAt: true });
     return view;
   }

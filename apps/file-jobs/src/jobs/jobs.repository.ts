@@ -48,6 +48,8 @@ export interface JobRow {
   role_emails: number;
   credits_used: number;
   reservation_key: string;
+  /** The request that created the job (X-Request-Id): the job's later work carries it. */
+  request_id: string | null;
   settled: boolean;
   error_code: string | null;
   error_message: string | null;
@@ -82,6 +84,7 @@ export type NewJob = Pick<
   | 'total_chunks'
   | 'chunk_size'
   | 'reservation_key'
+  | 'request_id'
   | 'processed_emails'
   | 'invalid_emails'
 > & { file_size: number };
@@ -476,8 +479,8 @@ export class JobsTx {
     await this.m.query(
       `INSERT INTO files.jobs (id, account_id, file_name, file_size, format, status, email_column, column_index, has_header,
          headers, check_smtp, preserve_original, upload_object, total_rows, estimated_count, unique_emails, billable_emails,
-         total_chunks, chunk_size, reservation_key, processed_emails, invalid_emails)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22)`,
+         total_chunks, chunk_size, reservation_key, processed_emails, invalid_emails, request_id)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23)`,
       [
         job.id,
         job.account_id,
@@ -501,6 +504,7 @@ export class JobsTx {
         job.reservation_key,
         job.processed_emails,
         job.invalid_emails,
+        job.request_id,
       ],
     );
   }

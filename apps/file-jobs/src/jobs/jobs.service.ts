@@ -92,6 +92,7 @@ export class JobsService {
     if (!cancelled) return undefined;
     // What was verified is charged; the rest of the reservation goes back.
     await this.merger.settle(cancelled, used);
+    this.merger.ended(cancelled);
     broadcastStatus(this.bus, cancelled);
     return cancelled;
   }

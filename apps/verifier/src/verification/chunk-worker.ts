@@ -10,6 +10,7 @@ import {
 import type { ConsumerHandle, JetStreamKit } from '@emailverify/messaging';
 import { fallbackResult } from '@emailverify/verification';
 import type { Logger } from 'pino';
+import type { Histogram } from 'prom-client';
 import type { VerificationService } from './verification.service';
 
 export interface ChunkWorkerOptions {
@@ -33,6 +34,8 @@ export class ChunkWorker {
     private readonly kit: JetStreamKit,
     private readonly verification: VerificationService,
     private readonly options: ChunkWorkerOptions,
+    /** Chunk durations by outcome: verified, failed (given up) or retry (handed back). */
+    private readonly chunkSeconds: Histogram<'outcome'>,
     private readonly logger: Logger,
   ) {}
 
@@ -48,6 +51,15 @@ export class ChunkWorker {
       async ({ payload, deliveryCount, working }) => {
         // Long chunks (SMTP) keep their claim alive instead of being handed to another worker.
         const heartbeat = setInterval(working, Math.max(500, Math.floor(this.options.ackWaitMs / 3)));
+        const started = performance.now();
+        // One line per chunk (never per address): the job, the chunk, its size and how it went.
+        const line = {
+          jobId: payload.jobId,
+          chunk: payload.chunk,
+          addresses: payload.emails.length,
+          deliveryCount,
+        };
+        const seconds = () => (performance.now() - started) / 1000;
         try {
           const results = await this.verification.verifyChunk(payload);
           await this.publish({
@@ -56,25 +68,30 @@ export class ChunkWorker {
             failed: false,
             results,
           });
+          this.chunkSeconds.observe({ outcome: 'verified' }, seconds());
+          this.logger.info({ ...line, ms: Math.round(seconds() * 1000) }, 'chunk verified');
           return 'ack';
         } catch (err) {
-          if (deliveryCount < this.options.maxDeliveries) throw err;
-          this.logger.error(
-            { err, jobId: payload.jobId, chunk: payload.chunk },
-            'chunk failed on every delivery; reporting it failed',
-          );
+          if (deliveryCount < this.options.maxDeliveries) {
+            this.chunkSeconds.observe({ outcome: 'retry' }, seconds());
+            throw err;
+          }
+          this.logger.error({ ...line, err }, 'chunk failed on every delivery; reporting it failed');
           await this.publish({
             jobId: payload.jobId,
             chunk: payload.chunk,
             failed: true,
             results: payload.emails.map(failedItem),
           });
+          this.chunkSeconds.observe({ outcome: 'failed' }, seconds());
           return 'ack';
         } finally {
           clearInterval(heartbeat);
         }
       },
-      (err) => this.logger.warn({ err }, 'chunk verification failed; it will be redelivered'),
+      // The subject names the job (verify.chunk.<jobId>).
+      (err, msg) =>
+        this.logger.warn({ err, subject: msg.subject }, 'chunk verification failed; it will be redelivered'),
     );
   }
 

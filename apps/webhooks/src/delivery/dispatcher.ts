@@ -1,3 +1,4 @@
+import { withRequestId } from '@emailverify/messaging';
 import type { Counter, Histogram } from 'prom-client';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../webhooks/secret-box';
@@ -190,7 +191,9 @@ export class Dispatcher implements FreshDeliveries {
 
   private launch(delivery: ClaimedDelivery): void {
     this.sending++;
-    const task = this.attempt(delivery)
+    const attempt = () => this.attempt(delivery);
+    // The attempt's lines name the request that caused its event.
+    const task = (delivery.request_id ? withRequestId(delivery.request_id, attempt) : attempt())
       .catch((err: unknown) =>
         // Nothing was recorded: the claim runs out and another attempt is made then.
         this.logger.error({ err, deliveryId: delivery.id }, 'webhook attempt could not be recorded'),

@@ -35,7 +35,7 @@ export class EventIntake {
     await this.kit.ensureStream(Streams.events);
     this.consumer = await this.kit.consume<unknown>(
       { stream: Streams.events.name, durable: Consumers.webhooksEvents, ackWaitMs: 30_000, concurrency: 8 },
-      async ({ payload }) => this.take(payload),
+      async ({ payload, requestId }) => this.take(payload, requestId),
       (err) =>
         this.logger.error({ err }, 'event could not be turned into deliveries; it will be redelivered'),
     );
@@ -45,7 +45,8 @@ export class EventIntake {
     await this.consumer?.stop();
   }
 
-  private async take(payload: unknown): Promise<'ack' | { terminate: string }> {
+  /** `requestId`: the request that caused the event (the job's upload); its deliveries keep it. */
+  private async take(payload: unknown, requestId: string): Promise<'ack' | { terminate: string }> {
     const parsed = fileEventSchema.safeParse(payload);
     if (!parsed.success) {
       this.logger.error({ issues: parsed.error.issues.slice(0, 3) }, 'malformed event dropped');
@@ -62,7 +63,7 @@ export class EventIntake {
         event,
         jobId: data.job_id,
         body,
-        requestId: null,
+        requestId,
         firstDelayMs: this.options.firstDelayMs,
       },
       claimForMs,

@@ -11,7 +11,7 @@ import {
 } from 'rate-limiter-flexible';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../../config';
 import type { RateLimitState } from '../http/request-context';
-import type { RateClass } from './rate-classes';
+import { RATE_CLASSES, type RateClass } from './rate-classes';
 
 export interface LimitDecision extends RateLimitState {
   allowed: boolean;
@@ -44,6 +44,8 @@ export class RateLimiterService implements OnApplicationShutdown {
       'Requests let through because the rate-limit store failed',
       ['limiter'],
     );
+    // Every limiter's series exists from the start at 0, so an alert on its rate sees the first failure.
+    for (const limiter of [...RATE_CLASSES, 'auth-failures', 'download']) this.failOpen.inc({ limiter }, 0);
     if (config.REDIS_URL) {
       this.redis = new Redis(config.REDIS_URL, {
         enableOfflineQueue: false,
