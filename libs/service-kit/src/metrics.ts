@@ -15,10 +15,8 @@ const NATS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5
 /** A Prometheus registry per process, with the default Node metrics and the suite's common series. */
 export class Metrics {
   readonly registry = new Registry();
-  /** Requests this process answered over NATS, by subject and outcome (`ok` or the error code). */
-  readonly messages: Histogram<'subject' | 'outcome'>;
-  /** Requests this process made over NATS, by subject and outcome (`ok` or the error code). */
-  readonly natsRequests: Histogram<'subject' | 'outcome'>;
+  private handled?: Histogram<'subject' | 'outcome'>;
+  private requests?: Histogram<'subject' | 'outcome'>;
   private consumerGauges?: {
     pending: Gauge<'stream' | 'consumer'>;
     ackPending: Gauge<'stream' | 'consumer'>;
@@ -38,18 +36,32 @@ export class Metrics {
         },
       },
     );
-    this.messages = this.histogram(
+  }
+
+  /**
+   * Requests this process answered over NATS, by subject and outcome (`ok` or the error code). Like every
+   * series kept for one side of a role, it is declared on first use, so a process exports no series it never
+   * fills (credits makes no requests, the gateway answers none).
+   */
+  get messages(): Histogram<'subject' | 'outcome'> {
+    this.handled ??= this.histogram(
       'nats_handled_seconds',
       'Time to answer a NATS request this process served, by subject and outcome',
       ['subject', 'outcome'],
       NATS_BUCKETS,
     );
-    this.natsRequests = this.histogram(
+    return this.handled;
+  }
+
+  /** Requests this process made over NATS, by subject and outcome (`ok` or the error code); see `messages`. */
+  get natsRequests(): Histogram<'subject' | 'outcome'> {
+    this.requests ??= this.histogram(
       'nats_request_seconds',
       'Latency of NATS requests this process made, from sending to the reply, by subject and outcome',
       ['subject', 'outcome'],
       NATS_BUCKETS,
     );
+    return this.requests;
   }
 
   counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {

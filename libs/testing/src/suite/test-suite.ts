@@ -237,11 +237,12 @@ export class TestSuite {
     style?: ResponseStyle;
     path?: string;
     gateway?: number;
+    headers?: Record<string, string>;
   }): Promise<HttpReply> {
     const form = new FormData();
     for (const [name, value] of Object.entries(options.fields ?? {})) form.append(name, value);
     if (options.file) form.append('file', new Blob([options.file.content]), options.file.name);
-    const headers: Record<string, string> = { 'SVC-API-KEY': options.key };
+    const headers: Record<string, string> = { ...options.headers, 'SVC-API-KEY': options.key };
     if (options.style) headers['SVC-Response-Style'] = options.style;
     const res = await fetch(`${this.gatewayUrl(options.gateway ?? 0)}${options.path ?? '/v1/verify/file'}`, {
       method: 'POST',

@@ -1,0 +1,143 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import {
+  ALERT_RULES,
+  DASHBOARD,
+  alertRuleQueries,
+  dashboardQueries,
+  metricNames,
+} from './observability-queries';
+
+const root = process.cwd();
+const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
+const CHART = 'deploy/helm/emailverify';
+
+/** A helm binary: HELM, else `helm` on the PATH; undefined where there is none. */
+function findHelm(): string | undefined {
+  const candidates = [process.env.HELM, 'helm'].filter((c): c is string => !!c);
+  for (const candidate of candidates) {
+    try {
+      execFileSync(candidate, ['version', '--short'], { stdio: 'ignore' });
+      return candidate;
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+const helm = findHelm();
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered manifests are read field by field
+type Manifest = Record<string, any>;
+
+function template(...set: string[]): Manifest[] {
+  const out = execFileSync(
+    helm!,
+    ['template', 't', CHART, '--set', 'secret.downloadSigningSecret=x', ...set.flatMap((s) => ['--set', s])],
+    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  return parseAllDocuments(out)
+    .map((doc) => doc.toJS() as Manifest | null)
+    .filter((m): m is Manifest => m !== null);
+}
+
+describe('deploy: dashboard, alert rules, PrometheusRule and KEDA scaling', () => {
+  it('every dashboard and alert query is valid PromQL naming suite metrics', () => {
+    const queries = [...dashboardQueries(), ...alertRuleQueries()];
+    expect(dashboardQueries().length).toBeGreaterThan(20);
+    expect(alertRuleQueries().length).toBeGreaterThan(8);
+    for (const { where, expr } of queries) {
+      const names = metricNames(expr);
+      expect(names.length, `${where} selects no metric`).toBeGreaterThan(0);
+    }
+    // A broken expression is refused, so the check above can fail.
+    expect(() => metricNames('sum(rate(emailverify_http_request_seconds_count[5m])')).toThrow(/syntax/);
+  });
+
+  it("ships the chart's copies of the dashboard and the rules unchanged", () => {
+    expect(read(`${CHART}/files/emailverify-dashboard.json`)).toBe(read(DASHBOARD));
+    expect(read(`${CHART}/files/emailverify-rules.yaml`)).toBe(read(ALERT_RULES));
+  });
+
+  it.skipIf(!helm)('helm lint passes, with and without the optional monitoring and scaling', () => {
+    for (const set of [
+      [],
+      ['metrics.prometheusRule.enabled=true', 'metrics.grafanaDashboard.enabled=true', 'keda.enabled=true'],
+    ]) {
+      execFileSync(helm!, ['lint', CHART, ...set.flatMap((s) => ['--set', s])], { cwd: root, stdio: 'pipe' });
+    }
+  });
+
+  it.skipIf(!helm)(
+    'renders no PrometheusRule, dashboard or ScaledObject by default; the verifier has its HPA',
+    () => {
+      const kinds = template().map((m) => `${m.kind}/${m.metadata.name}`);
+      expect(kinds.some((k) => k.startsWith('PrometheusRule/') || k.startsWith('ScaledObject/'))).toBe(false);
+      expect(kinds).not.toContain('ConfigMap/t-emailverify-dashboard');
+      expect(kinds).toContain('HorizontalPodAutoscaler/t-emailverify-verifier');
+    },
+  );
+
+  it.skipIf(!helm)('renders the rules as a PrometheusRule and the dashboard as a sidecar ConfigMap', () => {
+    const manifests = template(
+      'metrics.prometheusRule.enabled=true',
+      'metrics.prometheusRule.labels.release=monitoring',
+      'metrics.grafanaDashboard.enabled=true',
+    );
+    const rule = manifests.find((m) => m.kind === 'PrometheusRule')!;
+    expect(rule.metadata.labels.release).toBe('monitoring');
+    const groups = (rule.spec.groups as Manifest[]).flatMap((g) => g.rules as Manifest[]);
+    expect(groups.map((r) => r.expr)).toEqual(alertRuleQueries().map((q) => q.expr));
+    const dashboard = manifests.find(
+      (m) => m.kind === 'ConfigMap' && m.metadata.name === 't-emailverify-dashboard',
+    )!;
+    expect(dashboard.metadata.labels.grafana_dashboard).toBe('1');
+    expect(JSON.parse(dashboard.data['emailverify-dashboard.json'])).toEqual(JSON.parse(read(DASHBOARD)));
+  });
+
+  it.skipIf(!helm)(
+    'scales the verifier on its VERIFY_CHUNKS consumer lag and CPU with KEDA, instead of its HPA',
+    () => {
+      const manifests = template('keda.enabled=true', 'config.NATS_NAMESPACE=prod');
+      const scaled = manifests.find((m) => m.kind === 'ScaledObject')!;
+      expect(scaled.spec.scaleTargetRef.name).toBe('t-emailverify-verifier');
+      expect(
+        manifests.some((m) => m.kind === 'Deployment' && m.metadata.name === 't-emailverify-verifier'),
+      ).toBe(true);
+      const [lag, cpu] = scaled.spec.triggers as Manifest[];
+      expect(lag!.type).toBe('nats-jetstream');
+      expect(lag!.metadata).toMatchObject({
+        natsServerMonitoringEndpoint: 't-emailverify-nats.default.svc:8222',
+        account: '$G',
+        stream: 'prod_VERIFY_CHUNKS',
+        consumer: 'prod_verifier-chunks',
+        lagThreshold: '20',
+      });
+      expect(cpu!.type).toBe('cpu');
+      expect(scaled.spec.minReplicaCount).toBe(2);
+      expect(scaled.spec.maxReplicaCount).toBe(10);
+      // Two autoscalers on one Deployment would fight: KEDA's replaces the chart's.
+      expect(
+        manifests.some(
+          (m) => m.kind === 'HorizontalPodAutoscaler' && m.metadata.name === 't-emailverify-verifier',
+        ),
+      ).toBe(false);
+    },
+  );
+
+  it.skipIf(!helm)('asks for the NATS monitoring endpoint when NATS is external', () => {
+    expect(() =>
+      template('keda.enabled=true', 'bundled.nats.enabled=false', 'external.natsUrl=nats://nats:4222'),
+    ).toThrow(/keda.natsMonitoringEndpoint/);
+    const [scaled] = template(
+      'keda.enabled=true',
+      'bundled.nats.enabled=false',
+      'external.natsUrl=nats://nats:4222',
+      'keda.natsMonitoringEndpoint=nats.messaging:8222',
+    ).filter((m) => m.kind === 'ScaledObject');
+    expect(scaled!.spec.triggers[0].metadata.natsServerMonitoringEndpoint).toBe('nats.messaging:8222');
+  });
+});
