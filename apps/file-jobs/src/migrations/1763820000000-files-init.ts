@@ -42,6 +42,8 @@ export class FilesInit1763820000000 implements MigrationInterface {
         role_emails int NOT NULL DEFAULT 0,
         credits_used int NOT NULL DEFAULT 0,
         reservation_key text NOT NULL,
+        -- The request that created the job (X-Request-Id): the work it causes later carries it.
+        request_id text,
         settled boolean NOT NULL DEFAULT false,
         error_code text,
         error_message text,
