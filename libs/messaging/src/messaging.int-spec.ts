@@ -1,12 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import { type AccountId, DomainError, Subjects } from '@emailverify/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MessageBus } from './bus';
 import { JetStreamKit } from './jetstream';
+import { currentRequestId } from './request-context';
 
 const url = process.env.NATS_URL || 'nats://127.0.0.1:4222';
 const ns = () => `t_msg_${randomBytes(4).toString('hex')}`;
 const pass = <T>(payload: unknown) => payload as T;
+
+/** Runs `check` until it passes (the shared test helpers depend on this library, so it has its own). */
+async function eventually(check: () => Promise<void>, tries = 200): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await check();
+    } catch (err) {
+      if (attempt >= tries) throw err;
+      await sleep(50);
+    }
+  }
+}
 
 describe('messaging: request/reply with deadlines (real NATS)', () => {
   let server: MessageBus;
@@ -278,5 +292,108 @@ describe('messaging: JetStream streams, consumers and object store (real NATS)',
     await store.delete('data');
     // Only the deleted object's marker stays.
     expect((await kit.bucketBytes('measured')) - empty).toBeLessThan(1024);
+  });
+});
+
+describe('messaging: request ids across hops, request latency and consumer lag (real NATS)', () => {
+  let bus: MessageBus;
+  let kit: JetStreamKit;
+  const timings: Array<{ subject: string; outcome: string; seconds: number }> = [];
+
+  beforeAll(async () => {
+    bus = await MessageBus.connect({
+      url,
+      namespace: ns(),
+      name: 'trace',
+      requestTimeoutMs: 500,
+      onRequestDone: (subject, outcome, seconds) => timings.push({ subject, outcome, seconds }),
+    });
+    kit = new JetStreamKit(bus);
+    await kit.ensureStream({ name: 'TRACE', subjects: ['trace.>'], retention: 'workqueue' });
+  });
+  afterAll(async () => {
+    await kit?.deleteNamespaceStreams();
+    await bus?.close();
+  });
+
+  it("hands a request's id on to the requests and JetStream messages its handler causes", async () => {
+    const seenByCredits: string[] = [];
+    bus.serve(Subjects.creditsPing, {
+      queue: 'credits',
+      parse: pass,
+      handler: async () => {
+        seenByCredits.push(currentRequestId() ?? 'none');
+        return { service: 'credits', ok: true };
+      },
+    });
+    bus.serve(Subjects.filesPing, {
+      queue: 'file-jobs',
+      parse: pass,
+      handler: async () => {
+        // Neither names the id: both take the one of the message being handled.
+        await bus.request(Subjects.creditsPing, {});
+        await kit.publish('trace.work', { n: 1 });
+        return { service: 'file-jobs', ok: true };
+      },
+    });
+    await bus.connection.flush();
+    await bus.request(Subjects.filesPing, {}, { requestId: 'trace-req-1' });
+    expect(seenByCredits).toEqual(['trace-req-1']);
+
+    const consumed = await new Promise<{ requestId: string; current: string | undefined }>((resolve) => {
+      void kit.consume(
+        { stream: 'TRACE', durable: 'tracer', filterSubject: 'trace.work', ackWaitMs: 5_000, concurrency: 1 },
+        async ({ requestId }) => {
+          resolve({ requestId, current: currentRequestId() });
+          return 'ack';
+        },
+        () => undefined,
+      );
+    });
+    expect(consumed).toEqual({ requestId: 'trace-req-1', current: 'trace-req-1' });
+    // Outside any handler there is no current id, and a request makes a fresh one.
+    expect(currentRequestId()).toBeUndefined();
+  });
+
+  it('reports every request with its subject, outcome and duration', async () => {
+    timings.length = 0;
+    await bus.request(Subjects.creditsPing, {});
+    await expect(bus.request(Subjects.verifierPing, {})).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+    });
+    expect(timings.map(({ subject, outcome }) => ({ subject, outcome }))).toEqual([
+      { subject: Subjects.creditsPing, outcome: 'ok' },
+      { subject: Subjects.verifierPing, outcome: 'SERVICE_UNAVAILABLE' },
+    ]);
+    expect(timings.every((t) => t.seconds >= 0)).toBe(true);
+  });
+
+  it('reports the lag of the consumers this process works: waiting and in hand', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const handle = await kit.consume(
+      { stream: 'TRACE', durable: 'slow', filterSubject: 'trace.slow', ackWaitMs: 30_000, concurrency: 1 },
+      async () => {
+        await held;
+        return 'ack';
+      },
+      () => undefined,
+    );
+    for (let i = 0; i < 3; i++) await kit.publish('trace.slow', { i });
+    await eventually(async () => {
+      expect((await kit.consumerLag()).find((l) => l.consumer === 'slow')).toEqual({
+        stream: 'TRACE',
+        consumer: 'slow',
+        pending: 2,
+        ackPending: 1,
+      });
+    });
+    release();
+    await eventually(async () => {
+      const lag = (await kit.consumerLag()).find((l) => l.consumer === 'slow');
+      expect(lag).toMatchObject({ pending: 0, ackPending: 0 });
+    });
+    await handle.stop();
+    expect((await kit.consumerLag()).some((l) => l.consumer === 'slow')).toBe(false);
   });
 });
