@@ -243,7 +243,8 @@ export class MessageBus {
         };
       }
     }
-    if (msg.reply) msg.respond(encodeJson(envelope));
+    // The reply names its request too, so a caller can match what it got to the lines it caused.
+    if (msg.reply) msg.respond(encodeJson(envelope), { headers: requestHeaders(ctx.requestId) });
     options.onDone?.(ctx, {
       ok: envelope.ok,
       code: envelope.ok ? undefined : envelope.error.code,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type AccountId, DomainError, Subjects } from '@emailverify/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MessageBus } from './bus';
+import { encodeJson, MessageBus, requestHeaders, requestIdOf } from './bus';
 import { JetStreamKit } from './jetstream';
 import { currentRequestId } from './request-context';
 
@@ -353,6 +353,14 @@ describe('messaging: request ids across hops, request latency and consumer lag (
     expect(consumed).toEqual({ requestId: 'trace-req-1', current: 'trace-req-1' });
     // Outside any handler there is no current id, and a request makes a fresh one.
     expect(currentRequestId()).toBeUndefined();
+  });
+
+  it('names the request on the reply too', async () => {
+    const reply = await bus.connection.request(bus.ns.subject(Subjects.creditsPing), encodeJson({}), {
+      timeout: 2_000,
+      headers: requestHeaders('trace-reply'),
+    });
+    expect(requestIdOf(reply)).toBe('trace-reply');
   });
 
   it('reports every request with its subject, outcome and duration', async () => {
