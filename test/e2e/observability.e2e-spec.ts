@@ -187,6 +187,16 @@ describe('observability: metrics on every app, the request id on every hop', () 
     });
   });
 
+  it("a signed download, which needs no key, still sends its request's id to file-jobs", async () => {
+    const downloadId = randomUUID();
+    const res = await fetch(directDownloadUrl, { headers: { 'X-Request-Id': downloadId } });
+    expect(res.status).toBe(200);
+    await res.text();
+    await eventually(() =>
+      expect(linesFor('file-jobs', downloadId).map((l) => l.subject)).toContain('file-jobs.job.locate'),
+    );
+  });
+
   it('logs hold no API key, signed link or address', () => {
     const logs = APPS.map(rawLog).join('\n');
     expect(logs.length).toBeGreaterThan(0);

@@ -19,7 +19,7 @@ import type { Response } from 'express';
 import { RawBody } from '../common/http/json-body.interceptor';
 import { PostOk } from '../common/http/post-ok';
 import { present } from '../common/http/presenter';
-import { Auth, type AuthContext, type GatewayRequest } from '../common/http/request-context';
+import { Auth, type AuthContext, type GatewayRequest, RequestId } from '../common/http/request-context';
 import { Style } from '../common/http/style';
 import { PerAddressLimit, RateLimitClass } from '../common/rate-limit/rate-classes';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
@@ -101,9 +101,10 @@ export class FilesController {
   async download(
     @JobId() jobId: string,
     @Query() query: DownloadQueryDto,
+    @RequestId() requestId: string,
     @Res() res: Response,
   ): Promise<void> {
-    const located = await this.files.locateSigned(jobId, query.expires, query.signature);
+    const located = await this.files.locateSigned(jobId, query.expires, query.signature, requestId);
     await this.files.streamResults(located, undefined, res);
   }
 

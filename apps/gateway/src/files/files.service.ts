@@ -157,6 +157,7 @@ export class FilesService {
     jobId: string,
     expires: string | undefined,
     signature: string | undefined,
+    requestId: string,
   ): Promise<FileJobResultsReply> {
     checkJobId(jobId);
     const verdict = verifyDownload(this.config, jobId, expires, signature);
@@ -167,7 +168,7 @@ export class FilesService {
       );
     if (verdict === 'invalid')
       throw new DomainError('DOWNLOAD_LINK_INVALID', 'This download link is not valid');
-    return this.bus.request(Subjects.filesJobLocate, { jobId });
+    return this.bus.request(Subjects.filesJobLocate, { jobId }, { requestId });
   }
 
   /** Streams the whole result file, or only the rows whose status is one of `filters`. */

@@ -40,6 +40,11 @@ export const Auth = createParamDecorator((_data: unknown, ctx: ExecutionContext)
   return auth;
 });
 
+/** The request's id (X-Request-Id), for routes without an `@Auth()` caller that still send messages. */
+export const RequestId = createParamDecorator(
+  (_data: unknown, ctx: ExecutionContext): string => requestOf(ctx).requestId,
+);
+
 /** The caller's rate-limit window after this request, set by the RateLimitGuard. */
 export const RateLimit = createParamDecorator((_data: unknown, ctx: ExecutionContext): RateLimitState => {
   const { rateLimit } = requestOf(ctx);
