@@ -237,6 +237,8 @@ export class JetStreamKit {
    * from its own state; nothing is read from the stream). A consumer whose info cannot be had is left out.
    */
   async consumerLag(): Promise<ConsumerLag[]> {
+    // A process that works no consumer asks nothing (its NATS user may not be allowed JetStream at all).
+    if (this.working.size === 0) return [];
     const jsm = await this.jsm();
     const lags = await Promise.all(
       [...this.working.values()].map(async ({ stream, durable }): Promise<ConsumerLag | undefined> => {
