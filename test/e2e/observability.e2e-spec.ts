@@ -66,9 +66,11 @@ describe('observability: metrics on every app, the request id on every hop', () 
   let suite: TestSuite;
   let account: Account;
   const singleId = randomUUID();
+  const bulkId = randomUUID();
   const fileId = randomUUID();
   const addresses = ['jane@obs.test', 'bob@obs.test', 'nobody@obs.test', 'ann@obs.test', 'x@nx-obs.test'];
   let jobId: string;
+  let bulkCredits: number;
   let directDownloadUrl: string;
 
   beforeAll(async () => {
@@ -102,6 +104,13 @@ describe('observability: metrics on every app, the request id on every hop', () 
     });
     expect(single.status).toBe(200);
     expect(single.headers.get('x-request-id')).toBe(singleId);
+    const bulk = await suite.call('/v1/verify/bulk', {
+      key: account.apiKey,
+      body: { emails: ['bob@obs.test', 'ann@obs.test'], check_smtp: true },
+      headers: { 'X-Request-Id': bulkId },
+    });
+    expect(bulk.status).toBe(200);
+    bulkCredits = bulk.json.data.credits_used;
 
     const hook = await suite.call('/v1/webhooks', {
       key: account.apiKey,
@@ -154,6 +163,13 @@ describe('observability: metrics on every app, the request id on every hop', () 
           'credits.reservation.create',
           'credits.reservation.settle',
         ]),
+      );
+    });
+    // A bulk verification likewise.
+    await eventually(() => {
+      expect(linesFor('verifier', bulkId).map((l) => l.subject)).toContain('verifier.batch.verify');
+      expect(linesFor('credits', bulkId).map((l) => l.subject)).toEqual(
+        expect.arrayContaining(['credits.reservation.create', 'credits.reservation.settle']),
       );
     });
     // Nothing else was asked under it: every line about it is this request's own.
@@ -239,12 +255,14 @@ describe('observability: metrics on every app, the request id on every hop', () 
     ).toBeGreaterThanOrEqual(1);
 
     const verifier = await metricsOf('verifier');
+    // The single and the bulk verification each reserved and settled once (file chunks reserve nothing).
     for (const subject of ['credits.reservation.create', 'credits.reservation.settle'])
-      expect(valueOf(verifier, 'emailverify_nats_request_seconds_count', { subject, outcome: 'ok' })).toBe(1);
+      expect(valueOf(verifier, 'emailverify_nats_request_seconds_count', { subject, outcome: 'ok' })).toBe(2);
     expect(
       valueOf(verifier, 'emailverify_nats_handled_seconds_count', { subject: 'verifier.address.verify' }),
     ).toBe(1);
-    // jane (single), then bob, nobody, ann in the file: one probe each (the file's jane may come from the cache).
+    // jane (single), bob and ann (bulk), then nobody in the file: one probe each (the file's other addresses
+    // may come from the cache).
     expect(
       valueOf(verifier, 'emailverify_smtp_probe_seconds_count', { outcome: 'accepted' }),
     ).toBeGreaterThanOrEqual(3);
@@ -266,6 +284,8 @@ describe('observability: metrics on every app, the request id on every hop', () 
 
     const credits = await metricsOf('credits');
     expect(valueOf(credits, 'emailverify_credits_consumed_total', { source: 'single' })).toBe(1);
+    expect(bulkCredits).toBe(2);
+    expect(valueOf(credits, 'emailverify_credits_consumed_total', { source: 'bulk' })).toBe(bulkCredits);
     const job = (await suite.call(`/v1/verify/file/${jobId}`, { key: account.apiKey })).json.data;
     expect(valueOf(credits, 'emailverify_credits_consumed_total', { source: 'file' })).toBe(job.credits_used);
     expect(job.credits_used).toBeGreaterThan(0);
