@@ -2,3 +2,4 @@ export * from './bus';
 export * from './namespace';
 export * from './rpc-errors';
 export * from './jetstream';
+export * from './transient';

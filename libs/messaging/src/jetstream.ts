@@ -26,6 +26,9 @@ setSha256Backend('native');
  */
 const OBJECT_CHUNK_BYTES = 512 * 1024;
 
+/** Attempts of an idempotent publish (one with a message id) before its failure is reported. */
+const PUBLISH_ATTEMPTS = 5;
+
 export interface StreamSpec {
   /** Base name; the installation's namespace is prefixed. */
   name: string;
@@ -110,7 +113,11 @@ export class JetStreamKit {
     }
   }
 
-  /** Publishes durably; `msgId` makes a repeated publish within the duplicate window a no-op. */
+  /**
+   * Publishes durably; `msgId` makes a repeated publish within the duplicate window a no-op. With a `msgId`
+   * the publish is safe to repeat, so one that finds JetStream not answering yet (a server restarting: "no
+   * responders") or gets no acknowledgement in time is tried again a few times, with backoff, before failing.
+   */
   async publish(
     subject: string,
     payload: unknown,
@@ -119,7 +126,7 @@ export class JetStreamKit {
     const ack = await this.js.publish(
       this.bus.ns.subject(subject),
       encodeJson(payload),
-      msgId ? { msgID: msgId } : undefined,
+      msgId ? { msgID: msgId, retries: PUBLISH_ATTEMPTS } : undefined,
     );
     return { duplicate: ack.duplicate, seq: ack.seq };
   }

@@ -264,10 +264,12 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     // The job stops (paused, say) while chunks 1 and 2 are outstanding: the merge gives up, nothing stored.
     let asked = 0;
     const stopping = writer.write(job, {
-      pollMs: 20,
-      active: async () => {
-        asked += 1;
-        return asked < 3;
+      follow: {
+        pollMs: 20,
+        active: async () => {
+          asked += 1;
+          return asked < 3;
+        },
       },
     });
     await expect(stopping).rejects.toBeInstanceOf(MergeAbandoned);
@@ -277,12 +279,14 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     // Followed again, it waits for chunks 1 and 2, whose results come in while it runs, and writes every row.
     let polls = 0;
     const following = writer.write(job, {
-      pollMs: 20,
-      active: async () => {
-        polls += 1;
-        if (polls === 2) await repo.applyChunkResult(view.jobId, 2, emails[2]!.map(verified), false);
-        if (polls === 4) await repo.applyChunkResult(view.jobId, 1, emails[1]!.map(verified), false);
-        return true;
+      follow: {
+        pollMs: 20,
+        active: async () => {
+          polls += 1;
+          if (polls === 2) await repo.applyChunkResult(view.jobId, 2, emails[2]!.map(verified), false);
+          if (polls === 4) await repo.applyChunkResult(view.jobId, 1, emails[1]!.map(verified), false);
+          return true;
+        },
       },
     });
     const name = await following;
