@@ -17,15 +17,30 @@ describe('twelve small jobs at once on one file-jobs process with a pool of ten'
 
   beforeAll(async () => {
     world = await MailWorld.start();
-    world.domain('burst.test', { mx: [{ priority: 10, host: 'mx.burst.test', smtp: { catchAll: true } }] });
+    // Each job's first two chunks are on a quick mail host, its last on a slow one, and the verifier works on
+    // every chunk at once: all twelve jobs have chunks answered and one outstanding at the same time, so their
+    // merges (which start following a job once its pace says it is nearly done) overlap.
+    const mailboxes = Array.from({ length: ROWS }, (_, i) => `user${i}`);
+    for (let j = 0; j < JOBS; j++) {
+      world.domain(`quick${j}.test`, {
+        mx: [{ priority: 10, host: `mx.quick${j}.test`, smtp: { mailboxes } }],
+      });
+      world.domain(`slow${j}.test`, {
+        mx: [{ priority: 10, host: `mx.slow${j}.test`, smtp: { mailboxes, delayMs: 300 } }],
+      });
+    }
     await world.ready();
     suite = await TestSuite.start({
       env: {
         ...mailWorldEnv(world),
         FILE_CHUNK_SIZE: '10',
         FILE_RECOVERY_INTERVAL_MS: '500',
+        SMTP_SEMAPHORE_TIMEOUT_MS: '120000',
       },
-      appEnv: { 'file-jobs': { DATABASE_POOL_SIZE: '10', DATABASE_POOL_TIMEOUT_MS: '10000' } },
+      appEnv: {
+        'file-jobs': { DATABASE_POOL_SIZE: '10', DATABASE_POOL_TIMEOUT_MS: '10000' },
+        verifier: { FILE_CHUNK_CONCURRENCY: '50' },
+      },
     });
     account = await suite.createAccount({ credits: JOBS * ROWS });
   });
@@ -36,13 +51,14 @@ describe('twelve small jobs at once on one file-jobs process with a pool of ten'
 
   it('all complete, each with its own rows and charges', { timeout: 180_000 }, async () => {
     const files = Array.from({ length: JOBS }, (_, j) =>
-      Array.from({ length: ROWS }, (_, i) => `job${j}.user${i}@burst.test`),
+      Array.from({ length: ROWS }, (_, i) => `user${i}@${i < 20 ? 'quick' : 'slow'}${j}.test`),
     );
     const created = await Promise.all(
       files.map((rows, j) =>
         suite.upload({
           key: account.apiKey,
           file: { name: `burst${j}.csv`, content: `email\n${rows.join('\n')}\n` },
+          fields: { check_smtp: 'true' },
         }),
       ),
     );
