@@ -70,29 +70,27 @@ export async function openSchemaDataSource(options: SchemaDataSourceOptions): Pr
   await dataSource.initialize();
   await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
   // Migrations of concurrent replicas are serialised by an advisory lock named after the schema.
-  await withAdvisoryLock(dataSource, `migrations:${options.schema}`, () =>
+  await withAdvisoryLock(options.url, `migrations:${options.schema}`, () =>
     dataSource.runMigrations({ transaction: 'each' }),
   );
   return dataSource;
 }
 
-/** Runs `work` while holding a session-level advisory lock on one pooled connection. */
-export async function withAdvisoryLock<T>(
-  dataSource: DataSource,
-  key: string,
-  work: () => Promise<T>,
-): Promise<T> {
-  const runner = dataSource.createQueryRunner();
-  await runner.connect();
+/**
+ * Runs `work` while holding a session-level advisory lock, on a connection of its own rather than one of the
+ * pool: the work's own queries then have the whole pool (even a pool of one).
+ */
+async function withAdvisoryLock<T>(url: string, key: string, work: () => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  // A connection lost meanwhile fails the query in hand; its 'error' event must not end the process.
+  client.on('error', () => undefined);
+  await client.connect();
   try {
-    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
-    try {
-      return await work();
-    } finally {
-      await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [key]);
-    }
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
+    return await work();
   } finally {
-    await runner.release();
+    // Ending the session releases the lock.
+    await client.end().catch(() => undefined);
   }
 }
 
