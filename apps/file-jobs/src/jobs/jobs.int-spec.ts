@@ -299,6 +299,31 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     ]);
   });
 
+  it('holds a merge by a lease: one holder at a time, taken over once it runs out, completion only by the holder', async () => {
+    const repo = new JobsRepository(db);
+    const view = await createJob('email\nlease@files.test\n', 'lease.csv');
+    const [first, second] = [randomUUID(), randomUUID()];
+    expect(await repo.claimMerge(view.jobId, first, 60)).toMatchObject({ merge_owner: first });
+    expect(await repo.claimMerge(view.jobId, second, 60)).toBeUndefined();
+    expect(await repo.renewMerge(view.jobId, first, 60)).toBe(true);
+    // Only the holder completes the job.
+    await repo.transitionInternal(view.jobId, ['running'], 'merging');
+    const done = { completedAt: true, creditsUsed: 0, mergeOwner: second };
+    expect(await repo.transitionInternal(view.jobId, ['merging'], 'completed', done)).toBeUndefined();
+    // A lease that ran out (its process died) is taken over; the old holder then finds it gone.
+    await db.query(`UPDATE files.jobs SET merge_lease_until = now() - interval '1 second' WHERE id = $1`, [
+      view.jobId,
+    ]);
+    expect(await repo.claimMerge(view.jobId, second, 60)).toMatchObject({ merge_owner: second });
+    expect(await repo.renewMerge(view.jobId, first, 60)).toBe(false);
+    await repo.releaseMerge(view.jobId, first); // not its lease any more: changes nothing
+    expect(await repo.transitionInternal(view.jobId, ['merging'], 'completed', done)).toMatchObject({
+      status: 'completed',
+    });
+    await repo.releaseMerge(view.jobId, second);
+    expect(await repo.findById(view.jobId)).toMatchObject({ merge_owner: null, merge_lease_until: null });
+  });
+
   it('refuses to merge a result that is not the address of its row', async () => {
     const repo = new JobsRepository(db);
     const view = await createJob('email\nx@files.test\ny@files.test\n', 'two.csv');
