@@ -18,6 +18,12 @@ const REPEATED = 1_000;
 /** Every 100th address is on a domain that does not exist: invalid, and charged like any verified address. */
 const LOST = ADDRESSES / 100;
 
+/**
+ * A wide column beside each address: the upload and the result file are megabytes, so the merge, which reads
+ * the one and stores the other while the job is verified, talks to NATS all along.
+ */
+const NOTE = 'n'.repeat(400);
+
 /** 20,000 unique addresses, then the first 1,000 again. */
 function jobRows(tag: string): string[] {
   const unique = Array.from({ length: ADDRESSES }, (_, i) =>
@@ -143,17 +149,18 @@ describe('NATS and PostgreSQL restarted mid-job, a gateway killed mid-upload', (
     expect(file.status).toBe(200);
     const result = Papa.parse<string[]>(file.text.trimEnd()).data;
     expect(result).toHaveLength(rows.length + 1);
-    // id, the original address, then verify_email and status.
+    // id, the original address, the note, then verify_email and status.
     expect(result.slice(1).map((r) => r[0])).toEqual(rows.map((_, i) => String(i)));
     expect(result.slice(1).map((r) => r[1])).toEqual(rows);
-    const statuses = result.slice(1).map((r) => r[3]);
+    expect(result.slice(1).every((r) => r[2] === NOTE)).toBe(true);
+    const statuses = result.slice(1).map((r) => r[4]);
     expect(statuses.filter((s) => s === 'invalid')).toHaveLength(LOST + REPEATED / 100);
     expect(new Set(statuses)).toEqual(new Set(['valid', 'invalid']));
   };
 
   const upload = async (tag: string) => {
     const rows = jobRows(tag);
-    const csv = `id,email\n${rows.map((e, i) => `${i},${e}`).join('\n')}\n`;
+    const csv = `id,email,note\n${rows.map((e, i) => `${i},${e},${NOTE}`).join('\n')}\n`;
     const before = await balance(account.apiKey);
     const created = await suite.upload({ key: account.apiKey, file: { name: `${tag}.csv`, content: csv } });
     expect(created.status).toBe(200);
