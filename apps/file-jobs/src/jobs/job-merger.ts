@@ -23,7 +23,7 @@ interface MergeLease {
  * NATS could not be reached for a while (a restart). Such a merge stores nothing and is started again by the
  * runner's next pass; only a failure of the job's own data fails the job.
  */
-export function mergeInterrupted(err: unknown): boolean {
+function mergeInterrupted(err: unknown): boolean {
   return err instanceof MergeAbandoned || isTransientDatabaseError(err) || isTransientMessagingError(err);
 }
 
