@@ -101,17 +101,20 @@ describe('the connection pool (real PostgreSQL)', () => {
 
   it('tells a dropped connection from a refused statement', async () => {
     expect(db).toBeDefined();
+    const refused = await db!.query('SELECT * FROM no_such_table').catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(Error);
+    expect(isTransientDatabaseError(refused), String(refused)).toBe(false);
     const runner = db!.createQueryRunner();
     await runner.connect();
     const [{ pid }] = (await runner.query('SELECT pg_backend_pid() AS pid')) as Array<{ pid: number }>;
     const admin = new Client({ connectionString: url.toString() });
     await admin.connect();
-    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    // Waits until the session is gone (PostgreSQL 14+), so the next query meets a dropped connection.
+    await admin.query('SELECT pg_terminate_backend($1, 10000)', [pid]);
     await admin.end();
     const dropped = await runner.query('SELECT 1').catch((err: unknown) => err);
     await runner.release().catch(() => undefined);
+    expect(dropped).toBeInstanceOf(Error);
     expect(isTransientDatabaseError(dropped), String(dropped)).toBe(true);
-    const refused = await db!.query('SELECT * FROM no_such_table').catch((err: unknown) => err);
-    expect(isTransientDatabaseError(refused), String(refused)).toBe(false);
   });
 });
