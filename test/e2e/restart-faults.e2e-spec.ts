@@ -108,12 +108,19 @@ describe('NATS and PostgreSQL restarted mid-job, a gateway killed mid-upload', (
     expect(now.status, 'the job finished before the fault').toMatch(/^(running|processing)$/);
   };
 
-  /** The API answers again within a minute of the fault. */
-  const answersAgain = async (faultAt: number) => {
+  /**
+   * The API answers again within a minute of the fault: credits, and the job's status (each service reconnects
+   * on its own, so one may answer a moment before another).
+   */
+  const answersAgain = async (faultAt: number, jobId?: string) => {
     await eventually(
       async () => {
         const res = await suite.call('/v1/credits', { key: account.apiKey });
         expect(res.status).toBe(200);
+        if (jobId) {
+          const job = await suite.call(`/v1/verify/file/${jobId}`, { key: account.apiKey });
+          expect(job.status).toBe(200);
+        }
       },
       { timeoutMs: Math.max(1, faultAt + 60_000 - Date.now()), intervalMs: 250 },
     );
@@ -258,7 +265,7 @@ describe('NATS and PostgreSQL restarted mid-job, a gateway killed mid-upload', (
       // Down longer than a request's deadline (NATS_REQUEST_TIMEOUT_MS): what was in flight times out.
       await new Promise((resolve) => setTimeout(resolve, 6_000));
       await nats.startNode(0);
-      await answersAgain(faultAt);
+      await answersAgain(faultAt, id);
       await completedExactly(id, rows, before);
     },
   );
@@ -277,7 +284,7 @@ describe('NATS and PostgreSQL restarted mid-job, a gateway killed mid-upload', (
       const hit = await processed(id);
       expect(hit.status).toMatch(/^(running|processing)$/);
       expect(hit.processed).toBeLessThanOrEqual((ADDRESSES * 3) / 5);
-      await answersAgain(faultAt);
+      await answersAgain(faultAt, id);
       await completedExactly(id, rows, before);
     },
   );
