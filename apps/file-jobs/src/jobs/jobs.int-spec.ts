@@ -321,7 +321,10 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       status: 'completed',
     });
     await repo.releaseMerge(view.jobId, second);
-    expect(await repo.findByIdInternal(view.jobId)).toMatchObject({ merge_owner: null, merge_lease_until: null });
+    expect(await repo.findByIdInternal(view.jobId)).toMatchObject({
+      merge_owner: null,
+      merge_lease_until: null,
+    });
   });
 
   it('refuses to merge a result that is not the address of its row', async () => {
