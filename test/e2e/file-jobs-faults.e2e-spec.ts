@@ -6,6 +6,7 @@ import {
   mailWorldEnv,
   TestSuite,
 } from '@emailverify/testing';
+import { isTerminalJobState, type JobState } from '@emailverify/contracts';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -34,9 +35,14 @@ describe.each<ServiceName>(['verifier', 'file-jobs'])('a %s killed half-way thro
       env: {
         ...mailWorldEnv(world),
         FILE_RECOVERY_INTERVAL_MS: '500',
+        // Small chunks, two at a time: the job takes long enough for the kill to land in the middle of it.
+        FILE_CHUNK_SIZE: '50',
+        FILE_CHUNKS_IN_FLIGHT: '2',
         // What the killed process held comes back to the others after this long.
         FILE_CHUNK_ACK_WAIT_MS: '3000',
         FILE_RESULTS_ACK_WAIT_MS: '3000',
+        // A merge the killed file-jobs process held is taken over after this long.
+        FILE_MERGE_LEASE_SECONDS: '5',
       },
     });
     account = await suite.createAccount({ credits: 50_000 });
@@ -65,19 +71,30 @@ describe.each<ServiceName>(['verifier', 'file-jobs'])('a %s killed half-way thro
       const id = created.json.data.task_id as string;
 
       // Wait until a good part of the job is done, then kill the victim without warning.
-      await eventually(
+      const progress = async () =>
+        (
+          await suite.sql<{ status: string; processed: number }>(
+            `SELECT status, processed_emails AS processed FROM files.jobs WHERE id = $1`,
+            [id],
+          )
+        )[0]!;
+      const ready = await eventually(
         async () => {
-          const { status, processed_emails } = (
-            await suite.call(`/v1/verify/file/${id}`, { key: account.apiKey })
-          ).json.data;
-          expect(
-            status === 'completed' || processed_emails >= 4000,
-            `${processed_emails} done, ${status}`,
-          ).toBe(true);
+          const now = await progress();
+          if (now.processed < ADDRESSES / 5 && !isTerminalJobState(now.status as JobState))
+            throw new Error(`${now.processed} done, ${now.status}`);
+          return now;
         },
-        { timeoutMs: 240_000, intervalMs: 100 },
+        { timeoutMs: 240_000, intervalMs: 25 },
       );
+      expect(ready.status, 'the job finished before the kill').toMatch(/^(running|processing)$/);
       await suite.stopService(victim, 'SIGKILL');
+      // The kill landed while the job was in flight: neither finished nor (with no verifier, or no file-jobs
+      // to record results) able to finish meanwhile.
+      const hit = await progress();
+      expect(hit.status).toMatch(/^(running|processing)$/);
+      expect(hit.processed).toBeGreaterThanOrEqual(ADDRESSES / 5);
+      expect(hit.processed).toBeLessThan(ADDRESSES);
       await suite.startService(victim);
 
       const done: Record<string, number | string> = await suite.finishedJob(id, account.apiKey, {

@@ -30,6 +30,16 @@ export const fileJobsConfigSchema = withDownloadLinks({
    * looks every quarter of it.
    */
   FILE_PARTIAL_OBJECT_MINUTES: int(60, 1, 7 * 24 * 60),
+  /**
+   * Merges (result files being written) one process runs at once; a job past the cap is merged when a merge
+   * ends. Each merge uses pooled connections one query at a time, never one for its whole length.
+   */
+  FILE_MERGE_CONCURRENCY: int(4, 1, 100),
+  /**
+   * A merge holds its job for this long and renews it every third of it; when its process dies (or loses the
+   * database for this long) another process takes the merge over once it has run out.
+   */
+  FILE_MERGE_LEASE_SECONDS: int(30, 3, 3600),
   /** Chunk results a crashed file-jobs process held are redelivered after this long. */
   FILE_RESULTS_ACK_WAIT_MS: int(20_000, 1_000, 600_000),
   /**

@@ -3,3 +3,4 @@ export * from './namespace';
 export * from './rpc-errors';
 export * from './jetstream';
 export * from './request-context';
+export * from './transient';

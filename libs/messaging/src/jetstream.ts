@@ -27,6 +27,9 @@ setSha256Backend('native');
  */
 const OBJECT_CHUNK_BYTES = 512 * 1024;
 
+/** Attempts of an idempotent publish (one with a message id) before its failure is reported. */
+const PUBLISH_ATTEMPTS = 5;
+
 export interface StreamSpec {
   /** Base name; the installation's namespace is prefixed. */
   name: string;
@@ -126,8 +129,11 @@ export class JetStreamKit {
   }
 
   /**
-   * Publishes durably; `msgId` makes a repeated publish within the duplicate window a no-op. The message carries
-   * `requestId`, else the request id of the work in progress, so its consumer's work names the same request.
+   * Publishes durably; `msgId` makes a repeated publish within the duplicate window a no-op. With a `msgId`
+   * the publish is safe to repeat, so one that finds JetStream not answering yet (a server restarting: "no
+   * responders") or gets no acknowledgement in time is tried again a few times, with backoff, before failing.
+   * The message carries `requestId`, else the request id of the work in progress, so its consumer's work names
+   * the same request.
    */
   async publish(
     subject: string,
@@ -137,7 +143,7 @@ export class JetStreamKit {
   ): Promise<{ duplicate: boolean; seq: number }> {
     const id = requestId ?? currentRequestId();
     const ack = await this.js.publish(this.bus.ns.subject(subject), encodeJson(payload), {
-      ...(msgId ? { msgID: msgId } : {}),
+      ...(msgId ? { msgID: msgId, retries: PUBLISH_ATTEMPTS } : {}),
       ...(id ? { headers: requestHeaders(id) } : {}),
     });
     return { duplicate: ack.duplicate, seq: ack.seq };

@@ -6,8 +6,13 @@ export interface SchemaDataSourceOptions {
   /** The one schema this service owns. */
   schema: string;
   migrations: Array<new () => MigrationInterface>;
-  /** Connection pool size. */
+  /** Connection pool size (default 10). */
   poolSize?: number;
+  /**
+   * How long a query waits for a pooled connection (or for a new one to connect) before it fails instead of
+   * waiting forever (default 10 s).
+   */
+  poolTimeoutMs?: number;
   applicationName?: string;
 }
 
@@ -59,36 +64,60 @@ export async function openSchemaDataSource(options: SchemaDataSourceOptions): Pr
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'each',
     applicationName: options.applicationName,
-    extra: { max: options.poolSize ?? 10 },
+    extra: { max: options.poolSize ?? 10, connectionTimeoutMillis: options.poolTimeoutMs ?? 10_000 },
     logging: false,
   });
   await dataSource.initialize();
   await dataSource.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema}"`);
   // Migrations of concurrent replicas are serialised by an advisory lock named after the schema.
-  await withAdvisoryLock(dataSource, `migrations:${options.schema}`, () =>
+  await withAdvisoryLock(options.url, `migrations:${options.schema}`, () =>
     dataSource.runMigrations({ transaction: 'each' }),
   );
   return dataSource;
 }
 
-/** Runs `work` while holding a session-level advisory lock on one pooled connection. */
-export async function withAdvisoryLock<T>(
-  dataSource: DataSource,
-  key: string,
-  work: () => Promise<T>,
-): Promise<T> {
-  const runner = dataSource.createQueryRunner();
-  await runner.connect();
+/**
+ * Runs `work` while holding a session-level advisory lock, on a connection of its own rather than one of the
+ * pool: the work's own queries then have the whole pool (even a pool of one).
+ */
+async function withAdvisoryLock<T>(url: string, key: string, work: () => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  // A connection lost meanwhile fails the query in hand; its 'error' event must not end the process.
+  client.on('error', () => undefined);
+  await client.connect();
   try {
-    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
-    try {
-      return await work();
-    } finally {
-      await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [key]);
-    }
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
+    return await work();
   } finally {
-    await runner.release();
+    // Ending the session releases the lock.
+    await client.end().catch(() => undefined);
   }
+}
+
+/** SQLSTATE classes and codes of failures that say nothing about the statement: it may simply be run again. */
+const TRANSIENT_SQLSTATES = [
+  /^08/, // connection exception
+  /^57P0[1-3]$/, // admin / crash shutdown, cannot connect now (a restart)
+  /^53300$/, // too many connections
+  /^40001$|^40P01$/, // serialization failure, deadlock
+];
+const TRANSIENT_MESSAGES =
+  /Connection terminated|ECONNRESET|ECONNREFUSED|EPIPE|timeout exceeded when trying to connect|Query runner already released|Client has encountered a connection error|the database system is (starting up|shutting down|in recovery mode)/i;
+
+/**
+ * Whether a database failure is one of reaching the server (a restart, a dropped connection, a full pool) rather
+ * than of the statement: work that failed with it can be done again once the server answers.
+ */
+export function isTransientDatabaseError(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && TRANSIENT_SQLSTATES.some((re) => re.test(code))) return true;
+    if (typeof code === 'string' && /^(ECONNRESET|ECONNREFUSED|EPIPE|ETIMEDOUT)$/.test(code)) return true;
+    if (typeof message === 'string' && TRANSIENT_MESSAGES.test(message)) return true;
+    // TypeORM wraps driver errors (QueryFailedError keeps the driver's as driverError).
+    e = (e as { driverError?: unknown; cause?: unknown }).driverError ?? (e as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 /**

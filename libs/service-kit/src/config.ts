@@ -47,6 +47,10 @@ export const baseConfigShape = {
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .default('postgres://postgres@127.0.0.1:5432/emailverify'),
+  /** Connections of this process's PostgreSQL pool. */
+  DATABASE_POOL_SIZE: int(10, 1, 1000),
+  /** A query that waits this long for a pooled connection (or a new one) fails instead of waiting forever. */
+  DATABASE_POOL_TIMEOUT_MS: int(10_000, 100, 600_000),
   NATS_URL: z
     .string()
     .regex(/^(nats|tls):\/\//, 'must be a nats:// URL')

@@ -72,6 +72,8 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
           url: config.DATABASE_URL,
           schema: db.schema,
           migrations: db.migrations,
+          poolSize: config.DATABASE_POOL_SIZE,
+          poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS,
           applicationName: service,
         }),
     });

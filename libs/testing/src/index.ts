@@ -7,3 +7,4 @@ export * from './suite';
 export * from './fixtures/xlsx';
 export * from './webhooks';
 export * from './nats/nats-cluster';
+export * from './postgres/private-postgres';

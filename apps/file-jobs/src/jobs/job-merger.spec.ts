@@ -1,6 +1,7 @@
 import type { AccountId } from '@emailverify/contracts';
 import type { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { Metrics } from '@emailverify/service-kit';
+import { errors } from '@nats-io/transport-node';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { fileJobsConfigSchema } from '../config';
@@ -51,6 +52,8 @@ function makeJob(overrides: Partial<JobRow> = {}): JobRow {
     started_at: new Date('2026-01-01T00:00:01Z'),
     completed_at: null,
     files_deleted_at: null,
+    merge_owner: null,
+    merge_lease_until: null,
     ...overrides,
   };
 }
@@ -60,7 +63,9 @@ function setup(write: ResultWriter['write']) {
   let job = makeJob();
   const did: string[] = [];
   const repo = {
-    underMergeLock: <T>(_id: string, work: () => Promise<T>) => work(),
+    claimMerge: async () => job,
+    renewMerge: async () => true,
+    releaseMerge: async () => undefined,
     findByIdInternal: async () => job,
     creditsUsed: async () => 2,
     markSettled: async () => void did.push('settled'),
@@ -138,7 +143,7 @@ describe('JobMerger', () => {
     const stop = new AbortController();
     const t = setup(async (_job, follow) => {
       stop.abort();
-      return (await follow!.active()) ? 'results/1.csv' : Promise.reject(new MergeAbandoned('1'));
+      return (await follow!.follow!.active()) ? 'results/1.csv' : Promise.reject(new MergeAbandoned('1'));
     });
     await t.merger.followAndFinish(makeJob(), stop.signal);
     expect(t.did).toEqual([]);
@@ -151,9 +156,24 @@ describe('JobMerger', () => {
     expect(other.did).toEqual(['deleted results/1.csv']);
   });
 
+  it('leaves a job merging when NATS or PostgreSQL was away, for the next pass to merge again', async () => {
+    const nats = setup(async () => {
+      throw new Error('CsvWriter: the stream was aborted', { cause: new errors.TimeoutError() });
+    });
+    await nats.merger.finish(makeJob());
+    const postgres = setup(async () => {
+      throw Object.assign(new Error('terminating connection due to administrator command'), {
+        code: '57P01',
+      });
+    });
+    await postgres.merger.finish(makeJob());
+    expect([nats.did, postgres.did]).toEqual([['merging'], ['merging']]);
+    expect([nats.job.status, postgres.job.status]).toEqual(['merging', 'merging']);
+  });
+
   it('fails a job whose file cannot be written, and publishes file.failed', async () => {
     const t = setup(async () => {
-      throw new Error('object store away');
+      throw new Error('job 1: the file held 3 addresses, the job 4');
     });
     await t.merger.finish(makeJob());
     expect(t.did).toEqual(['merging', 'settled', 'failed', 'published file.failed']);

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { EventSubjects, eventOfState, type FileEvent, Subjects } from '@emailverify/contracts';
-import type { JetStreamKit, MessageBus } from '@emailverify/messaging';
+import { isTransientMessagingError, type JetStreamKit, type MessageBus } from '@emailverify/messaging';
+import { isTransientDatabaseError } from '@emailverify/persistence';
 import { downloadLink, resultsUrl } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
 import type { FileJobsConfig } from '../config';
@@ -11,9 +13,24 @@ import { MergeAbandoned, type ResultWriter } from './result-writer';
 /** How often a merge that follows a running job looks for the next chunk's results. */
 const FOLLOW_POLL_MS = 250;
 
+/** A merge's hold on its job (see JobsRepository.claimMerge); `signal` is aborted when another merge took it. */
+interface MergeLease {
+  owner: string;
+  signal: AbortSignal;
+}
+
+/**
+ * Whether a merge stopped for a reason that says nothing about the job: it lost its lease, or PostgreSQL or
+ * NATS could not be reached for a while (a restart). Such a merge stores nothing and is started again by the
+ * runner's next pass; only a failure of the job's own data fails the job.
+ */
+function mergeInterrupted(err: unknown): boolean {
+  return err instanceof MergeAbandoned || isTransientDatabaseError(err) || isTransientMessagingError(err);
+}
+
 /**
  * Ends jobs: writes the result file, settles the credits, and completes or fails the job, publishing its event
- * (recorded in the outbox with the state change). A job is merged once, under its merge lock, whichever
+ * (recorded in the outbox with the state change). A job is merged once, under its merge lease, whichever
  * replica tries.
  */
 export class JobMerger {
@@ -29,7 +46,7 @@ export class JobMerger {
 
   /** Merges a job whose every chunk has been answered (or that is merging already), and completes it. */
   async finish(job: JobRow): Promise<void> {
-    await this.repo.underMergeLock(job.id, () => this.complete(job));
+    await this.underLease(job.id, (lease) => this.complete(job, lease));
   }
 
   /**
@@ -39,26 +56,68 @@ export class JobMerger {
    * the job stops being verified (paused, cancelled, failed) or `stop` is aborted.
    */
   async followAndFinish(job: JobRow, stop: AbortSignal): Promise<void> {
-    await this.repo.underMergeLock(job.id, async () => {
-      // Under the lock, again: another replica may have completed the job, or it may have stopped.
-      const current = await this.repo.findByIdInternal(job.id);
-      if (!current || !isActive(current.status)) return;
+    await this.underLease(job.id, async (lease, current) => {
+      // Under the lease, again: another replica may have completed the job, or it may have stopped.
+      if (!isActive(current.status)) return;
       let written: string;
       try {
         written = await this.writer.write(current, {
-          pollMs: FOLLOW_POLL_MS,
-          active: async () => {
-            const now = await this.repo.findByIdInternal(job.id);
-            return !stop.aborted && now !== undefined && isActive(now.status);
+          signal: lease.signal,
+          follow: {
+            pollMs: FOLLOW_POLL_MS,
+            active: async () => {
+              const now = await this.repo.findByIdInternal(job.id);
+              return !stop.aborted && now !== undefined && isActive(now.status);
+            },
           },
         });
       } catch (err) {
-        if (err instanceof MergeAbandoned) return; // nothing was stored
+        if (mergeInterrupted(err)) {
+          this.interrupted(job, err);
+          return; // nothing was stored
+        }
         await this.mergeFailed(current, err);
         return;
       }
-      await this.complete(job, written);
+      await this.complete(job, lease, written);
     });
+  }
+
+  /**
+   * Runs `work` holding the job's merge lease, renewed every third of FILE_MERGE_LEASE_SECONDS; does nothing
+   * when another merge holds it. A renewal that finds the lease taken over aborts the lease's signal, and the
+   * merge gives up storing nothing; one that cannot reach the database is tried again at the next turn (a
+   * renewal after a restart keeps a lease nobody took meanwhile).
+   */
+  private async underLease(
+    jobId: string,
+    work: (lease: MergeLease, job: JobRow) => Promise<void>,
+  ): Promise<void> {
+    const seconds = this.config.FILE_MERGE_LEASE_SECONDS;
+    const owner = randomUUID();
+    const job = await this.repo.claimMerge(jobId, owner, seconds);
+    if (!job) return;
+    const lost = new AbortController();
+    const renew = setInterval(
+      () => {
+        this.repo.renewMerge(jobId, owner, seconds).then(
+          (held) => {
+            if (!held) lost.abort(new MergeAbandoned(jobId));
+          },
+          (err: unknown) => this.logger.warn({ err, jobId }, 'merge lease not renewed yet'),
+        );
+      },
+      (seconds * 1000) / 3,
+    );
+    try {
+      await work({ owner, signal: lost.signal }, job);
+    } finally {
+      clearInterval(renew);
+      // Released at once; when the database is away, the lease simply runs out.
+      await this.repo.releaseMerge(jobId, owner).catch((err: unknown) => {
+        this.logger.warn({ err, jobId }, 'merge lease not released; it runs out');
+      });
+    }
   }
 
   /** Charges what was verified and refunds the rest of the reservation; idempotent on the credits side. */
@@ -141,23 +200,24 @@ export class JobMerger {
 
   /**
    * Moves the job to merging, writes its result file (unless a following merge has `written` it), settles,
-   * and completes the job. Runs under the job's merge lock.
+   * and completes the job. Runs under the job's merge lease; a merge interrupted by an unreachable database or
+   * NATS leaves the job `merging` for the runner's next pass, which merges it again.
    */
-  private async complete(job: JobRow, written?: string): Promise<void> {
+  private async complete(job: JobRow, lease: MergeLease, written?: string): Promise<void> {
     const merging = await this.repo.transitionInternal(
       job.id,
       ['running', 'processing', 'merging'],
       'merging',
     );
     if (!merging) {
-      // Finished by another replica meanwhile, or cancelled. Completing takes the merge lock, so a file written
+      // Finished by another replica meanwhile, or cancelled. Completing takes the merge lease, so a file written
       // by following (under it) can only belong to a job that was cancelled or failed since: not wanted.
       if (written) await (await this.kit.objectStore('files')).delete(written);
       return;
     }
     broadcastStatus(this.bus, merging);
     try {
-      const resultObject = written ?? (await this.writer.write(merging));
+      const resultObject = written ?? (await this.writer.write(merging, { signal: lease.signal }));
       const used = await this.repo.creditsUsed(job.id);
       await this.settle(merging, used);
       const status = merging.failed_chunks > 0 ? 'completed_with_warning' : 'completed';
@@ -165,6 +225,7 @@ export class JobMerger {
         completedAt: true,
         resultObject,
         creditsUsed: used,
+        mergeOwner: lease.owner,
       });
       if (done) {
         this.ended(done);
@@ -175,8 +236,13 @@ export class JobMerger {
         await (await this.kit.objectStore('files')).delete(resultObject);
       }
     } catch (err) {
-      await this.mergeFailed(merging, err);
+      if (mergeInterrupted(err)) this.interrupted(job, err);
+      else await this.mergeFailed(merging, err);
     }
+  }
+
+  private interrupted(job: JobRow, err: unknown): void {
+    this.logger.warn({ err, jobId: job.id }, 'merging interrupted; it starts again at the next pass');
   }
 
   private async mergeFailed(job: JobRow, err: unknown): Promise<void> {

@@ -25,7 +25,8 @@ const OUTBOX_GRACE_SECONDS = 10;
  * Drives jobs from pending to their merge (JobMerger ends them). Everything it does is idempotent and
  * re-derivable from the database, so any replica may do it and a restarted process simply carries on: chunk
  * results are applied once (the chunk row says whether it was), windows are refilled from the queued chunks,
- * and merging runs under an advisory lock per job.
+ * and merging runs under a lease per job, at most FILE_MERGE_CONCURRENCY merges per process, in the
+ * background: the consumer of chunk results never waits for a merge.
  */
 export class JobRunner {
   private consumer?: ConsumerHandle;
@@ -34,8 +35,10 @@ export class JobRunner {
   /** Aborted when the process stops: timers do nothing more, and a following merge gives up. */
   private readonly stopping = new AbortController();
   private readonly busy = new Set<string>();
-  /** Merges of this process that started while their job was still being verified (by job id). */
-  private readonly following = new Map<string, Promise<void>>();
+  /** Merges this process runs (by job id), whether they follow a job still being verified or finish one. */
+  private readonly merges = new Map<string, Promise<void>>();
+  /** A merge was not started for want of a free slot: the next one to end looks again at once. */
+  private turnedAway = false;
   /**
    * Window refills running in this process (by job id). A result that arrives meanwhile asks the running refill
    * for one more pass instead of queueing a transaction of its own behind the job's refill lock.
@@ -82,7 +85,7 @@ export class JobRunner {
     clearInterval(this.sweeper);
     await this.consumer?.stop();
     // A following merge gives up at its next wait for results (another replica, or a restart, merges again).
-    await Promise.allSettled([...this.following.values()]);
+    await Promise.allSettled([...this.merges.values()]);
   }
 
   /** Asks the runner to look at a job now (after creation, resume). */
@@ -143,7 +146,7 @@ export class JobRunner {
       broadcastStatus(this.bus, job);
     }
     if (job.status === 'merging' || (isActive(job.status) && allChunksAnswered(job))) {
-      await this.finish(job);
+      this.startFinishing(job);
       return;
     }
     if (isActive(job.status)) {
@@ -207,7 +210,7 @@ export class JobRunner {
     );
     broadcastStatus(this.bus, job);
     if (isActive(job.status)) {
-      if (allChunksAnswered(job)) await this.finish(job);
+      if (allChunksAnswered(job)) this.startFinishing(job);
       else {
         await this.fillWindow(job);
         this.mergeEarly(job);
@@ -223,22 +226,43 @@ export class JobRunner {
    */
   private mergeEarly(job: JobRow): void {
     const horizon = this.config.FILE_EARLY_MERGE_SECONDS;
-    if (horizon <= 0 || this.stopping.signal.aborted || this.following.has(job.id) || !job.started_at) return;
+    if (horizon <= 0 || !job.started_at) return;
     const answered = job.completed_chunks + job.failed_chunks;
     if (answered === 0) return;
     const elapsedSeconds = (Date.now() - job.started_at.getTime()) / 1000;
     if (((job.total_chunks - answered) * elapsedSeconds) / answered > horizon) return;
-    const run = this.merger
-      .followAndFinish(job, this.stopping.signal)
-      .catch((err: unknown) => this.logger.error({ err, jobId: job.id }, 'early merge failed'))
-      .finally(() => this.following.delete(job.id));
-    this.following.set(job.id, run);
+    this.startMerge(job, () => this.merger.followAndFinish(job, this.stopping.signal));
   }
 
-  /** Merges and completes a job, unless this process already merges it following its chunks (mergeEarly). */
-  private async finish(job: JobRow): Promise<void> {
-    if (this.following.has(job.id)) return;
-    await this.merger.finish(job);
+  /** Merges and completes a job whose chunks are all answered, in the background (see startMerge). */
+  private startFinishing(job: JobRow): void {
+    this.startMerge(job, () => this.merger.finish(job));
+  }
+
+  /**
+   * Starts merging a job in the background (following its chunks, or finishing it), unless this process merges
+   * it already (a following merge completes the job itself) or runs FILE_MERGE_CONCURRENCY merges: then the
+   * end of a running merge, or the next recovery pass, starts it. A merge that fails for want of PostgreSQL or
+   * NATS leaves the job as it was, and it is merged again the same way.
+   */
+  private startMerge(job: JobRow, merge: () => Promise<void>): void {
+    if (this.stopping.signal.aborted || this.merges.has(job.id)) return;
+    if (this.merges.size >= this.config.FILE_MERGE_CONCURRENCY) {
+      this.turnedAway = true;
+      return;
+    }
+    const run = merge()
+      .catch((err: unknown) =>
+        this.logger.warn({ err, jobId: job.id }, 'merging did not end; it starts again at the next pass'),
+      )
+      .finally(() => {
+        this.merges.delete(job.id);
+        if (this.turnedAway) {
+          this.turnedAway = false;
+          void this.recover();
+        }
+      });
+    this.merges.set(job.id, run);
   }
 }
 

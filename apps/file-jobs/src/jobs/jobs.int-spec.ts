@@ -267,10 +267,12 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     // The job stops (paused, say) while chunks 1 and 2 are outstanding: the merge gives up, nothing stored.
     let asked = 0;
     const stopping = writer.write(job, {
-      pollMs: 20,
-      active: async () => {
-        asked += 1;
-        return asked < 3;
+      follow: {
+        pollMs: 20,
+        active: async () => {
+          asked += 1;
+          return asked < 3;
+        },
       },
     });
     await expect(stopping).rejects.toBeInstanceOf(MergeAbandoned);
@@ -280,12 +282,14 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     // Followed again, it waits for chunks 1 and 2, whose results come in while it runs, and writes every row.
     let polls = 0;
     const following = writer.write(job, {
-      pollMs: 20,
-      active: async () => {
-        polls += 1;
-        if (polls === 2) await repo.applyChunkResult(view.jobId, 2, emails[2]!.map(verified), false);
-        if (polls === 4) await repo.applyChunkResult(view.jobId, 1, emails[1]!.map(verified), false);
-        return true;
+      follow: {
+        pollMs: 20,
+        active: async () => {
+          polls += 1;
+          if (polls === 2) await repo.applyChunkResult(view.jobId, 2, emails[2]!.map(verified), false);
+          if (polls === 4) await repo.applyChunkResult(view.jobId, 1, emails[1]!.map(verified), false);
+          return true;
+        },
       },
     });
     const name = await following;
@@ -296,6 +300,34 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       ...Array.from({ length: 7 }, (_, i) => [`p${i}@files.test`, 'valid']),
       ['p0@files.test', 'valid'],
     ]);
+  });
+
+  it('holds a merge by a lease: one holder at a time, taken over once it runs out, completion only by the holder', async () => {
+    const repo = new JobsRepository(db);
+    const view = await createJob('email\nlease@files.test\n', 'lease.csv');
+    const [first, second] = [randomUUID(), randomUUID()];
+    expect(await repo.claimMerge(view.jobId, first, 60)).toMatchObject({ merge_owner: first });
+    expect(await repo.claimMerge(view.jobId, second, 60)).toBeUndefined();
+    expect(await repo.renewMerge(view.jobId, first, 60)).toBe(true);
+    // Only the holder completes the job.
+    await repo.transitionInternal(view.jobId, ['running'], 'merging');
+    const done = { completedAt: true, creditsUsed: 0, mergeOwner: second };
+    expect(await repo.transitionInternal(view.jobId, ['merging'], 'completed', done)).toBeUndefined();
+    // A lease that ran out (its process died) is taken over; the old holder then finds it gone.
+    await db.query(`UPDATE files.jobs SET merge_lease_until = now() - interval '1 second' WHERE id = $1`, [
+      view.jobId,
+    ]);
+    expect(await repo.claimMerge(view.jobId, second, 60)).toMatchObject({ merge_owner: second });
+    expect(await repo.renewMerge(view.jobId, first, 60)).toBe(false);
+    await repo.releaseMerge(view.jobId, first); // not its lease any more: changes nothing
+    expect(await repo.transitionInternal(view.jobId, ['merging'], 'completed', done)).toMatchObject({
+      status: 'completed',
+    });
+    await repo.releaseMerge(view.jobId, second);
+    expect(await repo.findByIdInternal(view.jobId)).toMatchObject({
+      merge_owner: null,
+      merge_lease_until: null,
+    });
   });
 
   it('refuses to merge a result that is not the address of its row', async () => {

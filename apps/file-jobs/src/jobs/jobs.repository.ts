@@ -6,12 +6,7 @@ import {
   type PackedChunkItem,
   unpackChunkItem,
 } from '@emailverify/contracts';
-import {
-  type DataSource,
-  type EntityManager,
-  returnedRows,
-  withAdvisoryLock,
-} from '@emailverify/persistence';
+import { type DataSource, type EntityManager, returnedRows } from '@emailverify/persistence';
 import type { RepeatBits } from './row-key';
 
 export interface JobRow {
@@ -58,6 +53,8 @@ export interface JobRow {
   completed_at: Date | null;
   /** When retention (or nothing else) deleted the job's files; the record and counts stay. */
   files_deleted_at: Date | null;
+  merge_owner: string | null;
+  merge_lease_until: Date | null;
 }
 
 /** What deleting a job's files needs to know of it. */
@@ -111,6 +108,8 @@ export interface TransitionExtra {
   resultObject?: string;
   creditsUsed?: number;
   error?: { code: string; message: string };
+  /** Only while this merge holds the job's merge lease (see claimMerge). */
+  mergeOwner?: string;
 }
 
 /** A state change: from one of these states, to this one, recording this besides. */
@@ -204,11 +203,36 @@ export class JobsRepository {
   }
 
   /**
-   * Runs `work` holding the job's merge lock (a session advisory lock): one merge of a job at a time, across
-   * replicas.
+   * Claims the job's merge for `owner` for `leaseSeconds`: one merge of a job at a time, across replicas,
+   * without holding a connection. Taken when nobody holds it or the holder's lease ran out (its process died
+   * or lost the database for that long). Returns the job, or undefined when another merge holds it.
    */
-  underMergeLock<T>(jobId: string, work: () => Promise<T>): Promise<T> {
-    return withAdvisoryLock(this.db, `merge:${jobId}`, work);
+  async claimMerge(jobId: string, owner: string, leaseSeconds: number): Promise<JobRow | undefined> {
+    const raw: unknown = await this.db.query(
+      `UPDATE files.jobs SET merge_owner = $2, merge_lease_until = now() + make_interval(secs => $3)
+        WHERE id = $1 AND (merge_owner IS NULL OR merge_owner = $2 OR merge_lease_until < now())
+        RETURNING *`,
+      [jobId, owner, leaseSeconds],
+    );
+    return returnedRows<JobRow>(raw)[0];
+  }
+
+  /** Extends a held merge lease; false when `owner` no longer holds it (another merge took it over). */
+  async renewMerge(jobId: string, owner: string, leaseSeconds: number): Promise<boolean> {
+    const raw: unknown = await this.db.query(
+      `UPDATE files.jobs SET merge_lease_until = now() + make_interval(secs => $3)
+        WHERE id = $1 AND merge_owner = $2
+        RETURNING id`,
+      [jobId, owner, leaseSeconds],
+    );
+    return returnedRows(raw).length > 0;
+  }
+
+  async releaseMerge(jobId: string, owner: string): Promise<void> {
+    await this.db.query(
+      `UPDATE files.jobs SET merge_owner = NULL, merge_lease_until = NULL WHERE id = $1 AND merge_owner = $2`,
+      [jobId, owner],
+    );
   }
 
   /** Internal lookups by id alone: the runner, and a signed download link (whose signature names the job). */
@@ -246,6 +270,7 @@ export class JobsRepository {
                 error_code = COALESCE($8, error_code),
                 error_message = COALESCE($9, error_message)
           WHERE id = $2 AND ($1::uuid IS NULL OR account_id = $1::uuid) AND status = ANY($10::text[])
+            AND ($12::uuid IS NULL OR merge_owner = $12::uuid)
           RETURNING *),
        outbox AS (
          INSERT INTO files.event_outbox (job_id, event)
@@ -264,6 +289,7 @@ export class JobsRepository {
         extra.error?.message ?? null,
         from,
         eventOfState(to) ?? null,
+        extra.mergeOwner ?? null,
       ],
     );
     return returnedRows<JobRow>(raw)[0];

@@ -33,8 +33,9 @@ export class ResultWriter {
    * Writes the result file and returns its object name. Without `follow` every chunk must have been answered.
    * With it, the merge may start while chunks are still being verified: it waits for each chunk's results in
    * turn, and gives up with MergeAbandoned (storing nothing) as soon as `follow.active()` says the job stopped.
+   * An aborted `signal` (the merge lost its lease) gives up the same way.
    */
-  async write(job: JobRow, follow?: FollowOptions): Promise<string> {
+  async write(job: JobRow, { follow, signal }: WriteOptions = {}): Promise<string> {
     const store = await this.kit.objectStore('files');
     const upload = await this.kit.getObject('files', job.upload_object);
     if (!upload) throw new Error(`upload ${job.upload_object} of job ${job.id} is missing`);
@@ -43,7 +44,7 @@ export class ResultWriter {
     const stored = this.kit.putObject(store, name, writer.readable);
     // A put that fails (NATS away) must not leave the producer waiting for room that never comes.
     stored.catch((err: unknown) => writer.abort(err));
-    const produced = this.produce(job, upload.data, writer, follow);
+    const produced = this.produce(job, upload.data, writer, follow, signal);
     // A producer that fails aborts the writer, which fails the put: wait for both (the put removes what it
     // stored), then report the producer's error, which says why.
     const [put, made] = await Promise.allSettled([stored, produced]);
@@ -57,10 +58,11 @@ export class ResultWriter {
     source: AsyncIterable<Uint8Array>,
     writer: CsvWriter,
     follow: FollowOptions | undefined,
+    signal: AbortSignal | undefined,
   ): Promise<void> {
     try {
       const width = job.headers.length;
-      const chunks = new OutcomeCursor(this.repo, job.id, job.total_chunks, follow);
+      const chunks = new OutcomeCursor(this.repo, job.id, job.total_chunks, follow, signal);
       // Results of addresses that occur again further down; only those are kept once their row is written.
       const retained = new Map<string, ResultCells>();
       let ordinal = 0;
@@ -73,6 +75,7 @@ export class ResultWriter {
         maxUnzippedBytes: this.config.FILE_MAX_UNZIPPED_BYTES,
       };
       for await (const batch of readRowBatches(source, job.format, limits)) {
+        if (signal?.aborted) throw new MergeAbandoned(job.id);
         for (const cells of batch) {
           if (first && job.has_header) {
             first = false;
@@ -137,6 +140,12 @@ interface LoadedChunk {
   repeated: RepeatBits | null;
 }
 
+export interface WriteOptions {
+  follow?: FollowOptions;
+  /** Aborted when the merge must give up (it lost its hold on the job). */
+  signal?: AbortSignal;
+}
+
 export interface FollowOptions {
   /** Whether the job is still being verified; asked whenever the next chunk is not answered yet. */
   active: () => Promise<boolean>;
@@ -165,11 +174,13 @@ class OutcomeCursor {
     private readonly jobId: string,
     private readonly total: number,
     private readonly follow: FollowOptions | undefined,
+    private readonly signal: AbortSignal | undefined,
     private readonly perQuery = 8,
   ) {}
 
   async get(chunk: number): Promise<LoadedChunk> {
     for (;;) {
+      if (this.signal?.aborted) throw new MergeAbandoned(this.jobId);
       const found = this.batch.find((c) => c.chunk === chunk);
       if (found) return found;
       if (chunk >= this.total) throw new Error(`job ${this.jobId}: chunk ${chunk} is missing`);

@@ -54,7 +54,12 @@ export class FilesInit1763820000000 implements MigrationInterface {
         -- Addresses per chunk when the job was made: the n-th verifiable address is in chunk n / chunk_size.
         chunk_size int NOT NULL DEFAULT 500,
         -- When retention deleted the job's files (FILE_RETENTION_DAYS after it ended); its record and counts stay.
-        files_deleted_at timestamptz
+        files_deleted_at timestamptz,
+        -- The merge writing the job's result file (a random id per merge) and until when it holds the job unless
+        -- it renews: a lease rather than a lock held on a connection, so a merge needs no connection of its own
+        -- for its whole length, and one whose process died is taken over once its lease has run out.
+        merge_owner uuid,
+        merge_lease_until timestamptz
       )`);
     await q.query(`CREATE INDEX jobs_account_idx ON files.jobs (account_id, created_at DESC)`);
     await q.query(

@@ -34,6 +34,11 @@ export interface SuiteOptions {
   natsUrl?: string;
   /** NATS_NAMESPACE (default: one of its own), for a server configured for a namespace ahead of the suite. */
   namespace?: string;
+  /**
+   * PostgreSQL server of this installation (default: DATABASE_URL of the environment), e.g. a PrivatePostgres's
+   * url; the suite's database is made on it.
+   */
+  databaseUrl?: string;
 }
 
 export interface Account {
@@ -84,7 +89,9 @@ export class TestSuite {
   bus!: MessageBus;
 
   private constructor(private readonly options: SuiteOptions) {
-    const base = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/emailverify');
+    const base = new URL(
+      options.databaseUrl || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/emailverify',
+    );
     base.pathname = `/ev_test_${this.id}`;
     this.databaseUrl = base.toString();
     this.natsUrl = options.natsUrl || process.env.NATS_URL || 'nats://127.0.0.1:4222';
@@ -162,6 +169,24 @@ export class TestSuite {
   async startGateway(extraEnv: Record<string, string> = {}): Promise<number> {
     const index = this.gatewayPorts.length;
     const port = index === 0 && this.firstGatewayPort ? this.firstGatewayPort : await freePort();
+    this.gatewayPorts.push(port);
+    await this.launchGateway(index, extraEnv);
+    return index;
+  }
+
+  /** Stops a gateway process: SIGTERM for an orderly stop, SIGKILL for a crash. */
+  async stopGateway(index = 0, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const proc = this.processes.get(`gateway${index}`);
+    if (proc) await stopProcess(proc, signal);
+  }
+
+  /** Starts a stopped gateway again, on its port. */
+  async restartGateway(index = 0, extraEnv: Record<string, string> = {}): Promise<void> {
+    await this.launchGateway(index, extraEnv);
+  }
+
+  private async launchGateway(index: number, extraEnv: Record<string, string>): Promise<void> {
+    const port = this.gatewayPorts[index]!;
     const proc = launch(
       `gateway${index}`,
       ENTRIES.gateway,
@@ -174,9 +199,7 @@ export class TestSuite {
       }),
     );
     this.processes.set(`gateway${index}`, proc);
-    this.gatewayPorts.push(port);
     await waitUntilReady(proc, `http://127.0.0.1:${port}/health/live`);
-    return index;
   }
 
   /** Base URL of a service's own HTTP listener (/health/*, /metrics). */
@@ -288,6 +311,19 @@ export class TestSuite {
     const names: string[] = [];
     for (const info of await store.list()) if (!info.deleted) names.push(info.name);
     return names;
+  }
+
+  /**
+   * How many partly stored objects the `files` bucket holds: chunks that no object refers to (a put whose
+   * writer died before it finished).
+   */
+  async partialObjects(): Promise<number> {
+    const store = await new JetStreamKit(this.bus).objectStore('files');
+    const objects = new Set((await store.list()).map((info) => info.nuid));
+    const { streamInfo } = await store.status({ subjects_filter: '$O.*.C.>' });
+    return Object.keys(streamInfo.state.subjects ?? {}).filter(
+      (subject) => !objects.has(subject.slice(subject.lastIndexOf('.') + 1)),
+    ).length;
   }
 
   /** Every event published on this installation's EVENTS stream so far. */
