@@ -79,6 +79,8 @@ function appReads(): Map<string, Set<string>> {
   const base = keysOf(read('libs/service-kit/src/config.ts'));
   // The variables of the download links, which a config takes with withDownloadLinks().
   const links = keysOf(read('libs/service-kit/src/download-links.ts'));
+  // How the host reaches mail servers, shared by the verifier and the admin CLI's doctor.
+  const egress = keysOf(read('libs/service-kit/src/smtp-egress-config.ts'));
   const reads = new Map<string, Set<string>>();
   for (const app of APPS) {
     const text = read(`apps/${app}/src/config.ts`);
@@ -88,6 +90,7 @@ function appReads(): Map<string, Set<string>> {
         ...keysOf(text),
         ...(text.includes('...baseConfigShape') ? base : []),
         ...(text.includes('withDownloadLinks(') ? links : []),
+        ...(text.includes('...smtpEgressConfigShape') ? egress : []),
       ]),
     );
   }

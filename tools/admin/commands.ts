@@ -7,6 +7,7 @@ import {
   Subjects,
 } from '@emailverify/contracts';
 import type { MessageBus } from '@emailverify/messaging';
+import { DEFAULT_DOCTOR_DOMAIN, doctor, doctorRequest } from './doctor';
 
 export const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -16,9 +17,17 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   set-style      --key K --style current|legacy      (K: key id or the key itself)
   revoke-key     --key K                             (K: key id or the key itself)
   list-keys      --account A
+  doctor         [--domain D] [--mx H] [--egress-ip IP] [--json]
 
-Every command prints JSON. NATS_URL and NATS_NAMESPACE select the installation (NATS_USER and
-NATS_PASSWORD its admin user). --help prints this text.`;
+Every command but doctor prints JSON. NATS_URL and NATS_NAMESPACE select the installation (NATS_USER and
+NATS_PASSWORD its admin user). --help prints this text.
+
+doctor checks this host for verification, with the verifier's settings (DNS_SERVERS, SMTP_PORT,
+SMTP_HELO_NAME, DNSBL_IP_ZONES, ...) and without NATS: the DNS servers answer truthfully, port 25 of
+an MX host of --domain (default ${DEFAULT_DOCTOR_DOMAIN}; or the host --mx) answers, SMTP_HELO_NAME resolves,
+the egress address (--egress-ip, or the local end of the SMTP connection) has SMTP_HELO_NAME as PTR
+and is on none of DNSBL_IP_ZONES. One line per check (ok, FAIL, warn), or JSON with --json;
+exit status 0 when no check failed, 1 when one did.`;
 
 /** A command line the CLI cannot run: told in plain text with the usage, exit status 2. */
 export class UsageError extends Error {
@@ -55,7 +64,11 @@ function style(options: Options, isRequired = false): ResponseStyle | undefined 
   return value;
 }
 
-export type AdminCommand = { kind: 'help' } | { kind: 'run'; run: (bus: MessageBus) => Promise<unknown> };
+export type AdminCommand =
+  | { kind: 'help' }
+  | { kind: 'run'; run: (bus: MessageBus) => Promise<unknown> }
+  /** A command that needs no NATS: it prints its own output and decides the exit status. */
+  | { kind: 'local'; run: () => Promise<{ code: number; output: string }> };
 
 /**
  * Reads the command line without touching NATS, so `--help` and mistakes are answered at once; a mistake is a
@@ -75,6 +88,10 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
         plan: { type: 'string' },
         account: { type: 'string' },
         key: { type: 'string' },
+        domain: { type: 'string' },
+        mx: { type: 'string' },
+        'egress-ip': { type: 'string' },
+        json: { type: 'boolean' },
       },
     });
   } catch (err) {
@@ -120,6 +137,10 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
     case 'list-keys': {
       const request = { accountId: account(o) };
       return run((bus) => bus.request(Subjects.creditsKeyList, request));
+    }
+    case 'doctor': {
+      const request = doctorRequest(values, (message) => new UsageError(message));
+      return { kind: 'local', run: () => doctor(request) };
     }
     default:
       throw new UsageError(`unknown command "${command}"`);

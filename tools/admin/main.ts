@@ -24,6 +24,16 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  if (command.kind === 'local') {
+    try {
+      const { code, output } = await command.run();
+      process.stdout.write(output);
+      return code;
+    } catch (err) {
+      process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 1;
+    }
+  }
   let config;
   try {
     config = loadConfig(baseConfigSchema);

@@ -1,27 +1,23 @@
-import { hostname } from 'node:os';
-import { baseConfigShape, bool, int, list, loadConfig } from '@emailverify/service-kit';
+import {
+  baseConfigShape,
+  int,
+  list,
+  loadConfig,
+  SMTP_EGRESS_KEEP_EMPTY,
+  smtpEgressConfigShape,
+} from '@emailverify/service-kit';
 import type { VerificationOptions } from '@emailverify/verification';
 import { z } from 'zod';
-
-const host = hostname();
 
 export const verifierConfigSchema = z.object({
   ...baseConfigShape,
   HTTP_PORT: int(3102, 0, 65535),
-  DNS_SERVERS: list(''),
-  DNS_TIMEOUT_MS: int(3000, 100, 60_000),
-  SMTP_PORT: int(25, 1, 65535),
-  SMTP_HELO_NAME: z.string().min(1).default(host),
-  SMTP_MAIL_FROM: z.string().min(3).default(`verify@${host}`),
-  SMTP_CONNECT_TIMEOUT_MS: int(5000, 100, 120_000),
-  SMTP_COMMAND_TIMEOUT_MS: int(10_000, 100, 300_000),
+  ...smtpEgressConfigShape,
   SMTP_MAX_CONCURRENCY_PER_MX: int(5, 1, 1000),
   SMTP_SEMAPHORE_TIMEOUT_MS: int(3000, 0, 600_000),
-  DNSBL_IP_ZONES: list('zen.spamhaus.org'),
   DNSBL_DOMAIN_ZONES: list('dbl.spamhaus.org'),
   GRAVATAR_BASE_URL: z.union([z.literal(''), z.string().url()]).default('https://gravatar.com/avatar'),
   RDAP_BASE_URL: z.union([z.literal(''), z.string().url()]).default('https://rdap.org'),
-  SMTP_ALLOW_PRIVATE_NETWORKS: bool(false),
   RESULT_CACHE_TTL_HOURS: int(24, 0, 24 * 365),
   BULK_MAX_EMAILS: int(100, 1, 10_000),
   /**
@@ -42,13 +38,7 @@ export const verifierConfigSchema = z.object({
 export type VerifierConfig = z.infer<typeof verifierConfigSchema>;
 
 /** Variables where an empty value means "disabled" rather than "default". */
-const KEEP_EMPTY = [
-  'DNSBL_IP_ZONES',
-  'DNSBL_DOMAIN_ZONES',
-  'GRAVATAR_BASE_URL',
-  'RDAP_BASE_URL',
-  'DNS_SERVERS',
-];
+const KEEP_EMPTY = [...SMTP_EGRESS_KEEP_EMPTY, 'DNSBL_DOMAIN_ZONES', 'GRAVATAR_BASE_URL', 'RDAP_BASE_URL'];
 
 export const loadVerifierConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<VerifierConfig> =>
   loadConfig(verifierConfigSchema, env, KEEP_EMPTY);

@@ -7,3 +7,4 @@ export * from './handlers';
 export * from './service-providers';
 export * from './download-links';
 export * from './periodic';
+export * from './smtp-egress-config';

@@ -91,6 +91,12 @@ export class MailWorld {
     return this;
   }
 
+  /** Reverse DNS: "<reversed octets>.in-addr.arpa" PTR answers `name`. */
+  ptr(ip: string, name: string): this {
+    this.registry.setPtr(ip, name);
+    return this;
+  }
+
   registerGravatar(email: string): this {
     this.http.registerGravatar(email);
     return this;

@@ -18,6 +18,7 @@ export class WorldRegistry {
   private readonly hostsByName = new Map<string, WorldHost>();
   private readonly hostsByIp = new Map<string, WorldHost>();
   private readonly listedIps = new Map<string, Set<string>>();
+  private readonly ptrs = new Map<string, string>();
   private readonly pool = new AddressPool();
 
   setDomain(name: string, spec: DomainSpec): void {
@@ -55,6 +56,14 @@ export class WorldRegistry {
     const ips = this.listedIps.get(key) ?? new Set<string>();
     ips.add(ip);
     this.listedIps.set(key, ips);
+  }
+
+  setPtr(ip: string, name: string): void {
+    this.ptrs.set(ip, canonicalName(name));
+  }
+
+  ptrOf(ip: string): string | undefined {
+    return this.ptrs.get(ip);
   }
 
   isIpListed(zone: string, ip: string): boolean {

@@ -52,13 +52,41 @@ export interface NodeResolverOptions {
  * system's getaddrinfo, whose answers come from /etc/hosts, nsswitch and caches the service cannot control.
  */
 export function createNodeResolver(options: NodeResolverOptions): Resolver {
-  const resolver = new dnsPromises.Resolver({ timeout: options.dnsTimeoutMs, tries: options.dnsTries ?? 2 });
-  if (options.dnsServers.length > 0) resolver.setServers([...options.dnsServers]);
+  return mailQueries(nodeResolver(options));
+}
+
+/** The queries the host diagnostics make besides those of verification: blocklist reasons and PTR records. */
+export interface DiagnosticResolver extends Resolver {
+  /** TXT records, each as its joined strings. */
+  resolveTxt(name: string): Promise<string[]>;
+  /** PTR names of an IP address. */
+  reverse(ip: string): Promise<string[]>;
+}
+
+/** createNodeResolver with TXT and PTR queries, on the same servers. */
+export function createDiagnosticResolver(options: NodeResolverOptions): DiagnosticResolver {
+  const resolver = nodeResolver(options);
+  return {
+    ...mailQueries(resolver),
+    resolveTxt: async (name) => (await resolver.resolveTxt(name)).map((chunks) => chunks.join('')),
+    reverse: (ip) => resolver.reverse(ip),
+  };
+}
+
+type NodeResolver = InstanceType<typeof dnsPromises.Resolver>;
+
+function mailQueries(resolver: NodeResolver): Resolver {
   return {
     resolveMx: (name) => resolver.resolveMx(name),
     resolve4: (name) => resolver.resolve4(name),
     resolve6: (name) => resolver.resolve6(name),
   };
+}
+
+function nodeResolver(options: NodeResolverOptions): NodeResolver {
+  const resolver = new dnsPromises.Resolver({ timeout: options.dnsTimeoutMs, tries: options.dnsTries ?? 2 });
+  if (options.dnsServers.length > 0) resolver.setServers([...options.dnsServers]);
+  return resolver;
 }
 
 export interface MailHost {

@@ -12,15 +12,26 @@ export type { Clock, DialTarget, Dialer, FetchLike, Random, VerificationDependen
 export {
   DNS_ERROR,
   DomainFactsLookup,
+  createDiagnosticResolver,
   createNodeResolver,
   dnsError,
   dnsErrorCode,
+  type DiagnosticResolver,
   type DomainFacts,
   type MailHost,
   type MxRecord,
   type NodeResolverOptions,
   type Resolver,
 } from './dns';
+export {
+  DOCTOR_CHECKS,
+  runDoctor,
+  type DoctorCheck,
+  type DoctorCheckName,
+  type DoctorDependencies,
+  type DoctorOptions,
+  type DoctorStatus,
+} from './doctor';
 export { ReputationChecker, isListingAnswer, type DnsblZones, type ReputationCheck } from './dnsbl';
 export {
   STATUS_SCORES,

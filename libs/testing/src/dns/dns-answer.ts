@@ -16,7 +16,7 @@ const TTL = 60;
 
 /**
  * Answers one question from the world's facts. Precedence: a defined domain, then a host name, then
- * DNSBL zones; every other name is NXDOMAIN. Answer names echo the question as asked, because a
+ * reverse names (PTR), then DNSBL zones; every other name is NXDOMAIN. Answer names echo the question as asked, because a
  * resolver that randomises letter case (DNS 0x20) compares them.
  */
 export function answerQuestion(registry: WorldRegistry, question: Question): DnsOutcome {
@@ -35,7 +35,16 @@ export function answerQuestion(registry: WorldRegistry, question: Question): Dns
     if (host.behaviour === 'no-address') return reply('NXDOMAIN');
     return reply('NOERROR', hostAnswers(registry, name, asked, question.type));
   }
+  if (name.endsWith('.in-addr.arpa')) return ptrAnswer(registry, name, asked, question.type);
   return dnsblAnswer(registry, name, asked, question.type);
+}
+
+/** "1.0.0.127.in-addr.arpa": the PTR the world gives that address, else NXDOMAIN. */
+function ptrAnswer(registry: WorldRegistry, name: string, asked: string, type: Question['type']): DnsOutcome {
+  const ip = reversedIp(name.slice(0, -'.in-addr.arpa'.length));
+  const target = ip === undefined ? undefined : registry.ptrOf(ip);
+  if (target === undefined) return reply('NXDOMAIN');
+  return reply('NOERROR', type === 'PTR' ? [{ type: 'PTR', name: asked, ttl: TTL, data: target }] : []);
 }
 
 function reply(rcode: DnsRcode, answers: Answer[] = []): DnsOutcome {

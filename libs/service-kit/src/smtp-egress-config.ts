@@ -1,0 +1,24 @@
+import { hostname } from 'node:os';
+import { z } from 'zod';
+import { bool, int, list } from './config';
+
+const host = hostname();
+
+/**
+ * The variables that say how this host reaches mail servers: its DNS servers, its SMTP identity and timeouts,
+ * the IP blocklists and the network rule. Read by the verifier and by `admin doctor`, which checks them.
+ */
+export const smtpEgressConfigShape = {
+  DNS_SERVERS: list(''),
+  DNS_TIMEOUT_MS: int(3000, 100, 60_000),
+  SMTP_PORT: int(25, 1, 65535),
+  SMTP_HELO_NAME: z.string().min(1).default(host),
+  SMTP_MAIL_FROM: z.string().min(3).default(`verify@${host}`),
+  SMTP_CONNECT_TIMEOUT_MS: int(5000, 100, 120_000),
+  SMTP_COMMAND_TIMEOUT_MS: int(10_000, 100, 300_000),
+  DNSBL_IP_ZONES: list('zen.spamhaus.org'),
+  SMTP_ALLOW_PRIVATE_NETWORKS: bool(false),
+};
+
+/** Variables of smtpEgressConfigShape where an empty value means "none" rather than "default". */
+export const SMTP_EGRESS_KEEP_EMPTY: readonly string[] = ['DNS_SERVERS', 'DNSBL_IP_ZONES'];
