@@ -59,8 +59,8 @@ export function createNodeResolver(options: NodeResolverOptions): Resolver {
 export interface DiagnosticResolver extends Resolver {
   /** TXT records, each as its joined strings. */
   resolveTxt(name: string): Promise<string[]>;
-  /** PTR names of an IP address. */
-  reverse(ip: string): Promise<string[]>;
+  /** PTR records of a name ("1.2.0.192.in-addr.arpa"); asked of DNS only, never of /etc/hosts. */
+  resolvePtr(name: string): Promise<string[]>;
 }
 
 /** createNodeResolver with TXT and PTR queries, on the same servers. */
@@ -69,7 +69,7 @@ export function createDiagnosticResolver(options: NodeResolverOptions): Diagnost
   return {
     ...mailQueries(resolver),
     resolveTxt: async (name) => (await resolver.resolveTxt(name)).map((chunks) => chunks.join('')),
-    reverse: (ip) => resolver.reverse(ip),
+    resolvePtr: (name) => resolver.resolvePtr(name),
   };
 }
 

@@ -366,7 +366,7 @@ async function checkPtr(
   const fix = `ask whoever owns ${ip} (the hosting provider) to set its PTR record to ${options.heloName}, or set SMTP_HELO_NAME to the name the PTR gives`;
   let names: string[];
   try {
-    names = await resolver.reverse(ip);
+    names = await resolver.resolvePtr(`${reversedName(ip)}.${isIP(ip) === 4 ? 'in-addr.arpa' : 'ip6.arpa'}`);
   } catch (error) {
     const code = dnsErrorCode(error);
     if (code === DNS_ERROR.NOT_FOUND || code === DNS_ERROR.NO_DATA) {
@@ -394,7 +394,7 @@ function canonical(name: string): string {
   return name.trim().toLowerCase().replace(/\.$/, '');
 }
 
-/** The DNSBL name of an address: reversed octets (IPv4) or nibbles (IPv6). */
+/** An address as reverse DNS and the blocklists name it: reversed octets (IPv4) or nibbles (IPv6). */
 function reversedName(ip: string): string {
   if (isIP(ip) === 4) return ip.split('.').reverse().join('.');
   const nibbles = ipaddr.IPv6.parse(ip)
