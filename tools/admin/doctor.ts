@@ -1,14 +1,12 @@
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
-import { loadConfig, SMTP_EGRESS_KEEP_EMPTY, smtpEgressConfigShape } from '@emailverify/service-kit';
 import {
-  createDefaultDependencies,
-  createDiagnosticResolver,
-  DEFAULT_TUNING,
-  defaultVerificationOptions,
-  runDoctor,
-  type DoctorCheck,
-} from '@emailverify/verification';
+  loadConfig,
+  SMTP_EGRESS_KEEP_EMPTY,
+  smtpEgressConfigShape,
+  smtpEgressOptions,
+} from '@emailverify/service-kit';
+import { defaultVerificationOptions, runDoctor, type DoctorCheck } from '@emailverify/verification';
 import { z } from 'zod';
 
 /** A domain whose mail hosts are always up: the reachability check's default target. */
@@ -60,41 +58,10 @@ export async function doctor(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ code: number; output: string }> {
   const config = loadConfig(doctorConfigSchema, env, SMTP_EGRESS_KEEP_EMPTY);
-  const engine = {
-    ...defaultVerificationOptions(),
-    dnsServers: config.DNS_SERVERS,
-    dnsTimeoutMs: config.DNS_TIMEOUT_MS,
-    smtpPort: config.SMTP_PORT,
-    smtpHeloName: config.SMTP_HELO_NAME,
-    smtpMailFrom: config.SMTP_MAIL_FROM,
-    smtpConnectTimeoutMs: config.SMTP_CONNECT_TIMEOUT_MS,
-    smtpCommandTimeoutMs: config.SMTP_COMMAND_TIMEOUT_MS,
-    dnsblIpZones: config.DNSBL_IP_ZONES,
-    smtpAllowPrivateNetworks: config.SMTP_ALLOW_PRIVATE_NETWORKS,
-  };
+  const { domain, mx, egressIp } = request;
   const checks = await runDoctor(
-    {
-      domain: request.domain,
-      mx: request.mx,
-      egressIp: request.egressIp,
-      egressThroughProxy: false,
-      dnsServers: engine.dnsServers,
-      smtpPort: engine.smtpPort,
-      heloName: engine.smtpHeloName,
-      connectTimeoutMs: engine.smtpConnectTimeoutMs,
-      commandTimeoutMs: engine.smtpCommandTimeoutMs,
-      dnsblZones: engine.dnsblIpZones,
-      allowPrivateNetworks: engine.smtpAllowPrivateNetworks,
-    },
-    {
-      resolver: createDiagnosticResolver({
-        dnsServers: engine.dnsServers,
-        dnsTimeoutMs: engine.dnsTimeoutMs,
-        dnsTries: DEFAULT_TUNING.dnsTries,
-      }),
-      // The engine's own connection function, so the check goes the way verification's probes go.
-      dial: createDefaultDependencies(engine).dial,
-    },
+    { domain, mx, egressIp },
+    { ...defaultVerificationOptions(), ...smtpEgressOptions(config) },
   );
   const ok = checks.every((c) => c.status !== 'fail');
   const output = request.json ? `${JSON.stringify({ ok, checks }, null, 2)}\n` : checks.map(line).join('');

@@ -5,6 +5,7 @@ import {
   loadConfig,
   SMTP_EGRESS_KEEP_EMPTY,
   smtpEgressConfigShape,
+  smtpEgressOptions,
 } from '@emailverify/service-kit';
 import type { VerificationOptions } from '@emailverify/verification';
 import { z } from 'zod';
@@ -45,19 +46,11 @@ export const loadVerifierConfig = (env: NodeJS.ProcessEnv = process.env): Readon
 
 export function engineOptions(config: Readonly<VerifierConfig>): VerificationOptions {
   return {
-    dnsServers: config.DNS_SERVERS,
-    dnsTimeoutMs: config.DNS_TIMEOUT_MS,
-    smtpPort: config.SMTP_PORT,
-    smtpHeloName: config.SMTP_HELO_NAME,
-    smtpMailFrom: config.SMTP_MAIL_FROM,
-    smtpConnectTimeoutMs: config.SMTP_CONNECT_TIMEOUT_MS,
-    smtpCommandTimeoutMs: config.SMTP_COMMAND_TIMEOUT_MS,
+    ...smtpEgressOptions(config),
     smtpMaxConcurrencyPerMx: config.SMTP_MAX_CONCURRENCY_PER_MX,
     smtpSemaphoreTimeoutMs: config.SMTP_SEMAPHORE_TIMEOUT_MS,
-    dnsblIpZones: config.DNSBL_IP_ZONES,
     dnsblDomainZones: config.DNSBL_DOMAIN_ZONES,
     gravatarBaseUrl: config.GRAVATAR_BASE_URL,
     rdapBaseUrl: config.RDAP_BASE_URL,
-    smtpAllowPrivateNetworks: config.SMTP_ALLOW_PRIVATE_NETWORKS,
   };
 }

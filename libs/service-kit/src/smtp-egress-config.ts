@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import type { VerificationOptions } from '@emailverify/verification';
 import { z } from 'zod';
 import { bool, int, list } from './config';
 
@@ -22,3 +23,33 @@ export const smtpEgressConfigShape = {
 
 /** Variables of smtpEgressConfigShape where an empty value means "none" rather than "default". */
 export const SMTP_EGRESS_KEEP_EMPTY: readonly string[] = ['DNS_SERVERS', 'DNSBL_IP_ZONES'];
+
+export type SmtpEgressConfig = z.infer<z.ZodObject<typeof smtpEgressConfigShape>>;
+
+/** The engine options these variables set. */
+export function smtpEgressOptions(
+  config: Readonly<SmtpEgressConfig>,
+): Pick<
+  VerificationOptions,
+  | 'dnsServers'
+  | 'dnsTimeoutMs'
+  | 'smtpPort'
+  | 'smtpHeloName'
+  | 'smtpMailFrom'
+  | 'smtpConnectTimeoutMs'
+  | 'smtpCommandTimeoutMs'
+  | 'dnsblIpZones'
+  | 'smtpAllowPrivateNetworks'
+> {
+  return {
+    dnsServers: config.DNS_SERVERS,
+    dnsTimeoutMs: config.DNS_TIMEOUT_MS,
+    smtpPort: config.SMTP_PORT,
+    smtpHeloName: config.SMTP_HELO_NAME,
+    smtpMailFrom: config.SMTP_MAIL_FROM,
+    smtpConnectTimeoutMs: config.SMTP_CONNECT_TIMEOUT_MS,
+    smtpCommandTimeoutMs: config.SMTP_COMMAND_TIMEOUT_MS,
+    dnsblIpZones: config.DNSBL_IP_ZONES,
+    smtpAllowPrivateNetworks: config.SMTP_ALLOW_PRIVATE_NETWORKS,
+  };
+}

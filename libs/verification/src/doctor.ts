@@ -5,7 +5,9 @@ import type { Duplex } from 'node:stream';
 import { classifyAddress } from '@emailverify/net-policy';
 import ipaddr from 'ipaddr.js';
 import type { Dialer } from './dependencies';
-import { DNS_ERROR, dnsErrorCode, type DiagnosticResolver } from './dns';
+import { createDiagnosticResolver, DNS_ERROR, dnsErrorCode, type DiagnosticResolver } from './dns';
+import { createDefaultDependencies } from './node-dependencies';
+import { DEFAULT_TUNING, type VerificationOptions } from './options';
 import { isListingAnswer } from './dnsbl';
 import { refusedTarget } from './reachability';
 import { SmtpConnection, SmtpSessionError } from './smtp/connection';
@@ -27,13 +29,18 @@ export interface DoctorCheck {
   advice: string;
 }
 
-export interface DoctorOptions {
+/** What to check against: the domain and mail host to try, and the egress address when it is known. */
+export interface DoctorTarget {
   /** The domain whose MX hosts are tried, and under which the DNS servers are checked for invented answers. */
   domain: string;
   /** A mail host (name or IP address) to try instead of the domain's MX hosts. */
   mx?: string;
   /** The address mail servers see this host connect from; found from the SMTP connection when absent. */
   egressIp?: string;
+}
+
+/** The target with the settings the checks use. */
+interface DoctorOptions extends DoctorTarget {
   /** SMTP egress goes through a proxy, so the local address of a connection is not the egress address. */
   egressThroughProxy: boolean;
   /** DNS_SERVERS, for messages; empty means the system's resolvers. */
@@ -54,6 +61,18 @@ export interface DoctorDependencies {
   dial: Dialer;
 }
 
+/** The resolver on the configured DNS servers and the engine's own connection function. */
+export function doctorDependencies(engine: VerificationOptions): DoctorDependencies {
+  return {
+    resolver: createDiagnosticResolver({
+      dnsServers: engine.dnsServers,
+      dnsTimeoutMs: engine.dnsTimeoutMs,
+      dnsTries: engine.dnsTries ?? DEFAULT_TUNING.dnsTries,
+    }),
+    dial: createDefaultDependencies(engine).dial,
+  };
+}
+
 /** Mail hosts tried before the reachability check gives up. */
 const MAX_HOSTS = 3;
 
@@ -62,7 +81,22 @@ const MAX_HOSTS = 3;
  * a real mail host, a HELO name that resolves and matches the egress address's PTR, and an egress address on
  * no blocklist. Never throws for a network problem: each one becomes a failed check saying what to do.
  */
-export async function runDoctor(options: DoctorOptions, deps: DoctorDependencies): Promise<DoctorCheck[]> {
+export async function runDoctor(
+  target: DoctorTarget,
+  engine: VerificationOptions,
+  deps: DoctorDependencies = doctorDependencies(engine),
+): Promise<DoctorCheck[]> {
+  const options: DoctorOptions = {
+    ...target,
+    egressThroughProxy: false,
+    dnsServers: engine.dnsServers,
+    smtpPort: engine.smtpPort,
+    heloName: engine.smtpHeloName,
+    connectTimeoutMs: engine.smtpConnectTimeoutMs,
+    commandTimeoutMs: engine.smtpCommandTimeoutMs,
+    dnsblZones: engine.dnsblIpZones,
+    allowPrivateNetworks: engine.smtpAllowPrivateNetworks,
+  };
   const [dns, smtp, helo] = await Promise.all([
     checkDns(options, deps.resolver),
     checkSmtp(options, deps),

@@ -25,12 +25,13 @@ export {
 } from './dns';
 export {
   DOCTOR_CHECKS,
+  doctorDependencies,
   runDoctor,
   type DoctorCheck,
   type DoctorCheckName,
   type DoctorDependencies,
-  type DoctorOptions,
   type DoctorStatus,
+  type DoctorTarget,
 } from './doctor';
 export { ReputationChecker, isListingAnswer, type DnsblZones, type ReputationCheck } from './dnsbl';
 export {
