@@ -179,6 +179,7 @@ describe('npm run admin -- doctor, against the loopback mail world', () => {
     const res = await checks(env({ SMTP_ALLOW_PRIVATE_NETWORKS: 'false' }), '--domain', 'normal.test');
     expect(res.status.smtp).toBe('fail');
     expect(res.byName.smtp!.message).toContain('non-public address (loopback)');
+    expect(res.byName.smtp!.advice).toContain('a public address');
     expect(world.smtpConnections()).toBe(0);
   });
 

@@ -239,6 +239,7 @@ async function checkSmtp(options: DoctorOptions, deps: DoctorDependencies): Prom
   }
   const failures: string[] = [];
   let refusedByGreeting: string | undefined;
+  let dialled = false;
   for (const host of found.hosts) {
     const target = `${host.name === host.address ? host.address : `${host.name} (${host.address})`} port ${options.smtpPort}`;
     const refusal = refusedTarget(host.address, options.allowPrivateNetworks);
@@ -246,6 +247,7 @@ async function checkSmtp(options: DoctorOptions, deps: DoctorDependencies): Prom
       failures.push(`${target}: ${refusal}`);
       continue;
     }
+    dialled = true;
     let socket: Duplex;
     try {
       socket = await dialWithin(deps.dial, host.address, options);
@@ -286,7 +288,9 @@ async function checkSmtp(options: DoctorOptions, deps: DoctorDependencies): Prom
   }
   const advice = refusedByGreeting
     ? 'the mail host refuses this host: see the ptr and dnsbl lines, and the reply text'
-    : `outbound connections to port ${options.smtpPort} are blocked or filtered: ask the hosting provider to open port 25, or send SMTP through a host that can`;
+    : !dialled
+      ? 'name a mail host with a public address (--mx, --domain); SMTP_ALLOW_PRIVATE_NETWORKS=true is for private deployments only'
+      : `outbound connections to port ${options.smtpPort} are blocked or filtered: ask the hosting provider to open port 25, or send SMTP through a host that can`;
   return {
     check: result('smtp', 'fail', `no SMTP session: ${failures.join('; ')}`, advice),
     firstTarget: found.hosts[0]?.address,
