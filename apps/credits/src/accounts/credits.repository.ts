@@ -33,6 +33,12 @@ export interface ReservationRow {
   expired: boolean;
 }
 
+export type ReserveOutcome =
+  | { kind: 'reserved'; balance: number }
+  | { kind: 'replayed'; id: string; amount: number; balance: number }
+  | { kind: 'short'; balance: number }
+  | { kind: 'no-account' };
+
 const ACCOUNT_COLUMNS = `id, name, plan, balance::int AS balance, consumed::int AS consumed, added::int AS added, updated_at`;
 const KEY_COLUMNS = `id, account_id, name, prefix, style, created_at, revoked_at`;
 const RESERVATION_COLUMNS = `id, account_id, idempotency_key, amount::int AS amount, used::int AS used, refunded::int AS refunded, status,
@@ -62,7 +68,7 @@ export class CreditsRepository {
 
   /**
    * Internal, across accounts: reservations still held past their expiry, oldest first, for the sweep. Each is
-   * then refunded in its own transaction that locks its account first, as reserve and settle do.
+   * then refunded by endReservation, which refunds only one still held.
    */
   async expiredReservationsInternal(
     limit: number,
@@ -87,6 +93,113 @@ export class CreditsRepository {
     const rows: KeyRow[] = await this.db.query(
       `SELECT ${KEY_COLUMNS} FROM credits.api_keys WHERE account_id = $1 AND id = $2`,
       [accountId, keyId],
+    );
+    return rows[0];
+  }
+
+  /**
+   * Holds `amount` credits in one statement: the balance is taken only if it covers the amount (the row lock
+   * lasts this statement alone), and the reservation and its ledger row are written with it. A key reserved
+   * before is not charged again: `prior` names its reservation. Two reservations racing on one new key cannot
+   * both stand: the loser's insert breaks the key's unique constraint, which undoes its whole statement, and
+   * it is answered from the winner's reservation (`findReservation`). `consumed` moves with the balance, so
+   * `added - consumed = balance` at every moment and settling without a refund leaves the account row alone.
+   */
+  async reserve(r: {
+    id: string;
+    accountId: AccountId;
+    idempotencyKey: string;
+    amount: number;
+    holdSeconds: number | null;
+  }): Promise<ReserveOutcome> {
+    const rows: Array<{
+      account_balance: number | null;
+      reserved_balance: number | null;
+      prior_id: string | null;
+      prior_amount: number | null;
+    }> = await this.db.query(
+      `WITH prior AS (
+         SELECT id, amount FROM credits.reservations WHERE account_id = $1 AND idempotency_key = $2
+       ), debit AS (
+         UPDATE credits.accounts
+            SET balance = balance - $3, consumed = consumed + $3, updated_at = now()
+          WHERE id = $1 AND balance >= $3 AND NOT EXISTS (SELECT 1 FROM prior)
+         RETURNING balance
+       ), held AS (
+         INSERT INTO credits.reservations (id, account_id, idempotency_key, amount, expires_at)
+         SELECT $4, $1, $2, $3, now() + make_interval(secs => $5) FROM debit
+         RETURNING id
+       ), entry AS (
+         INSERT INTO credits.ledger (account_id, kind, amount, reservation_id, balance_after)
+         SELECT $1, 'reserve', -$3::bigint, held.id, debit.balance FROM debit, held
+       )
+       SELECT (SELECT balance::int FROM credits.accounts WHERE id = $1) AS account_balance,
+              (SELECT balance::int FROM debit) AS reserved_balance,
+              (SELECT id FROM prior) AS prior_id,
+              (SELECT amount::int FROM prior) AS prior_amount`,
+      [r.accountId, r.idempotencyKey, r.amount, r.id, r.holdSeconds],
+    );
+    const row = rows[0]!;
+    if (row.account_balance === null) return { kind: 'no-account' };
+    if (row.prior_id !== null)
+      return {
+        kind: 'replayed',
+        id: row.prior_id,
+        amount: row.prior_amount!,
+        balance: row.account_balance,
+      };
+    if (row.reserved_balance === null) return { kind: 'short', balance: row.account_balance };
+    return { kind: 'reserved', balance: row.reserved_balance };
+  }
+
+  /**
+   * Ends a reservation still held, in one statement: marks it (`settled` with what was used, or `expired` when
+   * the sweep refunds it whole after its hold ran out) and gives back the unused credits with their ledger
+   * row. Nothing to give back touches only the reservation, never the account row. The reservation row's lock
+   * makes a second end of it (a repeated settle, the sweep) find it ended and change nothing; `undefined`
+   * means this call ended nothing (see findReservation for why).
+   */
+  async endReservation(e: {
+    accountId: AccountId;
+    idempotencyKey: string;
+    used: number;
+    status: 'settled' | 'expired';
+  }): Promise<{ id: string; used: number; refunded: number; balance: number } | undefined> {
+    const rows: Array<{ id: string; used: number; refunded: number; balance: number }> = await this.db.query(
+      `WITH ended AS (
+           UPDATE credits.reservations
+              SET status = $4, used = $3, refunded = amount - $3, settled_at = now()
+            WHERE account_id = $1 AND idempotency_key = $2 AND status = 'reserved' AND amount >= $3
+              AND ($4 = 'settled' OR (expires_at IS NOT NULL AND expires_at <= now()))
+           RETURNING id, used::int AS used, refunded::int AS refunded
+         ), credit AS (
+           UPDATE credits.accounts a
+              SET balance = a.balance + ended.refunded, consumed = a.consumed - ended.refunded, updated_at = now()
+             FROM ended
+            WHERE a.id = $1 AND ended.refunded > 0
+           RETURNING a.balance
+         ), entry AS (
+           INSERT INTO credits.ledger (account_id, kind, amount, reservation_id, balance_after)
+           SELECT $1, 'refund', ended.refunded, ended.id, credit.balance FROM ended, credit
+         )
+         SELECT ended.id, ended.used, ended.refunded,
+                COALESCE((SELECT balance::int FROM credit),
+                         (SELECT balance::int FROM credits.accounts WHERE id = $1)) AS balance
+           FROM ended`,
+      [e.accountId, e.idempotencyKey, e.used, e.status],
+    );
+    return rows[0];
+  }
+
+  /** A reservation as it stands now, with the account's balance (for replies to repeated or refused calls). */
+  async findReservation(
+    accountId: AccountId,
+    idempotencyKey: string,
+  ): Promise<(ReservationRow & { balance: number }) | undefined> {
+    const rows: Array<ReservationRow & { balance: number }> = await this.db.query(
+      `SELECT ${RESERVATION_COLUMNS}, (SELECT balance::int FROM credits.accounts WHERE id = $1) AS balance
+         FROM credits.reservations WHERE account_id = $1 AND idempotency_key = $2`,
+      [accountId, idempotencyKey],
     );
     return rows[0];
   }
@@ -165,69 +278,20 @@ export class CreditsTx {
     return rows[0];
   }
 
-  async findReservation(
-    accountId: AccountId,
-    idempotencyKey: string,
-    lock: boolean,
-  ): Promise<ReservationRow | undefined> {
-    const rows: ReservationRow[] = await this.m.query(
-      `SELECT ${RESERVATION_COLUMNS} FROM credits.reservations WHERE account_id = $1 AND idempotency_key = $2${lock ? ' FOR UPDATE' : ''}`,
-      [accountId, idempotencyKey],
-    );
-    return rows[0];
-  }
-
-  async insertReservation(r: {
-    id: string;
-    accountId: AccountId;
-    idempotencyKey: string;
-    amount: number;
-    holdSeconds?: number;
-  }): Promise<void> {
-    await this.m.query(
-      `INSERT INTO credits.reservations (id, account_id, idempotency_key, amount, expires_at)
-       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
-      [r.id, r.accountId, r.idempotencyKey, r.amount, r.holdSeconds ?? null],
-    );
-  }
-
-  /** Ends a reservation: `settled` by its holder, or `expired` when the sweep refunded it whole. */
-  async markEnded(
-    accountId: AccountId,
-    reservationId: string,
-    outcome: { status: 'settled' | 'expired'; used: number; refunded: number },
-  ): Promise<void> {
-    await this.m.query(
-      `UPDATE credits.reservations SET status = $3, used = $4, refunded = $5, settled_at = now()
-        WHERE account_id = $1 AND id = $2`,
-      [accountId, reservationId, outcome.status, outcome.used, outcome.refunded],
-    );
-  }
-
-  /**
-   * Applies a balance change and writes its ledger row in the same transaction. `consumed` and `added`
-   * move with it so the account's counters always agree with the ledger.
-   */
-  async applyChange(change: {
-    accountId: AccountId;
-    kind: 'grant' | 'reserve' | 'refund';
-    amount: number;
-    consumed?: number;
-    reservationId?: string;
-  }): Promise<AccountRow> {
-    const added = change.kind === 'grant' ? change.amount : 0;
+  /** Grants credits and writes their ledger row in the same transaction; `added` moves with the balance. */
+  async applyChange(change: { accountId: AccountId; kind: 'grant'; amount: number }): Promise<AccountRow> {
     const raw: unknown = await this.m.query(
       `UPDATE credits.accounts
-          SET balance = balance + $2, added = added + $3, consumed = consumed + $4, updated_at = now()
+          SET balance = balance + $2, added = added + $2, updated_at = now()
         WHERE id = $1
         RETURNING ${ACCOUNT_COLUMNS}`,
-      [change.accountId, change.amount, added, change.consumed ?? 0],
+      [change.accountId, change.amount],
     );
     const account = returnedRows<AccountRow>(raw)[0];
     if (!account) throw new Error(`account ${change.accountId} vanished inside its own transaction`);
     await this.m.query(
-      `INSERT INTO credits.ledger (account_id, kind, amount, reservation_id, balance_after) VALUES ($1, $2, $3, $4, $5)`,
-      [change.accountId, change.kind, change.amount, change.reservationId ?? null, account.balance],
+      `INSERT INTO credits.ledger (account_id, kind, amount, balance_after) VALUES ($1, $2, $3, $4)`,
+      [change.accountId, change.kind, change.amount, account.balance],
     );
     return account;
   }

@@ -25,9 +25,14 @@ import {
 import type { MessageBus } from '@emailverify/messaging';
 import type { CreditsMetrics } from '../credits.metrics';
 import { generateApiKey, hashApiKey } from './api-key';
-import type { CreditsRepository, KeyRow } from './credits.repository';
+import type { CreditsRepository, KeyRow, ReserveOutcome } from './credits.repository';
 
-/** Accounts, keys and balances. Every balance change is one transaction with its ledger row. */
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * Accounts, keys and balances. Every balance change is one statement or transaction with its ledger row, and
+ * no account row is locked longer than one statement.
+ */
 export class CreditsService {
   constructor(
     private readonly repo: CreditsRepository,
@@ -69,45 +74,46 @@ export class CreditsService {
   }
 
   /**
-   * Holds `amount` credits. The account row is locked first, so concurrent reservations are serialised and
-   * the balance never goes below zero; a repeated idempotency key returns the first outcome.
+   * Holds `amount` credits in one statement (see CreditsRepository.reserve): the balance never goes below
+   * zero, and a repeated idempotency key returns the first reservation.
    */
   async reserve(req: ReserveRequest): Promise<ReserveReply> {
-    return this.repo.transaction(async (tx) => {
-      const account = await tx.lockAccount(req.accountId);
-      if (!account) throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
-      const existing = await tx.findReservation(req.accountId, req.idempotencyKey, false);
-      if (existing) {
-        return {
-          reservationId: existing.id,
-          amount: existing.amount,
-          balance: account.balance,
-          replayed: true,
-        };
-      }
-      if (account.balance < req.amount) {
-        throw new DomainError(
-          'INSUFFICIENT_CREDITS',
-          `This needs ${req.amount} credits and the account has ${account.balance}`,
-          { required: req.amount, available: account.balance },
-        );
-      }
-      const reservationId = randomUUID();
-      await tx.insertReservation({
+    const reservationId = randomUUID();
+    let outcome: ReserveOutcome;
+    try {
+      outcome = await this.repo.reserve({
         id: reservationId,
         accountId: req.accountId,
         idempotencyKey: req.idempotencyKey,
         amount: req.amount,
-        ...(req.holdSeconds !== undefined ? { holdSeconds: req.holdSeconds } : {}),
+        holdSeconds: req.holdSeconds ?? null,
       });
-      const after = await tx.applyChange({
-        accountId: req.accountId,
-        kind: 'reserve',
-        amount: -req.amount,
-        reservationId,
-      });
-      return { reservationId, amount: req.amount, balance: after.balance, replayed: false };
-    });
+    } catch (err) {
+      // The same key reserved at the same moment by another call: that one stands, this one changed nothing.
+      if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
+      const prior = await this.repo.findReservation(req.accountId, req.idempotencyKey);
+      if (!prior) throw err;
+      outcome = { kind: 'replayed', id: prior.id, amount: prior.amount, balance: prior.balance };
+    }
+    switch (outcome.kind) {
+      case 'reserved':
+        return { reservationId, amount: req.amount, balance: outcome.balance, replayed: false };
+      case 'replayed':
+        return {
+          reservationId: outcome.id,
+          amount: outcome.amount,
+          balance: outcome.balance,
+          replayed: true,
+        };
+      case 'short':
+        throw new DomainError(
+          'INSUFFICIENT_CREDITS',
+          `This needs ${req.amount} credits and the account has ${outcome.balance}`,
+          { required: req.amount, available: outcome.balance },
+        );
+      case 'no-account':
+        throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
+    }
   }
 
   /** Charges `used` of a reservation and refunds the rest, once. */
@@ -117,51 +123,35 @@ export class CreditsService {
     return reply;
   }
 
+  /** One statement ends the reservation; when it ended nothing, the reservation as it stands says why. */
   private async settleOnce(req: SettleRequest): Promise<SettleReply> {
-    return this.repo.transaction(async (tx) => {
-      const account = await tx.lockAccount(req.accountId);
-      if (!account) throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
-      const reservation = await tx.findReservation(req.accountId, req.idempotencyKey, true);
-      if (!reservation)
-        throw new DomainError('NOT_FOUND', `No reservation "${req.idempotencyKey}" for this account`);
-      if (reservation.status !== 'reserved') {
-        return {
-          reservationId: reservation.id,
-          used: reservation.used ?? 0,
-          refunded: reservation.refunded ?? 0,
-          balance: account.balance,
-          replayed: true,
-        };
-      }
-      if (req.used > reservation.amount) {
-        throw new DomainError(
-          'INVALID_REQUEST',
-          `used (${req.used}) exceeds the reservation (${reservation.amount})`,
-        );
-      }
-      const refunded = reservation.amount - req.used;
-      const after = await tx.applyChange({
-        accountId: req.accountId,
-        kind: 'refund',
-        amount: refunded,
-        consumed: req.used,
-        reservationId: reservation.id,
-      });
-      await tx.markEnded(req.accountId, reservation.id, { status: 'settled', used: req.used, refunded });
-      return {
-        reservationId: reservation.id,
-        used: req.used,
-        refunded,
-        balance: after.balance,
-        replayed: false,
-      };
-    });
+    const ended = await this.repo.endReservation({ ...req, status: 'settled' });
+    if (ended) {
+      const { id, used, refunded, balance } = ended;
+      return { reservationId: id, used, refunded, balance, replayed: false };
+    }
+    const reservation = await this.repo.findReservation(req.accountId, req.idempotencyKey);
+    if (!reservation)
+      throw new DomainError('NOT_FOUND', `No reservation "${req.idempotencyKey}" for this account`);
+    if (reservation.status === 'reserved') {
+      throw new DomainError(
+        'INVALID_REQUEST',
+        `used (${req.used}) exceeds the reservation (${reservation.amount})`,
+      );
+    }
+    return {
+      reservationId: reservation.id,
+      used: reservation.used ?? 0,
+      refunded: reservation.refunded ?? 0,
+      balance: reservation.balance,
+      replayed: true,
+    };
   }
 
   /**
    * Refunds whole every reservation held past its expiry (its holder died before settling) and returns how
-   * many it refunded. Safe with several replicas: each reservation is re-read under its account's lock and
-   * only a still-held, expired one is refunded.
+   * many it refunded. Safe with several replicas and against a late settle: only a reservation still held
+   * and expired when its statement runs is refunded.
    */
   async sweepExpired(batch = 100): Promise<number> {
     let refunded = 0;
@@ -169,24 +159,13 @@ export class CreditsService {
       const before = refunded;
       const due = await this.repo.expiredReservationsInternal(batch);
       for (const { account_id: accountId, idempotency_key: idempotencyKey } of due) {
-        const done = await this.repo.transaction(async (tx) => {
-          await tx.lockAccount(accountId);
-          const reservation = await tx.findReservation(accountId, idempotencyKey, true);
-          if (!reservation || reservation.status !== 'reserved' || !reservation.expired) return false;
-          await tx.applyChange({
-            accountId,
-            kind: 'refund',
-            amount: reservation.amount,
-            reservationId: reservation.id,
-          });
-          await tx.markEnded(accountId, reservation.id, {
-            status: 'expired',
-            used: 0,
-            refunded: reservation.amount,
-          });
-          return true;
+        const ended = await this.repo.endReservation({
+          accountId,
+          idempotencyKey,
+          used: 0,
+          status: 'expired',
         });
-        if (done) refunded += 1;
+        if (ended) refunded += 1;
       }
       // A short page is the last; a page another replica refunded first would only come back again.
       if (due.length < batch || refunded === before) return refunded;
