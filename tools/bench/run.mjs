@@ -10,7 +10,9 @@ import { ensureDependencies, ensureNode, root } from '../dev/lib.mjs';
 
 const BENCHMARKS = {
   gateway: 'GET /v1/verify/disposable through the gateway vs a bare node:http server (64 connections)',
-  single: 'POST /v1/verify/single MX-only, uncached, vs the verification library in-process',
+  single:
+    'POST /v1/verify/single MX-only, uncached, 1 and 8 accounts, vs GET /v1/verify/disposable through the same gateway',
+  bulk: 'POST /v1/verify/bulk, batches of 100 new addresses, MX-only, vs the verification library in-process',
   file: 'a 100,000-row CSV (--large: 1,000,000) upload to completed, 1 and 2 verifiers, vs the libraries in-process',
   webhooks:
     'job completed to signed delivery (p50, p99); deliveries/s to 25 webhooks vs a bare node:https client',
@@ -25,7 +27,7 @@ if (!name || !names.every((n) => n in BENCHMARKS)) {
         .map(([n, what]) => `  ${n.padEnd(8)} ${what}\n`)
         .join('') +
       '  --quick    short phases and one round (a smoke run; figures are not stable)\n' +
-      '  --profile  (gateway, single, file, webhooks) write CPU profiles of the services to .data/bench/profiles\n' +
+      '  --profile  (gateway, single, bulk, file, webhooks) write CPU profiles of the services to .data/bench/profiles\n' +
       '  --large    (file) 1,000,000 rows instead of 100,000 (about 15 minutes)\n',
   );
   process.exit(2);
