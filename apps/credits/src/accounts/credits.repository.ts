@@ -39,6 +39,17 @@ export type ReserveOutcome =
   | { kind: 'short'; balance: number }
   | { kind: 'no-account' };
 
+/**
+ * A CTE that commits its statement without waiting for the WAL flush (synchronous_commit off for this
+ * transaction alone; the statement must select from `no_flush_wait` for it to run). Reserve and settle hold the
+ * account row until their commit, so waiting for the disk there would serialise one account's verifications
+ * behind one flush each. What a crash of PostgreSQL can lose is the last fraction of a second of commits, each
+ * whole (balance, reservation and ledger row together, in order), and every such loss favours the customer: a
+ * lost reservation was never charged, a lost settle leaves the reservation held until the sweep refunds it.
+ * Grants and account changes commit as usual.
+ */
+const NO_FLUSH_WAIT = `no_flush_wait AS (SELECT set_config('synchronous_commit', 'off', true))`;
+
 const ACCOUNT_COLUMNS = `id, name, plan, balance::int AS balance, consumed::int AS consumed, added::int AS added, updated_at`;
 const KEY_COLUMNS = `id, account_id, name, prefix, style, created_at, revoked_at`;
 const RESERVATION_COLUMNS = `id, account_id, idempotency_key, amount::int AS amount, used::int AS used, refunded::int AS refunded, status,
@@ -118,7 +129,7 @@ export class CreditsRepository {
       prior_id: string | null;
       prior_amount: number | null;
     }> = await this.db.query(
-      `WITH prior AS (
+      `WITH ${NO_FLUSH_WAIT}, prior AS (
          SELECT id, amount FROM credits.reservations WHERE account_id = $1 AND idempotency_key = $2
        ), debit AS (
          UPDATE credits.accounts
@@ -136,7 +147,8 @@ export class CreditsRepository {
        SELECT (SELECT balance::int FROM credits.accounts WHERE id = $1) AS account_balance,
               (SELECT balance::int FROM debit) AS reserved_balance,
               (SELECT id FROM prior) AS prior_id,
-              (SELECT amount::int FROM prior) AS prior_amount`,
+              (SELECT amount::int FROM prior) AS prior_amount
+         FROM no_flush_wait`,
       [r.accountId, r.idempotencyKey, r.amount, r.id, r.holdSeconds],
     );
     const row = rows[0]!;
@@ -166,7 +178,7 @@ export class CreditsRepository {
     status: 'settled' | 'expired';
   }): Promise<{ id: string; used: number; refunded: number; balance: number } | undefined> {
     const rows: Array<{ id: string; used: number; refunded: number; balance: number }> = await this.db.query(
-      `WITH ended AS (
+      `WITH ${NO_FLUSH_WAIT}, ended AS (
            UPDATE credits.reservations
               SET status = $4, used = $3, refunded = amount - $3, settled_at = now()
             WHERE account_id = $1 AND idempotency_key = $2 AND status = 'reserved' AND amount >= $3
@@ -185,7 +197,7 @@ export class CreditsRepository {
          SELECT ended.id, ended.used, ended.refunded,
                 COALESCE((SELECT balance::int FROM credit),
                          (SELECT balance::int FROM credits.accounts WHERE id = $1)) AS balance
-           FROM ended`,
+           FROM ended, no_flush_wait`,
       [e.accountId, e.idempotencyKey, e.used, e.status],
     );
     return rows[0];
