@@ -26,17 +26,19 @@ export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule 
       withDataSource(ResultsRepository),
       {
         provide: VerificationService,
-        inject: [VerificationEngine, ResultsRepository, MessageBus, VerifierMetrics],
+        inject: [VerificationEngine, ResultsRepository, MessageBus, LOGGER, VerifierMetrics],
         useFactory: (
           engine: VerificationEngine,
           results: ResultsRepository,
           bus: MessageBus,
+          logger: Logger,
           metrics: VerifierMetrics,
         ) =>
           new VerificationService(
             engine,
             results,
             bus,
+            logger,
             {
               cacheTtlHours: config.RESULT_CACHE_TTL_HOURS,
               bulkMax: config.BULK_MAX_EMAILS,

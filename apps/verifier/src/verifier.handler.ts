@@ -23,8 +23,8 @@ export class VerifierHandler implements OnApplicationBootstrap, OnApplicationShu
     });
   }
 
-  /** Finishes (or hands back) the chunks in hand before the bus drains. */
+  /** Finishes (or hands back) the chunks in hand, and the settlements under way, before the bus drains. */
   async onApplicationShutdown(): Promise<void> {
-    await this.chunks.stop();
+    await Promise.all([this.chunks.stop(), this.verification.drain()]);
   }
 }

@@ -14,6 +14,7 @@ import {
 } from '@emailverify/contracts';
 import type { MessageBus } from '@emailverify/messaging';
 import { parseAddress, type VerificationEngine } from '@emailverify/verification';
+import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
 import { cacheable, creditsFor } from './billing';
 import type { ResultsRepository } from './results.repository';
@@ -35,10 +36,13 @@ type Credits = Pick<MessageBus, 'request'>;
  * short balance means nothing is verified) and settled after, charging what `creditsFor` says.
  */
 export class VerificationService {
+  private readonly settling = new Set<Promise<void>>();
+
   constructor(
     private readonly engine: VerificationEngine,
     private readonly results: ResultsRepository,
     private readonly credits: Credits,
+    private readonly logger: Pick<Logger, 'warn'>,
     private readonly options: VerificationServiceOptions,
     private readonly outcomes?: Counter<'status' | 'reason'>,
   ) {}
@@ -156,7 +160,16 @@ export class VerificationService {
     for (const { status, reason, n } of tally.values()) this.outcomes.inc({ status, reason }, n);
   }
 
-  /** Reserves one credit per address, verifies, stores what may be cached, and settles what was used. */
+  /** Waits for the settlements still under way (at shutdown, before the bus drains). */
+  async drain(): Promise<void> {
+    await Promise.all([...this.settling]);
+  }
+
+  /**
+   * Reserves one credit per address, verifies, stores what may be cached, and settles what was used. A
+   * settlement that refunds nothing changes no balance (the reservation took the credits): the reply does not
+   * wait for it. One that refunds is awaited, so the balance a client reads after the reply is final.
+   */
   private async verifyFresh(
     accountId: AccountId,
     emails: readonly string[],
@@ -170,19 +183,43 @@ export class VerificationService {
       amount: emails.length,
       holdSeconds: this.options.creditHoldSeconds,
     });
-    let verified: VerificationResult[] = [];
+    let verified: VerificationResult[];
     try {
       verified = await this.engine.verifyMany(
         emails,
         { checkSmtp },
         { concurrency: this.options.bulkConcurrency },
       );
-    } finally {
-      const used = verified.reduce((sum, r) => sum + creditsFor(r), 0);
-      await this.credits.request(Subjects.creditsSettle, { accountId, idempotencyKey, used });
+    } catch (err) {
+      await this.settle(accountId, idempotencyKey, 0);
+      throw err;
     }
+    const used = verified.reduce((sum, r) => sum + creditsFor(r), 0);
     this.count(verified);
-    await this.results.save(verified.filter(cacheable), checkSmtp, this.options.cacheTtlHours);
+    const saved = this.results.save(verified.filter(cacheable), checkSmtp, this.options.cacheTtlHours);
+    if (used === emails.length) {
+      this.settleLater(accountId, idempotencyKey, used);
+      await saved;
+    } else {
+      await Promise.all([this.settle(accountId, idempotencyKey, used), saved]);
+    }
     return verified.map((r) => ({ ...r, creditsUsed: creditsFor(r), cached: false }));
+  }
+
+  private async settle(accountId: string, idempotencyKey: string, used: number): Promise<void> {
+    await this.credits.request(Subjects.creditsSettle, { accountId, idempotencyKey, used });
+  }
+
+  /** A settlement nobody waits for; one that fails leaves the reservation to the credits sweep (a full refund). */
+  private settleLater(accountId: string, idempotencyKey: string, used: number): void {
+    const settling: Promise<void> = this.settle(accountId, idempotencyKey, used)
+      .catch((err: unknown) =>
+        this.logger.warn(
+          { err, idempotencyKey },
+          'settling credits failed; the reservation is refunded when its hold runs out',
+        ),
+      )
+      .finally(() => this.settling.delete(settling));
+    this.settling.add(settling);
   }
 }
