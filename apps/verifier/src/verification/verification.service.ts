@@ -36,7 +36,10 @@ type Credits = Pick<MessageBus, 'request'>;
  * short balance means nothing is verified) and settled after, charging what `creditsFor` says.
  */
 export class VerificationService {
-  private readonly settling = new Set<Promise<void>>();
+  /** Settlements and result stores under way that no reply waits for. */
+  private readonly pending = new Set<Promise<void>>();
+  /** The store under way of each address's result, awaited before the cache is asked about it. */
+  private readonly saving = new Map<string, Promise<void>>();
 
   constructor(
     private readonly engine: VerificationEngine,
@@ -51,6 +54,7 @@ export class VerificationService {
     const parsed = parseAddress(req.email);
     if (!parsed.ok) throw new DomainError('INVALID_EMAIL', parsed.message, { reason: parsed.reason });
     if (!req.forceRefresh) {
+      await this.savesOf([parsed.email]);
       const cached = (await this.results.findFresh([parsed.email], req.checkSmtp)).get(parsed.email);
       if (cached) return { ...cached, creditsUsed: 0, cached: true };
     }
@@ -78,6 +82,7 @@ export class VerificationService {
     // Each distinct address is verified (and charged) once, however often the batch repeats it.
     const parsed = req.emails.map((email) => parseAddress(email));
     const wellFormed = [...new Set(parsed.flatMap((p) => (p.ok ? [p.email] : [])))];
+    await this.savesOf(wellFormed);
     const cached = await this.results.findFresh(wellFormed, req.checkSmtp);
     const toVerify = wellFormed.filter((email) => !cached.has(email));
     const fresh = await this.verifyFresh(
@@ -116,6 +121,7 @@ export class VerificationService {
    * result carries what it costs (cached results nothing) and file-jobs settles the total at the end.
    */
   async verifyChunk(chunk: ChunkMessage): Promise<PackedChunkItem[]> {
+    await this.savesOf(chunk.emails);
     const cached = await this.results.findFreshWithTime(chunk.emails, chunk.checkSmtp);
     const jobCreated = Date.parse(chunk.jobCreatedAt);
     const toVerify = chunk.emails.filter((email) => !cached.has(email));
@@ -160,15 +166,17 @@ export class VerificationService {
     for (const { status, reason, n } of tally.values()) this.outcomes.inc({ status, reason }, n);
   }
 
-  /** Waits for the settlements still under way (at shutdown, before the bus drains). */
+  /** Waits for the settlements and result stores still under way (at shutdown, before the bus drains). */
   async drain(): Promise<void> {
-    await Promise.all([...this.settling]);
+    await Promise.all([...this.pending]);
   }
 
   /**
-   * Reserves one credit per address, verifies, stores what may be cached, and settles what was used. A
-   * settlement that refunds nothing changes no balance (the reservation took the credits): the reply does not
-   * wait for it. One that refunds is awaited, so the balance a client reads after the reply is final.
+   * Reserves one credit per address, verifies, and settles what was used; results that may be cached are
+   * stored. A settlement that refunds nothing changes no balance (the reservation took the credits), so the
+   * reply does not wait for it; one that refunds is awaited, so the balance a client reads after the reply is
+   * final. The reply does not wait for the result store either (the cache is a saving): a lookup in this
+   * process waits for the stores under way of its addresses, so a client asking again gets the cached result.
    */
   private async verifyFresh(
     accountId: AccountId,
@@ -196,13 +204,15 @@ export class VerificationService {
     }
     const used = verified.reduce((sum, r) => sum + creditsFor(r), 0);
     this.count(verified);
-    const saved = this.results.save(verified.filter(cacheable), checkSmtp, this.options.cacheTtlHours);
-    if (used === emails.length) {
-      this.settleLater(accountId, idempotencyKey, used);
-      await saved;
-    } else {
-      await Promise.all([this.settle(accountId, idempotencyKey, used), saved]);
-    }
+    this.saveLater(verified.filter(cacheable), checkSmtp);
+    const settled = this.settle(accountId, idempotencyKey, used);
+    if (used === emails.length)
+      this.later(
+        settled,
+        { idempotencyKey },
+        'settling credits failed; the reservation is refunded when its hold runs out',
+      );
+    else await settled;
     return verified.map((r) => ({ ...r, creditsUsed: creditsFor(r), cached: false }));
   }
 
@@ -210,16 +220,36 @@ export class VerificationService {
     await this.credits.request(Subjects.creditsSettle, { accountId, idempotencyKey, used });
   }
 
-  /** A settlement nobody waits for; one that fails leaves the reservation to the credits sweep (a full refund). */
-  private settleLater(accountId: string, idempotencyKey: string, used: number): void {
-    const settling: Promise<void> = this.settle(accountId, idempotencyKey, used)
-      .catch((err: unknown) =>
-        this.logger.warn(
-          { err, idempotencyKey },
-          'settling credits failed; the reservation is refunded when its hold runs out',
-        ),
-      )
-      .finally(() => this.settling.delete(settling));
-    this.settling.add(settling);
+  private saveLater(results: readonly VerificationResult[], checkSmtp: boolean): void {
+    if (results.length === 0) return;
+    const saved = this.later(
+      this.results.save(results, checkSmtp, this.options.cacheTtlHours),
+      { addresses: results.length },
+      'storing results in the cache failed; they are verified again when asked for',
+    );
+    for (const r of results) this.saving.set(r.email, saved);
+    void saved.then(() => {
+      for (const r of results) if (this.saving.get(r.email) === saved) this.saving.delete(r.email);
+    });
+  }
+
+  /** Waits for the result stores under way of these addresses, if any. */
+  private async savesOf(emails: readonly string[]): Promise<void> {
+    if (this.saving.size === 0) return;
+    const under = new Set<Promise<void>>();
+    for (const email of emails) {
+      const saved = this.saving.get(email);
+      if (saved) under.add(saved);
+    }
+    if (under.size > 0) await Promise.all(under);
+  }
+
+  /** Work no reply waits for: a failure is logged (without addresses), and shutdown waits for it (drain). */
+  private later(work: Promise<void>, context: Record<string, unknown>, failure: string): Promise<void> {
+    const tracked: Promise<void> = work
+      .catch((err: unknown) => this.logger.warn({ err, ...context }, failure))
+      .finally(() => this.pending.delete(tracked));
+    this.pending.add(tracked);
+    return tracked;
   }
 }
