@@ -216,7 +216,7 @@ export class VerificationService {
     return verified.map((r) => ({ ...r, creditsUsed: creditsFor(r), cached: false }));
   }
 
-  private async settle(accountId: string, idempotencyKey: string, used: number): Promise<void> {
+  private async settle(accountId: AccountId, idempotencyKey: string, used: number): Promise<void> {
     await this.credits.request(Subjects.creditsSettle, { accountId, idempotencyKey, used });
   }
 
