@@ -207,7 +207,7 @@ export class VerificationService {
     this.saveLater(verified.filter(cacheable), checkSmtp);
     const settled = this.settle(accountId, idempotencyKey, used);
     if (used === emails.length)
-      this.later(
+      void this.later(
         settled,
         { idempotencyKey },
         'settling credits failed; the reservation is refunded when its hold runs out',
