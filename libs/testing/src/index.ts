@@ -8,3 +8,4 @@ export * from './fixtures/xlsx';
 export * from './webhooks';
 export * from './nats/nats-cluster';
 export * from './postgres/private-postgres';
+export { SocksServer, type SocksServerOptions } from './socks/socks-server';

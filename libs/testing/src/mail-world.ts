@@ -1,7 +1,9 @@
+import { createSecureContext } from 'node:tls';
 import { DnsServer } from './dns/dns-server';
 import { QueryCounter } from './dns/query-counter';
 import { HttpStandIns, type HttpService } from './http/http-stand-ins';
 import { SmtpHosts } from './smtp/smtp-hosts';
+import { issueTestCertificates } from './webhooks/test-ca';
 import { WorldRegistry } from './world-registry';
 import { canonicalName, type DomainSpec, type HostBehaviour } from './world-spec';
 
@@ -31,7 +33,10 @@ export class MailWorld {
     const registry = new WorldRegistry();
     const started: { stop(): Promise<void> }[] = [];
     try {
-      const smtp = await SmtpHosts.start(registry, options.smtpPort);
+      // The certificate of every host that offers STARTTLS; probes do not verify it, as mail servers don't.
+      const certificates = await issueTestCertificates();
+      const tls = createSecureContext({ cert: certificates.certPem, key: certificates.keyPem });
+      const smtp = await SmtpHosts.start(registry, options.smtpPort, tls);
       started.push(smtp);
       const http = await HttpStandIns.start(registry);
       started.push(http);
@@ -119,6 +124,16 @@ export class MailWorld {
 
   smtpConnections(host?: string): number {
     return this.smtp.connections(host);
+  }
+
+  /** The most SMTP sessions `host` has had open at once since the last resetCounters. */
+  smtpPeakSessions(host: string): number {
+    return this.smtp.peakSessions(host);
+  }
+
+  /** SMTP sessions of `host` that completed a STARTTLS handshake. */
+  smtpTlsSessions(host: string): number {
+    return this.smtp.tlsSessions(host);
   }
 
   smtpTranscript(host?: string): string[] {

@@ -20,6 +20,17 @@ export interface SmtpHostSpec {
   delayMs?: number;
   /** Keep the session this long after the last RCPT before answering QUIT (occupies a client's slot). */
   holdMs?: number;
+  /**
+   * STARTTLS: 'offered' announces it and upgrades; 'required' also refuses MAIL before TLS with
+   * `530 5.7.0 Must issue a STARTTLS command first`; 'broken' announces it, says 220, then answers the client's
+   * handshake with bytes that are not TLS and hangs up (plain sessions work).
+   */
+  starttls?: 'offered' | 'required' | 'broken';
+  /**
+   * The first `times` RCPTs of a session naming a local part outside `mailboxes` get `reply` (e.g. 452 to a
+   * catch-all probe), whatever `catchAll` says; later ones get the usual answer.
+   */
+  deferUnknown?: { times: number; reply: SmtpReply };
 }
 
 /** One MX record and what its host does. */

@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import type { SecureContext } from 'node:tls';
 import { closeServer, listen, trackSockets } from '../net-util';
 import type { WorldHost, WorldRegistry } from '../world-registry';
 import { canonicalName } from '../world-spec';
@@ -22,11 +23,15 @@ export class SmtpHosts {
   private readonly transcriptByHost = new Map<string, string[]>();
   private readonly transcriptAll: string[] = [];
   private connectionsTotal = 0;
+  private readonly activeByHost = new Map<string, number>();
+  private readonly peakByHost = new Map<string, number>();
+  private readonly tlsByHost = new Map<string, number>();
 
   private constructor(
     private readonly registry: WorldRegistry,
     readonly port: number,
     private readonly anchor: Listener | undefined,
+    private readonly tlsContext: SecureContext | undefined,
   ) {}
 
   /**
@@ -35,12 +40,16 @@ export class SmtpHosts {
    * 127.0.0.1:port is held no other world can pick the same number and collide on 127.0.0.x:port.
    * Connections to the anchor itself are closed at once; no host has 127.0.0.1.
    */
-  static async start(registry: WorldRegistry, fixedPort?: number): Promise<SmtpHosts> {
-    if (fixedPort !== undefined) return new SmtpHosts(registry, fixedPort, undefined);
+  static async start(
+    registry: WorldRegistry,
+    fixedPort?: number,
+    tlsContext?: SecureContext,
+  ): Promise<SmtpHosts> {
+    if (fixedPort !== undefined) return new SmtpHosts(registry, fixedPort, undefined, tlsContext);
     const anchor: Listener = { server: createServer((socket) => socket.destroy()), sockets: new Set() };
     trackSockets(anchor.server, anchor.sockets);
     const port = await listen(anchor.server, '127.0.0.1', 0);
-    return new SmtpHosts(registry, port, anchor);
+    return new SmtpHosts(registry, port, anchor, tlsContext);
   }
 
   /** Brings a host's listener in line with its current behaviour; operations on one address run in order. */
@@ -79,7 +88,20 @@ export class SmtpHosts {
     ];
   }
 
+  /** The most sessions a host has had open at the same time since the last reset. */
+  peakSessions(hostName: string): number {
+    return this.peakByHost.get(canonicalName(hostName)) ?? 0;
+  }
+
+  /** Sessions of a host that completed a STARTTLS handshake. */
+  tlsSessions(hostName: string): number {
+    return this.tlsByHost.get(canonicalName(hostName)) ?? 0;
+  }
+
   resetCounters(): void {
+    this.peakByHost.clear();
+    for (const [name, active] of this.activeByHost) this.peakByHost.set(name, active);
+    this.tlsByHost.clear();
     this.connectionsByHost.clear();
     this.transcriptByHost.clear();
     this.transcriptAll.length = 0;
@@ -119,11 +141,24 @@ export class SmtpHosts {
     const name = host.name;
     this.connectionsTotal++;
     this.connectionsByHost.set(name, (this.connectionsByHost.get(name) ?? 0) + 1);
-    new SmtpSession(socket, name, host.behaviour, (line) => {
-      this.transcriptAll.push(line);
-      const lines = this.transcriptByHost.get(name) ?? [];
-      lines.push(line);
-      this.transcriptByHost.set(name, lines);
-    }).start();
+    const active = (this.activeByHost.get(name) ?? 0) + 1;
+    this.activeByHost.set(name, active);
+    this.peakByHost.set(name, Math.max(active, this.peakByHost.get(name) ?? 0));
+    socket.once('close', () => this.activeByHost.set(name, (this.activeByHost.get(name) ?? 1) - 1));
+    new SmtpSession(
+      socket,
+      name,
+      host.behaviour,
+      (line) => {
+        this.transcriptAll.push(line);
+        const lines = this.transcriptByHost.get(name) ?? [];
+        lines.push(line);
+        this.transcriptByHost.set(name, lines);
+      },
+      this.tlsContext && {
+        context: this.tlsContext,
+        onSecure: () => this.tlsByHost.set(name, (this.tlsByHost.get(name) ?? 0) + 1),
+      },
+    ).start();
   }
 }

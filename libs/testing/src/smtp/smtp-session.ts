@@ -1,5 +1,7 @@
 import type { Socket } from 'node:net';
+import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { TLSSocket, type SecureContext } from 'node:tls';
 import type { SmtpHostSpec, SmtpReply } from '../world-spec';
 
 /** Longer lines are refused: RFC 5321 4.5.3.1.4 allows 512 octets for a command line. */
@@ -23,25 +25,36 @@ export class SmtpSession {
   private greeted = false;
   private inTransaction = false;
   private lastRcptAt: number | undefined;
+  private unknownRcpts = 0;
+  /** The stream commands arrive on and replies leave by: the socket, or TLS over it after STARTTLS. */
+  private stream: Socket;
+  private decoder = new StringDecoder('utf8');
+  private readonly onData = (chunk: Buffer) => {
+    this.receive(this.decoder.write(chunk));
+  };
 
   constructor(
     private readonly socket: Socket,
     private readonly hostName: string,
     private readonly spec: SmtpHostSpec,
     private readonly onCommand: (line: string) => void,
-  ) {}
+    private readonly tls: { context: SecureContext; onSecure: () => void } | undefined,
+  ) {
+    this.stream = socket;
+  }
 
   start(): void {
-    this.socket.setEncoding('utf8');
     this.socket.on('error', () => this.socket.destroy());
     this.socket.on('close', () => {
       this.abort.abort();
     });
-    this.socket.on('data', (chunk: string) => {
-      this.receive(chunk);
-    });
+    this.socket.on('data', this.onData);
     if (this.spec.silent) return;
     this.enqueue(() => this.greet());
+  }
+
+  private get secure(): boolean {
+    return this.stream !== this.socket;
   }
 
   private receive(chunk: string): void {
@@ -56,6 +69,11 @@ export class SmtpSession {
       }
       this.onCommand(line);
       if (!this.spec.silent) this.enqueue(() => this.handle(line));
+      // RFC 3207 4: what the client sent after STARTTLS, before the handshake, is not read.
+      if (line.toUpperCase() === 'STARTTLS' && this.spec.starttls && !this.secure) {
+        this.buffer = '';
+        return;
+      }
     }
     if (this.buffer.length > MAX_LINE) {
       this.buffer = '';
@@ -100,9 +118,10 @@ export class SmtpSession {
         return this.reply(250, '2.0.0 Ok');
       case 'VRFY':
         return this.reply(252, '2.0.0 Cannot VRFY user, but will accept message and attempt delivery');
+      case 'STARTTLS':
+        return this.startTls();
       case 'DATA':
       case 'BDAT':
-      case 'STARTTLS':
       case 'AUTH':
         return this.reply(502, '5.5.1 Error: command not implemented');
       default:
@@ -117,6 +136,7 @@ export class SmtpSession {
     this.inTransaction = false;
     if (verb === 'HELO') return this.reply(250, this.hostName);
     const extensions = ['PIPELINING', 'SIZE 10240000', '8BITMIME', 'ENHANCEDSTATUSCODES', 'SMTPUTF8'];
+    if (this.spec.starttls && !this.secure) extensions.push('STARTTLS');
     return this.replyLines(250, [`${this.hostName} Hello ${client}`, ...extensions]);
   }
 
@@ -124,6 +144,8 @@ export class SmtpSession {
     if (!this.greeted) return this.reply(503, '5.5.1 Error: send HELO/EHLO first');
     if (this.inTransaction) return this.reply(503, '5.5.1 Error: nested MAIL command');
     if (!/^MAIL FROM:\s*<[^>]*>/i.test(line)) return this.reply(501, '5.5.4 Syntax: MAIL FROM:<address>');
+    if (this.spec.starttls === 'required' && !this.secure)
+      return this.reply(530, '5.7.0 Must issue a STARTTLS command first');
     this.inTransaction = true;
     return this.reply(250, '2.1.0 Ok');
   }
@@ -140,10 +162,38 @@ export class SmtpSession {
   private recipientReply(address: string): SmtpReply {
     if (this.spec.rcptReply) return this.spec.rcptReply;
     const localPart = address.slice(0, address.lastIndexOf('@')).toLowerCase();
-    const exists =
-      this.spec.catchAll || (this.spec.mailboxes ?? []).some((m) => m.toLowerCase() === localPart);
+    const known = (this.spec.mailboxes ?? []).some((m) => m.toLowerCase() === localPart);
+    const defer = this.spec.deferUnknown;
+    if (!known && defer && this.unknownRcpts++ < defer.times) return defer.reply;
+    const exists = this.spec.catchAll || known;
     if (exists) return { code: 250, text: '2.1.5 Ok' };
     return { code: 550, text: `5.1.1 <${address}>: Recipient address rejected: User unknown` };
+  }
+
+  private async startTls(): Promise<void> {
+    if (!this.spec.starttls || !this.tls || this.secure)
+      return this.reply(502, '5.5.1 Error: command not implemented');
+    await this.reply(220, '2.0.0 Ready to start TLS');
+    if (this.socket.destroyed) return;
+    if (this.spec.starttls === 'broken') {
+      // The client's ClientHello is answered with plain text: its handshake fails.
+      this.socket.removeListener('data', this.onData);
+      this.closing = true;
+      this.socket.once('data', () => this.socket.end('this is not TLS\r\n'));
+      return;
+    }
+    // Synchronously after the 220 is written, so the client's handshake bytes reach the TLS layer.
+    this.socket.removeListener('data', this.onData);
+    this.buffer = '';
+    this.decoder = new StringDecoder('utf8');
+    const secure = new TLSSocket(this.socket, { isServer: true, secureContext: this.tls.context });
+    secure.on('error', () => this.socket.destroy());
+    secure.on('data', this.onData);
+    secure.once('secure', () => this.tls?.onSecure());
+    this.stream = secure;
+    // RFC 3207 4.2: the session starts over; the client must say EHLO again.
+    this.greeted = false;
+    this.inTransaction = false;
   }
 
   private async quit(): Promise<void> {
@@ -158,7 +208,7 @@ export class SmtpSession {
   private async replyAndClose(code: number, text: string): Promise<void> {
     await this.reply(code, text);
     this.closing = true;
-    this.socket.end();
+    this.stream.end();
   }
 
   private reply(code: number, text: string): Promise<void> {
@@ -168,8 +218,8 @@ export class SmtpSession {
   /** Multi-line replies use "code-text" on every line but the last (RFC 5321 4.2.1). */
   private async replyLines(code: number, lines: string[]): Promise<void> {
     if (this.spec.delayMs) await sleep(this.spec.delayMs, undefined, { signal: this.abort.signal });
-    if (this.socket.destroyed || this.socket.writableEnded) return;
+    if (this.stream.destroyed || this.stream.writableEnded) return;
     const text = lines.map((line, i) => `${code}${i === lines.length - 1 ? ' ' : '-'}${line}\r\n`).join('');
-    this.socket.write(text);
+    this.stream.write(text);
   }
 }
