@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import type { Resolver } from './dns';
+import type { MxLimiter } from './smtp/limiter';
 
 /** Milliseconds since the epoch; injected so cache lifetimes and response times can be tested. */
 export interface Clock {
@@ -13,6 +14,8 @@ export interface DialTarget {
   /** IP address of the mail host (already resolved through the configured resolver). */
   host: string;
   port: number;
+  /** The MX host name the address belongs to (proxies are taken in turn per MX host). */
+  mxHost?: string;
 }
 
 /**
@@ -30,4 +33,6 @@ export interface VerificationDependencies {
   fetch: FetchLike;
   clock: Clock;
   random: Random;
+  /** Per-MX-host session cap; in-process when absent, shared through Redis across verifiers when given. */
+  limiter?: MxLimiter;
 }

@@ -14,6 +14,7 @@ import { ExtrasLookup } from './extras';
 import { isDisposableDomain, isFreeProvider, isRoleLocalPart, suggestDomain } from './lists';
 import { createDefaultDependencies } from './node-dependencies';
 import { DEFAULT_TUNING, type VerificationOptions } from './options';
+import { ProviderRules } from './providers';
 import { publicRouting } from './reachability';
 import { observedResolver, type VerificationObserver } from './observer';
 import { SmtpProber, type SmtpOutcome } from './smtp/probe';
@@ -125,9 +126,13 @@ export class VerificationEngine {
         catchAllTtlMs: cacheTtlMs,
         allowPrivateNetworks: options.smtpAllowPrivateNetworks,
       },
-      this.deps.dial,
-      clock,
-      this.deps.random,
+      {
+        dial: this.deps.dial,
+        clock,
+        random: this.deps.random,
+        limiter: given.limiter,
+        rules: new ProviderRules(options.smtpProviderRules ?? []),
+      },
     );
     this.extras = new ExtrasLookup(
       {

@@ -64,4 +64,18 @@ export {
 } from './lists';
 export { createDefaultDependencies, secureRandom, systemClock } from './node-dependencies';
 export { DEFAULT_TUNING, defaultVerificationOptions, type VerificationOptions } from './options';
-export { KeyedSemaphore, SmtpProber, netDialer, type SmtpOutcome, type SmtpProbeOptions } from './smtp';
+export { DEFAULT_PROVIDER_RULES, ProviderRules, parseProviderRules, type ProviderRule } from './providers';
+export {
+  KeyedSemaphore,
+  LocalMxLimiter,
+  RedisMxLimiter,
+  SmtpProber,
+  netDialer,
+  parseSocksProxyUrl,
+  socksDialer,
+  type MxLimiter,
+  type RedisMxLimiterOptions,
+  type SmtpOutcome,
+  type SmtpProbeOptions,
+  type SocksProxy,
+} from './smtp';

@@ -1,4 +1,6 @@
 import { hostname } from 'node:os';
+import type { ProviderRule } from './providers';
+import type { SocksProxy } from './smtp/socks';
 
 /**
  * Engine settings. The first block maps 1:1 to environment variables (`DNS_SERVERS` -> `dnsServers`, ...);
@@ -34,6 +36,10 @@ export interface VerificationOptions {
   rdapBaseUrl: string;
   /** SMTP_ALLOW_PRIVATE_NETWORKS: mail hosts and address literals in non-public ranges are contacted too. */
   smtpAllowPrivateNetworks: boolean;
+  /** SMTP_PROVIDER_RULES_FILE's rules, checked before the shipped ones; none by default. */
+  smtpProviderRules?: readonly ProviderRule[];
+  /** SMTP_PROXY_URL: SOCKS5 proxies every probe connection goes through, in turn per MX host; none by default. */
+  smtpProxies?: readonly SocksProxy[];
 
   /** Attempts per DNS query (c-ares `tries`); default 2. */
   dnsTries?: number;

@@ -28,20 +28,24 @@ export class SmtpConnection {
   private readonly replies: SmtpReply[] = [];
   private waiter: Waiter | undefined;
   private failure: SmtpSessionError | undefined;
+  private readonly onSocketData = (chunk: Buffer | string) =>
+    this.onData(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  private readonly onSocketEnd = () =>
+    this.fail(new SmtpSessionError('closed', 'the server closed the connection'));
+  private readonly onSocketClose = () =>
+    this.fail(new SmtpSessionError('closed', 'the connection was closed'));
+  // Without a listener an 'error' event would crash the process; the error ends the session instead.
+  private readonly onSocketError = (error: Error) =>
+    this.fail(new SmtpSessionError('closed', `connection error: ${error.message}`));
 
   constructor(
     private readonly socket: Duplex,
     private readonly commandTimeoutMs: number,
   ) {
-    socket.on('data', (chunk: Buffer | string) =>
-      this.onData(typeof chunk === 'string' ? Buffer.from(chunk) : chunk),
-    );
-    socket.on('end', () => this.fail(new SmtpSessionError('closed', 'the server closed the connection')));
-    socket.on('close', () => this.fail(new SmtpSessionError('closed', 'the connection was closed')));
-    // Without a listener an 'error' event would crash the process; the error ends the session instead.
-    socket.on('error', (error: Error) =>
-      this.fail(new SmtpSessionError('closed', `connection error: ${error.message}`)),
-    );
+    socket.on('data', this.onSocketData);
+    socket.on('end', this.onSocketEnd);
+    socket.on('close', this.onSocketClose);
+    socket.on('error', this.onSocketError);
   }
 
   /** Waits for the next reply (the greeting, or the answer to the last command). */
@@ -78,6 +82,24 @@ export class SmtpConnection {
 
   close(): void {
     this.socket.destroy();
+  }
+
+  /**
+   * Hands the socket over to another protocol layer (TLS after `220` to STARTTLS) and stops reading it. Bytes the
+   * server sent after the last reply would be read as if they came over TLS (RFC 3207 5, response injection),
+   * so any such bytes fail the session instead.
+   */
+  detach(): Duplex {
+    if (this.failure) throw this.failure;
+    if (this.replies.length > 0 || this.parser.buffered) {
+      throw new SmtpSessionError('protocol', 'the server sent data after its reply to STARTTLS');
+    }
+    this.socket.removeListener('data', this.onSocketData);
+    this.socket.removeListener('end', this.onSocketEnd);
+    this.socket.removeListener('close', this.onSocketClose);
+    this.socket.removeListener('error', this.onSocketError);
+    this.failure = new SmtpSessionError('closed', 'the connection was handed over to TLS');
+    return this.socket;
   }
 
   private onData(chunk: Buffer): void {

@@ -9,6 +9,7 @@ import {
   type HostBehaviour,
   type ScriptedHost,
 } from '../testing/fakes';
+import { ProviderRules } from '../providers';
 import { SmtpProber, type SmtpOutcome, type SmtpProbeOptions } from './probe';
 
 const OPTIONS: SmtpProbeOptions = {
@@ -32,14 +33,16 @@ const HOSTS: MailHost[] = [
   { exchange: 'mx4.example.com', priority: 40, addresses: ['192.0.2.4'] },
 ];
 
-function setup(hosts: Record<string, HostBehaviour>, options: Partial<SmtpProbeOptions> = {}) {
+function setup(
+  hosts: Record<string, HostBehaviour>,
+  options: Partial<SmtpProbeOptions> = {},
+  rules?: ProviderRules,
+) {
   const dialer = fakeDialer(hosts);
   const clock = new FakeClock();
   const prober = new SmtpProber(
     { ...OPTIONS, ...options },
-    dialer.dial,
-    clock,
-    sequenceRandom([0, 0.5, 0.99]),
+    { dial: dialer.dial, clock, random: sequenceRandom([0, 0.5, 0.99]), rules },
   );
   const probe = (email = 'alice@example.com', hostList: MailHost[] = HOSTS) =>
     prober.probe({ email, domain: email.slice(email.lastIndexOf('@') + 1), hosts: hostList });
@@ -103,13 +106,31 @@ describe('SmtpProber conversation', () => {
     expect(rcpts).toEqual(['RCPT TO:<bob@example.com>']);
   });
 
-  it('treats a 4xx answer to the catch-all probe as inconclusive and does not cache it', async () => {
+  it('asks the catch-all probe again after RSET when it gets 4xx, and leaves it open (uncached) after a second', async () => {
     const rcpt = (address: string) =>
-      address.startsWith('alice@') ? '250 ok\r\n' : '450 4.7.1 try later\r\n';
+      address.startsWith('alice@') ? '250 ok\r\n' : '452 4.5.3 too many recipients\r\n';
     const { dialer, probe } = setup({ '192.0.2.1': mailboxHost({ rcpt }) });
     expect(kindAndReason(await probe())).toBe('accepted catchAll=undefined');
     await probe();
-    expect(dialer.transcripts.get('192.0.2.1')?.filter((l) => l.startsWith('RCPT'))).toHaveLength(2);
+    const transcript = dialer.transcripts.get('192.0.2.1') ?? [];
+    const rcpts = transcript.filter((l) => l.startsWith('RCPT'));
+    expect(rcpts).toHaveLength(3);
+    expect(rcpts[2]).toBe(rcpts[1]);
+    expect(transcript.slice(transcript.indexOf('RSET'), transcript.indexOf('RSET') + 3)).toEqual([
+      'RSET',
+      'MAIL FROM:<verify@verifier.test>',
+      rcpts[2],
+    ]);
+  });
+
+  it('takes the answer of the catch-all probe asked again after RSET', async () => {
+    let probes = 0;
+    const rcpt = (address: string) => {
+      if (address.startsWith('alice@')) return '250 ok\r\n';
+      return ++probes === 1 ? '452 4.5.3 too many recipients\r\n' : '250 ok\r\n';
+    };
+    const { probe } = setup({ '192.0.2.1': mailboxHost({ rcpt }) });
+    expect(kindAndReason(await probe())).toBe('accepted catchAll=true');
   });
 
   it.each([
@@ -206,6 +227,70 @@ describe('SmtpProber conversation', () => {
     };
     const { probe } = setup({ '192.0.2.1': host });
     expect(kindAndReason(await probe())).toBe('accepted catchAll=false');
+  });
+});
+
+describe('SmtpProber provider rules', () => {
+  const rules = new ProviderRules(
+    [
+      { name: 'accepts all', mx: ['*.example.com'], catchAllProbe: false, acceptsAnyRecipient: true },
+      { name: 'no probe', mx: ['mx.example.org'], catchAllProbe: false, acceptsAnyRecipient: false },
+    ],
+    [],
+  );
+  const orgHost: MailHost = { exchange: 'mx.example.org', priority: 10, addresses: ['192.0.2.9'] };
+
+  it('reports catch-all for an accepted mailbox at a provider that accepts every recipient, without a probe RCPT', async () => {
+    const { dialer, probe } = setup({ '192.0.2.1': mailboxHost({ mailboxes: ['alice'] }) }, {}, rules);
+    expect(kindAndReason(await probe())).toBe('accepted catchAll=true');
+    expect(dialer.transcripts.get('192.0.2.1')?.filter((l) => l.startsWith('RCPT'))).toEqual([
+      'RCPT TO:<alice@example.com>',
+    ]);
+  });
+
+  it('still reports a refused mailbox there as refused', async () => {
+    const { probe } = setup({ '192.0.2.1': mailboxHost({ mailboxes: ['alice'] }) }, {}, rules);
+    expect(kindAndReason(await probe('nobody@example.com'))).toBe('rejected mailbox_not_found');
+  });
+
+  it('skips the catch-all probe where the rule says so', async () => {
+    const { dialer, probe } = setup({ '192.0.2.9': mailboxHost({ mailboxes: ['alice'] }) }, {}, rules);
+    expect(kindAndReason(await probe('alice@example.org', [orgHost]))).toBe('accepted catchAll=undefined');
+    expect(dialer.transcripts.get('192.0.2.9')?.filter((l) => l.startsWith('RCPT'))).toHaveLength(1);
+  });
+
+  it("caps sessions to a host at its rule's maxConnections instead of the general cap", async () => {
+    let releaseRcpt: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (releaseRcpt = resolve));
+    const host = mailboxHost({ catchAll: true });
+    const holding: ScriptedHost = {
+      ...host,
+      respond: (line) =>
+        line === 'RCPT TO:<alice@example.com>' ? held.then(() => '250 ok\r\n') : host.respond(line),
+    };
+    const capped = new ProviderRules(
+      [
+        {
+          name: 'one',
+          mx: ['mx1.example.com'],
+          catchAllProbe: true,
+          acceptsAnyRecipient: false,
+          maxConnections: 1,
+        },
+      ],
+      [],
+    );
+    const { dialer, probe } = setup({ '192.0.2.1': holding }, { maxConcurrencyPerMx: 5 }, capped);
+    const first = probe('alice@example.com', [HOSTS[0]!]);
+    await eventually(
+      () => expect(dialer.transcripts.get('192.0.2.1') ?? []).toContain('RCPT TO:<alice@example.com>'),
+      { intervalMs: 5 },
+    );
+    expect(kindAndReason(await probe('bob@example.com', [HOSTS[0]!]))).toBe(
+      'unknown mx_only_verification_semaphore_timeout',
+    );
+    releaseRcpt();
+    await first;
   });
 });
 

@@ -4,9 +4,11 @@ import { TtlCache } from '../cache';
 import type { Clock, Dialer, Random } from '../dependencies';
 import type { MailHost } from '../dns';
 import { refusedTarget } from '../reachability';
+import { ProviderRules, type ProviderRule } from '../providers';
 import { SmtpConnection, SmtpSessionError } from './connection';
+import { LocalMxLimiter, type MxLimiter } from './limiter';
 import { formatReply, type SmtpReply } from './reply';
-import { KeyedSemaphore } from './semaphore';
+import { startTls } from './tls';
 
 export interface SmtpProbeOptions {
   port: number;
@@ -36,7 +38,7 @@ export interface SmtpProbeRequest {
 export type SmtpOutcome =
   | {
       kind: 'accepted';
-      /** undefined when the catch-all probe was inconclusive. */
+      /** undefined when the catch-all probe was inconclusive or not run. */
       catchAll: boolean | undefined;
       response: string;
       conversed: true;
@@ -66,7 +68,30 @@ interface HostFailure {
   conversed: boolean;
 }
 
+/** The server said 220 to STARTTLS but the handshake failed: the host is tried again in plain text. */
+interface TlsFailure {
+  kind: 'tls_failed';
+  message: string;
+}
+
 type HostResult = { kind: 'final'; outcome: SmtpOutcome } | HostFailure;
+
+interface Hello {
+  reply: SmtpReply;
+  /** EHLO keywords, upper case; empty after HELO. */
+  extensions: string[];
+}
+
+/** The pieces of the probe that are not settings: how to connect, what time it is, randomness, the cap. */
+export interface SmtpProbeDependencies {
+  dial: Dialer;
+  clock: Clock;
+  random: Random;
+  /** Per-MX-host cap; in-process by default, shared through Redis across verifiers when configured. */
+  limiter?: MxLimiter;
+  /** Provider rules; the shipped ones by default. */
+  rules?: ProviderRules;
+}
 
 const QUIT_TIMEOUT_MS = 2000;
 const PROBE_LOCAL_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -76,23 +101,32 @@ const PROBE_LOCAL_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
  * tried in preference order and a host that cannot answer hands over to the next.
  */
 export class SmtpProber {
-  private readonly semaphore: KeyedSemaphore;
+  private readonly limiter: MxLimiter;
+  private readonly rules: ProviderRules;
+  private readonly dial: Dialer;
+  private readonly random: Random;
   private readonly catchAllVerdicts: TtlCache<string, boolean>;
+  /** Addresses whose TLS handshake failed lately: they are spoken to in plain text straight away. */
+  private readonly plainOnly: TtlCache<string, true>;
 
   constructor(
     private readonly options: SmtpProbeOptions,
-    private readonly dial: Dialer,
-    clock: Clock,
-    private readonly random: Random,
+    dependencies: SmtpProbeDependencies,
   ) {
-    this.semaphore = new KeyedSemaphore(options.maxConcurrencyPerMx);
-    this.catchAllVerdicts = new TtlCache(clock);
+    this.dial = dependencies.dial;
+    this.random = dependencies.random;
+    this.limiter = dependencies.limiter ?? new LocalMxLimiter();
+    this.rules = dependencies.rules ?? new ProviderRules();
+    this.catchAllVerdicts = new TtlCache(dependencies.clock);
+    this.plainOnly = new TtlCache(dependencies.clock);
   }
 
   async probe(request: SmtpProbeRequest): Promise<SmtpOutcome> {
     const failures: HostFailure[] = [];
     for (const host of request.hosts.slice(0, this.options.maxHosts)) {
-      const release = await this.semaphore.acquire(host.exchange, this.options.semaphoreTimeoutMs);
+      const rule = this.rules.match(host.exchange);
+      const limit = rule?.maxConnections ?? this.options.maxConcurrencyPerMx;
+      const release = await this.limiter.acquire(host.exchange, limit, this.options.semaphoreTimeoutMs);
       if (!release) {
         return {
           kind: 'unknown',
@@ -104,7 +138,7 @@ export class SmtpProber {
       }
       let result: HostResult;
       try {
-        result = await this.session(host, request);
+        result = await this.sessionWithFallback(host, request, rule);
       } finally {
         release();
       }
@@ -114,11 +148,31 @@ export class SmtpProber {
     return summariseFailures(failures);
   }
 
-  private async session(host: MailHost, request: SmtpProbeRequest): Promise<HostResult> {
+  /** A session with STARTTLS when offered; after a failed handshake, a second one in plain text. */
+  private async sessionWithFallback(
+    host: MailHost,
+    request: SmtpProbeRequest,
+    rule: ProviderRule | undefined,
+  ): Promise<HostResult> {
     const address = pickAddress(host);
+    const first = await this.session(host, address, request, rule, !this.plainOnly.get(address));
+    if (first.kind !== 'tls_failed') return first;
+    this.plainOnly.set(address, true, this.options.catchAllTtlMs);
+    const plain = await this.session(host, address, request, rule, false);
+    if (plain.kind !== 'tls_failed') return plain;
+    return { kind: 'next', cause: 'unreachable', response: '', message: plain.message, conversed: true };
+  }
+
+  private async session(
+    host: MailHost,
+    address: string,
+    request: SmtpProbeRequest,
+    rule: ProviderRule | undefined,
+    tryTls: boolean,
+  ): Promise<HostResult | TlsFailure> {
     let socket: Duplex;
     try {
-      socket = await this.connect(address);
+      socket = await this.connect(host, address);
     } catch (error) {
       const timedOut = error instanceof SmtpSessionError && error.kind === 'timeout';
       return {
@@ -129,12 +183,36 @@ export class SmtpProber {
         conversed: false,
       };
     }
-    const connection = new SmtpConnection(socket, this.options.commandTimeoutMs);
+    let connection = new SmtpConnection(socket, this.options.commandTimeoutMs);
     let greeted = false;
     try {
       const banner = await connection.readReply();
       greeted = true;
-      const result = await this.converse(connection, banner, host, request);
+      let result: HostResult | undefined = beforeRcpt(banner, 'greeting', host);
+      if (!result) {
+        let hello = await this.hello(connection);
+        if (tryTls && hello.reply.code < 300 && hello.extensions.includes('STARTTLS')) {
+          const answer = await connection.command('STARTTLS');
+          // Any answer but 220 declines TLS, and the session goes on in plain text (RFC 3207 4).
+          if (answer.code === 220) {
+            let secure: Duplex;
+            try {
+              secure = await startTls(connection.detach(), host.exchange, this.options.commandTimeoutMs);
+            } catch (error) {
+              return {
+                kind: 'tls_failed',
+                message: `${host.exchange}: ${error instanceof Error ? error.message : String(error)}`,
+              };
+            }
+            connection = new SmtpConnection(secure, this.options.commandTimeoutMs);
+            // RFC 3207 4.2: everything learnt before TLS is forgotten, EHLO again.
+            hello = await this.hello(connection);
+          }
+        }
+        result =
+          beforeRcpt(hello.reply, 'HELO', host) ??
+          (await this.converse(connection, hello, host, request, rule));
+      }
       await this.quit(connection);
       return result;
     } catch (error) {
@@ -151,57 +229,69 @@ export class SmtpProber {
     }
   }
 
+  /** EHLO, or HELO when EHLO is refused. */
+  private async hello(connection: SmtpConnection): Promise<Hello> {
+    const ehlo = await connection.command(`EHLO ${this.options.heloName}`);
+    if (ehlo.code >= 500)
+      return { reply: await connection.command(`HELO ${this.options.heloName}`), extensions: [] };
+    return { reply: ehlo, extensions: ehlo.lines.slice(1).map((line) => line.split(' ')[0]!.toUpperCase()) };
+  }
+
   private async converse(
     connection: SmtpConnection,
-    banner: SmtpReply,
+    hello: Hello,
     host: MailHost,
     request: SmtpProbeRequest,
+    rule: ProviderRule | undefined,
   ): Promise<HostResult> {
-    const before = (reply: SmtpReply, stage: string): HostResult | undefined =>
-      beforeRcpt(reply, stage, host);
-
-    const bannerProblem = before(banner, 'greeting');
-    if (bannerProblem) return bannerProblem;
-
-    let hello = await connection.command(`EHLO ${this.options.heloName}`);
-    let extensions: string[] = [];
-    if (hello.code >= 500) hello = await connection.command(`HELO ${this.options.heloName}`);
-    else extensions = hello.lines.slice(1).map((line) => line.split(' ')[0].toUpperCase());
-    const helloProblem = before(hello, 'HELO');
-    if (helloProblem) return helloProblem;
-
     // An internationalised mailbox can only be named to a server that announced SMTPUTF8 (RFC 6531).
-    const needsUtf8 = /[^\x00-\x7f]/.test(request.email) && extensions.includes('SMTPUTF8');
-    const mail = await connection.command(
-      `MAIL FROM:<${this.options.mailFrom}>${needsUtf8 ? ' SMTPUTF8' : ''}`,
-    );
-    const mailProblem = before(mail, 'MAIL FROM');
+    const needsUtf8 = /[^\x00-\x7f]/.test(request.email) && hello.extensions.includes('SMTPUTF8');
+    const mail = await connection.command(`${this.mailFromCommand()}${needsUtf8 ? ' SMTPUTF8' : ''}`);
+    const mailProblem = beforeRcpt(mail, 'MAIL FROM', host);
     if (mailProblem) return mailProblem;
 
     const rcpt = await connection.command(`RCPT TO:<${request.email}>`);
     const verdict = classifyRcpt(rcpt, host);
     if (verdict.kind !== 'accepted') return verdict;
 
-    const catchAll = await this.catchAll(connection, request.domain);
+    // A provider that accepts every recipient at RCPT time: its 250 is the domain's, not the mailbox's.
+    const catchAll = rule?.acceptsAnyRecipient
+      ? true
+      : rule?.catchAllProbe === false
+        ? undefined
+        : await this.catchAll(connection, request.domain);
     return {
       kind: 'final',
       outcome: { kind: 'accepted', catchAll, response: formatReply(rcpt), conversed: true },
     };
   }
 
-  /** RCPT to an address nobody has: a server that accepts it accepts everything, so its 250 proves nothing. */
+  private mailFromCommand(): string {
+    return `MAIL FROM:<${this.options.mailFrom}>`;
+  }
+
+  /**
+   * RCPT to an address nobody has: a server that accepts it accepts everything, so its 250 proves nothing. A
+   * temporary refusal (452 too many recipients, a rate limit, greylisting of the unknown recipient) is asked
+   * once more in a fresh transaction after RSET; a second one leaves the question open.
+   */
   private async catchAll(connection: SmtpConnection, domain: string): Promise<boolean | undefined> {
     const cached = this.catchAllVerdicts.get(domain);
     if (cached !== undefined) return cached;
+    const rcpt = `RCPT TO:<${this.randomLocalPart()}@${domain}>`;
     let reply: SmtpReply;
     try {
-      reply = await connection.command(`RCPT TO:<${this.randomLocalPart()}@${domain}>`);
+      reply = await connection.command(rcpt);
+      if (isTemporary(reply)) {
+        if ((await connection.command('RSET')).code !== 250) return undefined;
+        if ((await connection.command(this.mailFromCommand())).code !== 250) return undefined;
+        reply = await connection.command(rcpt);
+      }
     } catch (error) {
       if (error instanceof SmtpSessionError) return undefined;
       throw error;
     }
-    // A temporary answer (greylisting the unknown recipient, rate limit) says nothing either way.
-    if (reply.code >= 400 && reply.code < 500) return undefined;
+    if (isTemporary(reply)) return undefined;
     const verdict = reply.code === 250 || reply.code === 251;
     this.catchAllVerdicts.set(domain, verdict, this.options.catchAllTtlMs);
     return verdict;
@@ -215,7 +305,7 @@ export class SmtpProber {
     }
   }
 
-  private connect(address: string): Promise<Duplex> {
+  private connect(host: MailHost, address: string): Promise<Duplex> {
     // The last line of the network rule (reachability.ts): whatever routing the caller passed, no dial
     // reaches a non-public address.
     const refusal = refusedTarget(address, this.options.allowPrivateNetworks);
@@ -227,7 +317,7 @@ export class SmtpProber {
       timedOut = true;
       controller.abort();
     }, timeoutMs);
-    return this.dial({ host: address, port: this.options.port }, controller.signal)
+    return this.dial({ host: address, port: this.options.port, mxHost: host.exchange }, controller.signal)
       .catch((error: unknown) => {
         if (timedOut) throw new SmtpSessionError('timeout', `no connection within ${timeoutMs} ms`);
         throw error;
@@ -245,6 +335,10 @@ export class SmtpProber {
     }
     return local;
   }
+}
+
+function isTemporary(reply: SmtpReply): boolean {
+  return reply.code >= 400 && reply.code < 500;
 }
 
 /** Prefer IPv4: most receiving hosts and most probe networks have it, far fewer have working IPv6. */

@@ -29,6 +29,11 @@ export class ReplyParser {
   private pending: Buffer = Buffer.alloc(0);
   private lines: string[] = [];
 
+  /** Whether part of a reply has arrived and waits for the rest. */
+  get buffered(): boolean {
+    return this.pending.length > 0 || this.lines.length > 0;
+  }
+
   /** Feeds received bytes; returns the replies completed by them, in order. Throws SmtpProtocolError. */
   push(chunk: Buffer): SmtpReply[] {
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);

@@ -18,10 +18,11 @@ export class KeyedSemaphore {
       throw new RangeError(`semaphore limit must be a positive integer, got ${limit}`);
   }
 
-  acquire(key: string, timeoutMs: number): Promise<Release | undefined> {
+  /** @param limit this key's cap, when it differs from the semaphore's (a provider rule's) */
+  acquire(key: string, timeoutMs: number, limit = this.limit): Promise<Release | undefined> {
     const slot = this.slots.get(key) ?? { active: 0, waiters: [] };
     this.slots.set(key, slot);
-    if (slot.active < this.limit) {
+    if (slot.active < limit) {
       slot.active++;
       return Promise.resolve(this.releaser(key, slot));
     }

@@ -119,6 +119,8 @@ export function mailboxHost(options: MailboxHostOptions = {}): ScriptedHost {
             ? '250 2.1.5 Recipient OK\r\n'
             : '550 5.1.1 No such user\r\n';
         }
+        case 'RSET':
+          return '250 2.0.0 Ok\r\n';
         case 'QUIT':
           return '221 2.0.0 Bye\r\n';
         default:

@@ -1,0 +1,102 @@
+import type { Duplex } from 'node:stream';
+import { SocksClient } from 'socks';
+import type { Dialer } from '../dependencies';
+import { netDialer } from './dialer';
+
+/** One SOCKS5 proxy of SMTP_PROXY_URL. */
+export interface SocksProxy {
+  host: string;
+  port: number;
+  userId?: string;
+  password?: string;
+  /** `host:port`, for messages: never the credentials. */
+  label: string;
+}
+
+const DEFAULT_SOCKS_PORT = 1080;
+
+/**
+ * Parses `socks5://[user:password@]host[:port]` (user and password percent-encoded). The error message never
+ * repeats the URL, which may hold a password.
+ */
+export function parseSocksProxyUrl(text: string): SocksProxy {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new Error('not a URL; expected socks5://[user:password@]host[:port]');
+  }
+  if (url.protocol !== 'socks5:') throw new Error(`scheme ${url.protocol} is not supported; use socks5://`);
+  if (!url.hostname) throw new Error('the proxy URL has no host');
+  if ((url.pathname && url.pathname !== '/') || url.search || url.hash)
+    throw new Error('the proxy URL must not have a path, query or fragment');
+  const userId = url.username ? decodeURIComponent(url.username) : undefined;
+  const password = url.password ? decodeURIComponent(url.password) : undefined;
+  if (password !== undefined && userId === undefined) throw new Error('a proxy password needs a user');
+  // RFC 1929: user and password are at most 255 octets each.
+  if (userId !== undefined && Buffer.byteLength(userId) > 255) throw new Error('the proxy user is too long');
+  if (password !== undefined && Buffer.byteLength(password) > 255)
+    throw new Error('the proxy password is too long');
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const port = url.port ? Number(url.port) : DEFAULT_SOCKS_PORT;
+  return {
+    host,
+    port,
+    userId,
+    password: password ?? (userId !== undefined ? '' : undefined),
+    label: `${host}:${port}`,
+  };
+}
+
+/**
+ * SMTP egress through SOCKS5 proxies: each MX host takes the proxies in turn, so the load spreads and one MX
+ * host sees the probes arrive from every egress. The proxy is asked for the IP address the probe already
+ * checked against the network rule, never a name it would resolve itself.
+ */
+export function socksDialer(proxies: readonly SocksProxy[], dialProxy: Dialer = netDialer): Dialer {
+  if (proxies.length === 0) throw new RangeError('socksDialer needs at least one proxy');
+  const turns = new Map<string, number>();
+  return async (target, signal) => {
+    const key = target.mxHost ?? target.host;
+    const turn = turns.get(key) ?? 0;
+    // Bounded: a verifier meeting millions of MX hosts forgets the turns and starts over.
+    if (turns.size >= 100_000 && !turns.has(key)) turns.clear();
+    turns.set(key, turn + 1);
+    const proxy = proxies[turn % proxies.length]!;
+    let socket: Duplex;
+    try {
+      socket = await dialProxy({ host: proxy.host, port: proxy.port }, signal);
+    } catch (error) {
+      throw new Error(`SOCKS5 proxy ${proxy.label} unreachable: ${messageOf(error)}`);
+    }
+    const abort = () => socket.destroy();
+    signal.addEventListener('abort', abort, { once: true });
+    try {
+      const established = await SocksClient.createConnection({
+        command: 'connect',
+        destination: { host: target.host, port: target.port },
+        proxy: {
+          host: proxy.host,
+          port: proxy.port,
+          type: 5,
+          userId: proxy.userId,
+          password: proxy.password,
+        },
+        existing_socket: socket,
+      });
+      return established.socket;
+    } catch (error) {
+      socket.destroy();
+      if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('connect aborted');
+      throw new Error(
+        `SOCKS5 proxy ${proxy.label} could not connect to ${target.host}:${target.port}: ${messageOf(error)}`,
+      );
+    } finally {
+      signal.removeEventListener('abort', abort);
+    }
+  };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
