@@ -4,6 +4,7 @@ import { LOGGER, periodicTask, serviceModule, withDataSource } from '@emailverif
 import { VerificationEngine } from '@emailverify/verification';
 import type { Logger } from 'pino';
 import { engineOptions, type VerifierConfig } from './config';
+import { MxLimiterHolder } from './verification/mx-limiter';
 import { verifierMigrations } from './migrations';
 import { ChunkWorker } from './verification/chunk-worker';
 import { ResultsRepository } from './verification/results.repository';
@@ -18,10 +19,15 @@ export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule 
     providers: [
       verifierMetricsProvider,
       {
+        provide: MxLimiterHolder,
+        inject: [LOGGER],
+        useFactory: (logger: Logger) => new MxLimiterHolder(config, logger),
+      },
+      {
         provide: VerificationEngine,
-        inject: [VerifierMetrics],
-        useFactory: (metrics: VerifierMetrics) =>
-          new VerificationEngine(engineOptions(config), undefined, metrics.observer()),
+        inject: [VerifierMetrics, MxLimiterHolder],
+        useFactory: (metrics: VerifierMetrics, limiter: MxLimiterHolder) =>
+          new VerificationEngine(engineOptions(config), { limiter: limiter.limiter }, metrics.observer()),
       },
       withDataSource(ResultsRepository),
       {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import {
   baseConfigShape,
   int,
@@ -7,7 +8,13 @@ import {
   smtpEgressConfigShape,
   smtpEgressOptions,
 } from '@emailverify/service-kit';
-import type { VerificationOptions } from '@emailverify/verification';
+import {
+  parseProviderRules,
+  parseSocksProxyUrl,
+  type ProviderRule,
+  type SocksProxy,
+  type VerificationOptions,
+} from '@emailverify/verification';
 import { z } from 'zod';
 
 export const verifierConfigSchema = z.object({
@@ -19,6 +26,44 @@ export const verifierConfigSchema = z.object({
   DNSBL_DOMAIN_ZONES: list('dbl.spamhaus.org'),
   GRAVATAR_BASE_URL: z.union([z.literal(''), z.string().url()]).default('https://gravatar.com/avatar'),
   RDAP_BASE_URL: z.union([z.literal(''), z.string().url()]).default('https://rdap.org'),
+  /** Shared per-MX-host cap across verifier replicas; without it each process keeps its own. */
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .optional(),
+  /** JSON file of provider rules, checked before the shipped ones; read and validated at start-up. */
+  SMTP_PROVIDER_RULES_FILE: z
+    .string()
+    .optional()
+    .transform((path, ctx): ProviderRule[] => {
+      if (path === undefined) return [];
+      try {
+        return parseProviderRules(JSON.parse(readFileSync(path, 'utf8')));
+      } catch (error) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${path}: ${error instanceof Error ? error.message : String(error)}`,
+        });
+        return z.NEVER;
+      }
+    }),
+  /** Comma-separated socks5://[user:password@]host[:port] list; every SMTP connection goes through one. */
+  SMTP_PROXY_URL: list('').transform((urls, ctx): SocksProxy[] => {
+    const proxies: SocksProxy[] = [];
+    for (const [i, url] of urls.entries()) {
+      try {
+        proxies.push(parseSocksProxyUrl(url));
+      } catch (error) {
+        // The message names the entry by position: the URL itself may hold a password.
+        ctx.addIssue({
+          code: 'custom',
+          message: `proxy ${i + 1}: ${error instanceof Error ? error.message : String(error)}`,
+        });
+        return z.NEVER;
+      }
+    }
+    return proxies;
+  }),
   RESULT_CACHE_TTL_HOURS: int(24, 0, 24 * 365),
   BULK_MAX_EMAILS: int(100, 1, 10_000),
   /**
@@ -52,5 +97,7 @@ export function engineOptions(config: Readonly<VerifierConfig>): VerificationOpt
     dnsblDomainZones: config.DNSBL_DOMAIN_ZONES,
     gravatarBaseUrl: config.GRAVATAR_BASE_URL,
     rdapBaseUrl: config.RDAP_BASE_URL,
+    smtpProviderRules: config.SMTP_PROVIDER_RULES_FILE,
+    smtpProxies: config.SMTP_PROXY_URL,
   };
 }
