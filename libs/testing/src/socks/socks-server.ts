@@ -24,11 +24,11 @@ export class SocksServer {
   ) {}
 
   static async start(options: SocksServerOptions = {}): Promise<SocksServer> {
-    let instance: SocksServer | undefined;
-    const server = createServer((socket) => instance?.accept(socket));
+    const server = createServer();
     const port = await listen(server, '127.0.0.1', 0);
-    instance = new SocksServer(server, port, options);
+    const instance = new SocksServer(server, port, options);
     trackSockets(server, instance.sockets);
+    server.on('connection', (socket: Socket) => instance.accept(socket));
     return instance;
   }
 

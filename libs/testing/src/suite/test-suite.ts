@@ -202,9 +202,9 @@ export class TestSuite {
     await waitUntilReady(proc, `http://127.0.0.1:${port}/health/live`);
   }
 
-  /** Base URL of a service's own HTTP listener (/health/*, /metrics). */
-  serviceUrl(name: ServiceName): string {
-    return `http://127.0.0.1:${this.servicePorts.get(name)}`;
+  /** Base URL of a service's own HTTP listener (/health/*, /metrics); `replica` as for startService. */
+  serviceUrl(name: ServiceName, replica = 0): string {
+    return `http://127.0.0.1:${this.servicePorts.get(replicaKey(name, replica))}`;
   }
 
   gatewayUrl(index = 0): string {

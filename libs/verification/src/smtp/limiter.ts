@@ -59,32 +59,54 @@ export class RedisMxLimiter implements MxLimiter {
   }
 
   async acquire(mxHost: string, limit: number, timeoutMs: number): Promise<Release | undefined> {
-    const semaphore = new Semaphore(this.redis, `${this.options.keyPrefix}:smtp-mx:${mxHost}`, limit, {
+    const key = `${this.options.keyPrefix}:smtp-mx:${mxHost}`;
+    const settings = {
       lockTimeout: this.leaseMs,
       // At least one attempt even with a zero wait.
       acquireTimeout: Math.max(timeoutMs, 1),
       retryInterval: this.retryIntervalMs,
-      refreshInterval: Math.round(this.leaseMs / 3),
-      // A lost lease (Redis restarted or unreachable for a whole lease) ends nothing: the session is short and
-      // finishes; the slot is simply not counted for the rest of it.
-      onLockLost: (error) => this.options.onError?.(error),
-    });
+      // Renewed below rather than by the library, whose timer would leave a Redis failure unhandled.
+      refreshInterval: 0,
+    };
+    const semaphore = new Semaphore(this.redis, key, limit, settings);
     let acquired: boolean;
     try {
       acquired = await semaphore.tryAcquire();
     } catch (error) {
-      this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
+      this.reportError(error);
       return this.fallback.acquire(mxHost, limit, timeoutMs);
     }
     if (!acquired) return undefined;
+    // The holder renews its lease while the session lasts; a lost renewal ends nothing (the session is short),
+    // the slot just stops being counted once the lease runs out.
+    const renewal = setInterval(
+      () => {
+        const renew = new Semaphore(this.redis, key, limit, {
+          ...settings,
+          identifier: semaphore.identifier,
+          acquiredExternally: true,
+        });
+        renew.tryAcquire().then(
+          (renewed) => {
+            if (!renewed) this.reportError(new Error(`the lease of an SMTP slot for ${mxHost} ran out`));
+          },
+          (error: unknown) => this.reportError(error),
+        );
+      },
+      Math.round(this.leaseMs / 3),
+    );
+    renewal.unref();
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      semaphore.release().catch((error: unknown) => {
-        // The lease runs out on its own.
-        this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
-      });
+      clearInterval(renewal);
+      // On failure the lease runs out on its own.
+      semaphore.release().catch((error: unknown) => this.reportError(error));
     };
+  }
+
+  private reportError(error: unknown): void {
+    this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
   }
 }
