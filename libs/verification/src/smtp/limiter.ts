@@ -55,7 +55,7 @@ export class RedisMxLimiter implements MxLimiter {
     private readonly options: RedisMxLimiterOptions,
   ) {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
-    this.retryIntervalMs = options.retryIntervalMs ?? 25;
+    this.retryIntervalMs = options.retryIntervalMs ?? 50;
   }
 
   async acquire(mxHost: string, limit: number, timeoutMs: number): Promise<Release | undefined> {
