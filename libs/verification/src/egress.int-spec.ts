@@ -220,6 +220,17 @@ describe('SMTP egress against the mail world', () => {
       }
     });
 
+    it('passes over a proxy of the list that cannot be reached, and says which when none can', async () => {
+      const down = parseSocksProxyUrl('socks5://127.0.0.1:9');
+      const probe = engine({ smtpProxies: [down, parseSocksProxyUrl(proxy.url())] });
+      for (const email of ['alice@plain.test', 'bob@plain.test'])
+        expect((await probe.verify(email, smtp)).smtpCheck).toBe(true);
+      expect(proxy.connections()).toHaveLength(2);
+      const none = await engine({ smtpProxies: [down] }).verify('alice@plain.test', smtp);
+      expect(none).toMatchObject({ status: 'unknown', reason: 'smtp_unreachable', smtpCheck: false });
+      expect(none.errorMessage).toMatch(/SOCKS5 proxy 127\.0\.0\.1:9 unreachable/);
+    });
+
     it('answers unknown with a reason naming the proxy when its credentials are wrong, without crashing', async () => {
       const result = await engine({
         smtpProxies: [parseSocksProxyUrl(proxy.url('probe', 'wrong'))],

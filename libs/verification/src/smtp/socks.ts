@@ -50,8 +50,9 @@ export function parseSocksProxyUrl(text: string): SocksProxy {
 
 /**
  * SMTP egress through SOCKS5 proxies: each MX host takes the proxies in turn, so the load spreads and one MX
- * host sees the probes arrive from every egress. The proxy is asked for the IP address the probe already
- * checked against the network rule, never a name it would resolve itself.
+ * host sees the probes arrive from every egress; a proxy that cannot be reached passes the turn to the next.
+ * The proxy is asked for the IP address the probe already checked against the network rule, never a name it
+ * would resolve itself.
  */
 export function socksDialer(proxies: readonly SocksProxy[], dialProxy: Dialer = netDialer): Dialer {
   if (proxies.length === 0) throw new RangeError('socksDialer needs at least one proxy');
@@ -62,14 +63,22 @@ export function socksDialer(proxies: readonly SocksProxy[], dialProxy: Dialer = 
     // Bounded: a verifier meeting millions of MX hosts forgets the turns and starts over.
     if (turns.size >= 100_000 && !turns.has(key)) turns.clear();
     turns.set(key, turn + 1);
-    const proxy = proxies[turn % proxies.length]!;
-    let socket: Duplex;
-    try {
-      socket = await dialProxy({ host: proxy.host, port: proxy.port }, signal);
-    } catch (error) {
-      throw new Error(`SOCKS5 proxy ${proxy.label} unreachable: ${messageOf(error)}`);
+    // A proxy that cannot be reached hands over to the next one of the list; one that answers decides.
+    const unreachable: string[] = [];
+    let proxy: SocksProxy | undefined;
+    let socket: Duplex | undefined;
+    for (let i = 0; i < proxies.length && !socket; i++) {
+      proxy = proxies[(turn + i) % proxies.length]!;
+      try {
+        socket = await dialProxy({ host: proxy.host, port: proxy.port }, signal);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        unreachable.push(`SOCKS5 proxy ${proxy.label} unreachable: ${messageOf(error)}`);
+      }
     }
-    const abort = () => socket.destroy();
+    if (!socket || !proxy) throw new Error(unreachable.join('; '));
+    const connected = socket;
+    const abort = () => connected.destroy();
     signal.addEventListener('abort', abort, { once: true });
     try {
       const established = await SocksClient.createConnection({
@@ -86,7 +95,7 @@ export function socksDialer(proxies: readonly SocksProxy[], dialProxy: Dialer = 
       });
       return established.socket;
     } catch (error) {
-      socket.destroy();
+      connected.destroy();
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('connect aborted');
       throw new Error(
         `SOCKS5 proxy ${proxy.label} could not connect to ${target.host}:${target.port}: ${messageOf(error)}`,
