@@ -94,12 +94,54 @@ describe('MailWorld SMTP', () => {
           { priority: 20, host: 'mx2.refused.test', smtp: {} },
         ],
       })
+      .domain('tls.test', {
+        mx: [{ priority: 10, host: 'mx.tls.test', smtp: { mailboxes: ['alice'], starttls: 'required' } }],
+      })
+      .domain('deferring.test', {
+        mx: [
+          {
+            priority: 10,
+            host: 'mx.deferring.test',
+            smtp: {
+              mailboxes: ['alice'],
+              catchAll: true,
+              deferUnknown: { times: 1, reply: { code: 452, text: '4.5.3 Too many recipients' } },
+            },
+          },
+        ],
+      })
       .domain('own-host.test', { a: { mailboxes: ['info'] } })
       .domain('dead-host.test', { a: 'no-smtp' });
   });
 
   afterAll(async () => {
     await world?.stop();
+  });
+
+  it('offers STARTTLS on a TLS host and refuses MAIL before it when TLS is required', async () => {
+    const { probe } = await session('mx.tls.test');
+    expect((await probe.command('EHLO probe.test')).lines).toContain('STARTTLS');
+    expect(await probe.command('MAIL FROM:<check@probe.test>')).toMatchObject({ code: 530 });
+    expect((await probe.command('STARTTLS')).code).toBe(220);
+    probe.close();
+    const plain = await session('mx1.example.test');
+    expect((await plain.probe.command('EHLO probe.test')).lines).not.toContain('STARTTLS');
+    expect((await plain.probe.command('STARTTLS')).code).toBe(502);
+    plain.probe.close();
+  });
+
+  it('defers the first unknown recipients of a session as told, then answers as usual', async () => {
+    expect(
+      await rcptCodes('mx.deferring.test', 'alice@deferring.test', 'x1@deferring.test', 'x1@deferring.test'),
+    ).toEqual([250, 452, 250]);
+  });
+
+  it('counts the sessions a host has open at once', async () => {
+    world.resetCounters();
+    const sessions = await Promise.all([session('mx.hold.test'), session('mx.hold.test')]);
+    expect(world.smtpPeakSessions('mx.hold.test')).toBe(2);
+    expect(world.smtpPeakSessions('mx.other.test')).toBe(0);
+    for (const { probe } of sessions) probe.close();
   });
 
   it('greets with 220, answers EHLO with a multi-line 250, HELO, NOOP, RSET and QUIT with 221', async () => {

@@ -126,7 +126,9 @@ export class SmtpProber {
     for (const host of request.hosts.slice(0, this.options.maxHosts)) {
       const rule = this.rules.match(host.exchange);
       const limit = rule?.maxConnections ?? this.options.maxConcurrencyPerMx;
-      const release = await this.limiter.acquire(host.exchange, limit, this.options.semaphoreTimeoutMs);
+      // DNS names are case-insensitive: one host is one key, however its MX record spells it.
+      const slotKey = host.exchange.toLowerCase().replace(/\.$/, '');
+      const release = await this.limiter.acquire(slotKey, limit, this.options.semaphoreTimeoutMs);
       if (!release) {
         return {
           kind: 'unknown',
