@@ -78,7 +78,7 @@ describe('verifier replicas, SMTP egress and provider rules', () => {
   /** Addresses this verifier process has verified, from its /metrics. */
   async function verifiedBy(replica: number): Promise<number> {
     const text = await (await fetch(`${suite.serviceUrl('verifier', replica)}/metrics`)).text();
-    return [...text.matchAll(/^verification_outcomes_total\{[^}]*\} (\d+)/gm)].reduce(
+    return [...text.matchAll(/^(?:emailverify_)?verification_outcomes_total\{[^}]*\} (\d+)/gm)].reduce(
       (sum, m) => sum + Number(m[1]),
       0,
     );
