@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { MailWorld, mailWorldEnv } from '@emailverify/testing';
+import { MailWorld, mailWorldEnv, SocksServer } from '@emailverify/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -181,6 +181,42 @@ describe('npm run admin -- doctor, against the loopback mail world', () => {
     expect(res.byName.smtp!.message).toContain('non-public address (loopback)');
     expect(res.byName.smtp!.advice).toContain('a public address');
     expect(world.smtpConnections()).toBe(0);
+  });
+
+  it('reaches the MX through SMTP_PROXY_URL, and asks for --egress-ip since the proxy hides the egress address', async () => {
+    const proxy = await SocksServer.start({ user: 'egress', password: 'proxy secret' });
+    try {
+      const through = await checks(env({ SMTP_PROXY_URL: proxy.url() }), '--domain', 'normal.test');
+      expect(through.code).toBe(0);
+      expect(through.status).toEqual({ ...allOk, ptr: 'warn', dnsbl: 'warn' });
+      expect(through.byName.ptr!.advice).toContain('--egress-ip');
+      expect(proxy.connections()).toEqual([`${world.hostAddress('mx.normal.test')}:${world.smtpPort}`]);
+      expect(world.smtpTranscript('mx.normal.test')).toEqual([`EHLO ${HELO}`, 'QUIT']);
+
+      const given = await checks(
+        env({ SMTP_PROXY_URL: proxy.url() }),
+        '--domain',
+        'normal.test',
+        '--egress-ip',
+        '127.0.0.1',
+      );
+      expect(given.status).toEqual(allOk);
+
+      proxy.resetCounters();
+      world.resetCounters();
+      const refused = await checks(
+        env({ SMTP_PROXY_URL: proxy.url('egress', 'wrong') }),
+        '--domain',
+        'normal.test',
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.status.smtp).toBe('fail');
+      expect(refused.byName.smtp!.message).not.toContain('wrong');
+      expect(proxy.authFailures()).toBeGreaterThan(0);
+      expect(world.smtpConnections()).toBe(0);
+    } finally {
+      await proxy.stop();
+    }
   });
 
   it('answers a bad option with the usage and exit 2, and a bad setting naming the variable with exit 1', async () => {

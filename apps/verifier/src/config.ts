@@ -8,13 +8,7 @@ import {
   smtpEgressConfigShape,
   smtpEgressOptions,
 } from '@emailverify/service-kit';
-import {
-  parseProviderRules,
-  parseSocksProxyUrl,
-  type ProviderRule,
-  type SocksProxy,
-  type VerificationOptions,
-} from '@emailverify/verification';
+import { parseProviderRules, type ProviderRule, type VerificationOptions } from '@emailverify/verification';
 import { z } from 'zod';
 
 export const verifierConfigSchema = z.object({
@@ -47,23 +41,6 @@ export const verifierConfigSchema = z.object({
         return z.NEVER;
       }
     }),
-  /** Comma-separated socks5://[user:password@]host[:port] list; every SMTP connection goes through one. */
-  SMTP_PROXY_URL: list('').transform((urls, ctx): SocksProxy[] => {
-    const proxies: SocksProxy[] = [];
-    for (const [i, url] of urls.entries()) {
-      try {
-        proxies.push(parseSocksProxyUrl(url));
-      } catch (error) {
-        // The message names the entry by position: the URL itself may hold a password.
-        ctx.addIssue({
-          code: 'custom',
-          message: `proxy ${i + 1}: ${error instanceof Error ? error.message : String(error)}`,
-        });
-        return z.NEVER;
-      }
-    }
-    return proxies;
-  }),
   RESULT_CACHE_TTL_HOURS: int(24, 0, 24 * 365),
   BULK_MAX_EMAILS: int(100, 1, 10_000),
   /**
@@ -98,6 +75,5 @@ export function engineOptions(config: Readonly<VerifierConfig>): VerificationOpt
     gravatarBaseUrl: config.GRAVATAR_BASE_URL,
     rdapBaseUrl: config.RDAP_BASE_URL,
     smtpProviderRules: config.SMTP_PROVIDER_RULES_FILE,
-    smtpProxies: config.SMTP_PROXY_URL,
   };
 }

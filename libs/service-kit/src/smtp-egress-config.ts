@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { VerificationOptions } from '@emailverify/verification';
+import { parseSocksProxyUrl, type SocksProxy, type VerificationOptions } from '@emailverify/verification';
 import { z } from 'zod';
 import { bool, int, list } from './config';
 
@@ -7,7 +7,7 @@ const host = hostname();
 
 /**
  * The variables that say how this host reaches mail servers: its DNS servers, its SMTP identity and timeouts,
- * the IP blocklists and the network rule. Read by the verifier and by `admin doctor`, which checks them.
+ * the IP blocklists, the network rule and the SOCKS5 proxies. Read by the verifier and by `admin doctor`, which checks them.
  */
 export const smtpEgressConfigShape = {
   DNS_SERVERS: list(''),
@@ -19,6 +19,23 @@ export const smtpEgressConfigShape = {
   SMTP_COMMAND_TIMEOUT_MS: int(10_000, 100, 300_000),
   DNSBL_IP_ZONES: list('zen.spamhaus.org'),
   SMTP_ALLOW_PRIVATE_NETWORKS: bool(false),
+  /** Comma-separated socks5://[user:password@]host[:port] list; every SMTP connection goes through one. */
+  SMTP_PROXY_URL: list('').transform((urls, ctx): SocksProxy[] => {
+    const proxies: SocksProxy[] = [];
+    for (const [i, url] of urls.entries()) {
+      try {
+        proxies.push(parseSocksProxyUrl(url));
+      } catch (error) {
+        // The message names the entry by position: the URL itself may hold a password.
+        ctx.addIssue({
+          code: 'custom',
+          message: `proxy ${i + 1}: ${error instanceof Error ? error.message : String(error)}`,
+        });
+        return z.NEVER;
+      }
+    }
+    return proxies;
+  }),
 };
 
 /** Variables of smtpEgressConfigShape where an empty value means "none" rather than "default". */
@@ -40,6 +57,7 @@ export function smtpEgressOptions(
   | 'smtpCommandTimeoutMs'
   | 'dnsblIpZones'
   | 'smtpAllowPrivateNetworks'
+  | 'smtpProxies'
 > {
   return {
     dnsServers: config.DNS_SERVERS,
@@ -51,5 +69,6 @@ export function smtpEgressOptions(
     smtpCommandTimeoutMs: config.SMTP_COMMAND_TIMEOUT_MS,
     dnsblIpZones: config.DNSBL_IP_ZONES,
     smtpAllowPrivateNetworks: config.SMTP_ALLOW_PRIVATE_NETWORKS,
+    smtpProxies: config.SMTP_PROXY_URL,
   };
 }

@@ -88,7 +88,7 @@ export async function runDoctor(
 ): Promise<DoctorCheck[]> {
   const options: DoctorOptions = {
     ...target,
-    egressThroughProxy: false,
+    egressThroughProxy: Boolean(engine.smtpProxies?.length),
     dnsServers: engine.dnsServers,
     smtpPort: engine.smtpPort,
     heloName: engine.smtpHeloName,
