@@ -85,6 +85,24 @@ const canUnshare =
   userInfo().uid === 0 &&
   ['unshare', 'nsenter', 'ip'].every((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0);
 
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '0.0.0.0', () => server.close(() => resolve(true)));
+  });
+}
+
+/** A gateway port whose service ports (PORT+101 to +104) are free too on this shared machine. */
+async function suitePort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    const offsets = [101, 102, 103, 104];
+    if (port + 104 < 65536 && (await Promise.all(offsets.map((o) => bindable(port + o)))).every(Boolean))
+      return port;
+  }
+}
+
 async function readyAt(url: string): Promise<void> {
   const res = await fetch(url);
   if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status} ${await res.text()}`);
@@ -111,8 +129,7 @@ describe('npm start', () => {
     'starts the suite with a working demo key, brings back each service killed -9, and stops everything on Ctrl-C',
     { timeout: 600_000 },
     async () => {
-      // A port whose service ports (PORT+101…) are very likely free too.
-      const port = await freePort();
+      const port = await suitePort();
       const db = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/emailverify');
       db.pathname = `/${database}`;
       const run = npmStart({
