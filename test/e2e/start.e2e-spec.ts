@@ -208,7 +208,7 @@ describe('npm start', () => {
     'stops everything, naming the service and its log, when one keeps failing',
     { timeout: 300_000 },
     async () => {
-      const port = await freePort();
+      const port = await suitePort();
       const db = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/emailverify');
       db.pathname = `/${database}`;
       const run = npmStart({
