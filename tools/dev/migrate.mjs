@@ -1,20 +1,15 @@
 // `npm run migrate`: creates the database named in DATABASE_URL when it is missing and runs every service's
 // migrations on it (each service owns one schema; the services also do this when they start). It compiles into
 // a private directory, so it can run beside `npm start` or `npm test` without touching their dist/.
-import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { dataDir, ensureDependencies, ensureInfrastructure, ensureNode, fail, log, root } from './lib.mjs';
+import { build, dataDir, ensureDependencies, ensureInfrastructure, ensureNode, fail, log } from './lib.mjs';
 
 await ensureNode();
-ensureDependencies();
+await ensureDependencies();
 const { DATABASE_URL } = await ensureInfrastructure({ redis: false, nats: false });
 const out = path.join(dataDir, 'migrate', 'dist');
-const built = spawnSync(process.execPath, [path.join(root, 'tools/dev/build.mjs'), out], {
-  cwd: root,
-  stdio: 'inherit',
-});
-if (built.status !== 0) fail('the build for the migrations failed');
+await build(out);
 
 const require = createRequire(import.meta.url);
 const { openSchemaDataSource } = require(path.join(out, 'libs/persistence/src/index.js'));

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { build, ensureDependencies, ensureNode, root } from './lib.mjs';
 
 await ensureNode();
-ensureDependencies();
-build();
+await ensureDependencies();
+await build();
 for (const args of [
   ['dist/apps/gateway/src/openapi/write-openapi.js', 'docs/openapi.json'],
   [path.join(root, 'node_modules', '.bin', 'prettier'), '--write', 'docs/openapi.json'],

@@ -102,7 +102,7 @@ setInterval(() => {}, 1000);`,
         ).toBe(true);
       }
       const ensured = source.indexOf('await ensureNode();');
-      for (const later of ['ensureDependencies();', 'build();', 'spawnSync(', 'spawn(']) {
+      for (const later of ['await ensureDependencies();', 'await build(', 'spawnSync(', 'spawn(']) {
         const at = source.indexOf(`\n${later}`);
         if (at >= 0)
           expect(ensured >= 0 && ensured < at, `${script}: ensureNode() before ${later}`).toBe(true);

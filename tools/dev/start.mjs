@@ -1,27 +1,90 @@
 // `npm start`: installs what is missing, finds or starts PostgreSQL and NATS, builds, starts every app, and
-// prints the base URL, the docs URL and a demo API key with credits. Ctrl-C stops everything it started. Runs on
-// Node.js 24, fetched from the npm registry when the machine's own is older (lib.mjs ensureNode).
+// prints the base URL, the docs URL and a demo API key with credits. Runs on Node.js 24, fetched from the npm
+// registry when the machine's own is older (lib.mjs ensureNode).
+//
+// It supervises what it starts: a service that exits is started again after a pause that doubles with each
+// quick failure, and the restart is printed; one that keeps failing stops everything with a message naming it
+// and its log. Ctrl-C (SIGINT), SIGTERM or SIGHUP stops every service (each finishes what it holds), then the stores
+// it started, and exits once all of them are gone. The apps run from a build of their own (.data/builds), so
+// `npm test` or `npm run build` replacing dist/ meanwhile does not disturb them.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { GATEWAY, NODE_FLAGS, SERVICES } from './apps.mjs';
 import {
-  build,
   dataDir,
   ensureDependencies,
   ensureInfrastructure,
   ensureNode,
   fail,
   log,
+  portsInUse,
+  privateBuild,
+  removePrivateBuild,
   root,
-  stopStarted,
+  stopStartedAndWait,
 } from './lib.mjs';
 
+/** Restart pauses: 0.5 s, doubling per quick failure, at most 8 s. */
+const FIRST_PAUSE_MS = 500;
+const MAX_PAUSE_MS = 8_000;
+/** A run shorter than this counts as a quick failure; this many in a row stop everything. */
+const QUICK_RUN_MS = 30_000;
+const MAX_QUICK_FAILURES = 5;
+
 await ensureNode();
-ensureDependencies();
+
+const port = Number(process.env.PORT || GATEWAY.port);
+if (!Number.isInteger(port) || port < 1 || port > 65535 - 104)
+  fail(`PORT must be a port number (1-${65535 - 104}), not "${process.env.PORT}"`);
+const apps = [
+  ...SERVICES.map((app) => ({ ...app, port: port + app.portOffset, host: '0.0.0.0', variable: 'HTTP_PORT' })),
+  { ...GATEWAY, port, host: process.env.HOST || '0.0.0.0', variable: 'PORT' },
+];
+
+// Before anything is installed, built or started: every port the apps will listen on must be free.
+const busy = await portsInUse(apps.map((app) => ({ port: app.port, host: app.host, what: app.name })));
+if (busy.length > 0) {
+  fail(
+    `port${busy.length > 1 ? 's' : ''} already in use: ${busy.map((b) => `${b.port} (${b.what})`).join(', ')}. ` +
+      `Stop what holds ${busy.length > 1 ? 'them' : 'it'}, or start on other ports with PORT=<port> npm start ` +
+      `(the services take PORT+101 to PORT+104). Nothing was started.`,
+  );
+}
+
+/** The apps under supervision, and this run's private build once made. */
+const supervised = [];
+let buildDir;
+let stopping = false;
+
+/** Stops every app, then the stores this run started, removes its build, and exits with `code`. */
+async function stop(code, message) {
+  if (stopping) return;
+  stopping = true;
+  if (message) process.stderr.write(`[emailverify] ${message}\n`);
+  log('stopping…');
+  await Promise.all(supervised.map((s) => s.stop()));
+  await stopStartedAndWait();
+  if (buildDir) removePrivateBuild(buildDir);
+  log('stopped');
+  process.exit(code);
+}
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+// A fault of this script itself must not leave the apps running unsupervised.
+process.on('uncaughtException', (err) => void stop(1, `npm start failed: ${err?.stack ?? err}`));
+process.on('unhandledRejection', (err) => void stop(1, `npm start failed: ${err?.stack ?? err}`));
+// The terminal went away: stop as for Ctrl-C rather than leave the apps running unsupervised (what is
+// printed meanwhile goes nowhere).
+process.on('SIGHUP', () => {
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+  void stop(0);
+});
+
+await ensureDependencies();
 const infra = await ensureInfrastructure({ redis: false });
-build();
+buildDir = await privateBuild('start');
 
 /**
  * A secret of this installation, made once and kept in .data/ readable by its owner only, so restarts (and the
@@ -34,7 +97,6 @@ function installationSecret(name) {
   return readFileSync(file, 'utf8').trim();
 }
 
-const port = Number(process.env.PORT || GATEWAY.port);
 const baseUrl = process.env.PUBLIC_BASE_URL || `http://localhost:${port}`;
 const env = {
   ...process.env,
@@ -48,32 +110,79 @@ const env = {
 const logsDir = path.join(dataDir, 'logs');
 mkdirSync(logsDir, { recursive: true });
 
-const children = [];
-let stopping = false;
+/** A built file of this run's private build, from its path under dist/. */
+const built = (entry) => path.join(buildDir, path.relative('dist', entry));
 
-function launch(app, extraEnv) {
-  const out = createWriteStream(path.join(logsDir, `${app.name}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, [...NODE_FLAGS, app.entry], {
-    cwd: root,
-    env: { ...env, ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout.pipe(out);
-  child.stderr.pipe(out);
-  child.stderr.on('data', (chunk) => process.stderr.write(`[${app.name}] ${chunk}`));
-  child.on('exit', (code, signal) => {
-    if (!stopping)
-      fail(
-        `${app.name} stopped unexpectedly (${signal ?? `exit ${code}`}); see ${path.join(logsDir, `${app.name}.log`)}`,
+/** One supervised app: its current process, and the quick failures in a row that decide the next pause. */
+class Supervised {
+  constructor(app) {
+    this.app = app;
+    this.logFile = path.join(logsDir, `${app.name}.log`);
+    this.quickFailures = 0;
+    this.child = undefined;
+    this.timer = undefined;
+  }
+
+  start() {
+    if (stopping) return;
+    const out = createWriteStream(this.logFile, { flags: 'a' });
+    const child = spawn(process.execPath, [...NODE_FLAGS, built(this.app.entry)], {
+      cwd: root,
+      env: { ...env, ...(this.app.variable === 'HTTP_PORT' ? { HTTP_PORT: String(this.app.port) } : {}) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: Ctrl-C reaches only npm start, which stops the apps before the stores they use.
+      detached: true,
+    });
+    this.child = child;
+    const began = Date.now();
+    child.stdout.pipe(out);
+    child.stderr.pipe(out);
+    child.stderr.on('data', (chunk) => process.stderr.write(`[${this.app.name}] ${chunk}`));
+    child.once('error', (err) => log(`${this.app.name} could not start: ${err.message}`));
+    child.once('exit', (code, signal) => {
+      // The log stream ends once the pipes are drained.
+      if (stopping) return;
+      this.exited(signal ?? `exit ${code}`, Date.now() - began);
+    });
+    log(`${this.app.name} started (pid ${child.pid})`);
+  }
+
+  exited(reason, ranMs) {
+    this.quickFailures = ranMs < QUICK_RUN_MS ? this.quickFailures + 1 : 1;
+    if (this.quickFailures >= MAX_QUICK_FAILURES) {
+      void stop(
+        1,
+        `${this.app.name} keeps failing (${this.quickFailures} exits in a row within ${QUICK_RUN_MS / 1000} s of starting, last: ${reason}); stopping everything. See ${this.logFile}`,
       );
-  });
-  children.push(child);
+      return;
+    }
+    const pause = Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (this.quickFailures - 1));
+    log(
+      `${this.app.name} stopped unexpectedly (${reason}); restarting it in ${pause / 1000} s (see ${this.logFile})`,
+    );
+    this.timer = setTimeout(() => this.start(), pause);
+  }
+
+  /** SIGTERM (the app drains and exits), SIGKILL after 20 s; resolves when the process is gone. */
+  stop() {
+    clearTimeout(this.timer);
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 20_000).unref();
+    });
+  }
 }
 
-async function waitReady(url, timeoutMs = 60_000) {
+for (const app of apps) supervised.push(new Supervised(app));
+
+async function waitReady(url, timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
+    if (stopping) return;
     try {
       const res = await fetch(url);
       if (res.ok) return;
@@ -83,33 +192,14 @@ async function waitReady(url, timeoutMs = 60_000) {
     }
     await new Promise((r) => setTimeout(r, 500));
   }
-  fail(`the suite did not become ready at ${url}: ${last}`);
+  await stop(1, `the suite did not become ready at ${url}: ${last} (logs in ${logsDir})`);
 }
 
-async function shutdown() {
-  if (stopping) return;
-  stopping = true;
-  log('stopping…');
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise((resolve) => {
-          if (child.exitCode !== null) return resolve();
-          child.once('exit', resolve);
-          child.kill('SIGTERM');
-          setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-        }),
-    ),
-  );
-  stopStarted();
-  process.exit(0);
-}
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
-
-for (const app of SERVICES) launch(app, { HTTP_PORT: String(port + app.portOffset) });
-launch(GATEWAY, {});
+for (const s of supervised) s.start();
+log(`waiting for every service to be ready (http://127.0.0.1:${port}/health/ready)…`);
 await waitReady(`http://127.0.0.1:${port}/health/ready`);
+// Stopping meanwhile (Ctrl-C, a service that keeps failing): stop() ends the process once everything is down.
+if (stopping) await new Promise(() => {});
 
 /** The demo key is kept in .data so restarts reuse it; a new one is made when it no longer works. */
 async function demoKey() {
@@ -118,19 +208,18 @@ async function demoKey() {
     const saved = JSON.parse(readFileSync(file, 'utf8'));
     const res = await fetch(`http://127.0.0.1:${port}/v1/credits`, {
       headers: { 'SVC-API-KEY': saved.api_key },
-    });
-    if (res.ok) return saved;
+    }).catch(() => undefined);
+    if (res?.ok) return saved;
   }
   const made = spawnSync(
     process.execPath,
-    ['dist/tools/admin/main.js', 'create-account', '--name', 'demo', '--credits', '1000'],
-    {
-      cwd: root,
-      env,
-      encoding: 'utf8',
-    },
+    [built('dist/tools/admin/main.js'), 'create-account', '--name', 'demo', '--credits', '1000'],
+    { cwd: root, env, encoding: 'utf8' },
   );
-  if (made.status !== 0) fail(`could not create the demo account: ${made.stderr}`);
+  if (made.status !== 0) {
+    await stop(1, `could not create the demo account: ${made.stderr}`);
+    return undefined;
+  }
   const created = JSON.parse(made.stdout);
   // The key is a credential: readable by its owner only, like the installation's secrets.
   writeFileSync(file, JSON.stringify(created, null, 2), { mode: 0o600 });
@@ -138,7 +227,8 @@ async function demoKey() {
 }
 
 const demo = await demoKey();
-process.stdout.write(`
+if (demo && !stopping)
+  process.stdout.write(`
   E-mail verification service is running.
 
   Base URL:   ${baseUrl}/v1

@@ -16,9 +16,9 @@ import {
 } from './lib.mjs';
 
 await ensureNode();
-ensureDependencies();
+await ensureDependencies();
 const infra = await ensureInfrastructure({ redis: true });
-build();
+await build();
 
 const report = path.join(dataDir, 'vitest-report.json');
 rmSync(report, { force: true });

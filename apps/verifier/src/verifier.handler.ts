@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { QueueGroups, Subjects } from '@emailverify/contracts';
 import { RouteServer } from '@emailverify/service-kit';
 import { ChunkWorker } from './verification/chunk-worker';
@@ -7,7 +7,7 @@ import { VerifierPayloads as P } from './verifier.schemas';
 
 /** NATS entry points of the verifier: each one line into the service. */
 @Injectable()
-export class VerifierHandler implements OnApplicationBootstrap, OnApplicationShutdown {
+export class VerifierHandler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   constructor(
     private readonly server: RouteServer,
     private readonly verification: VerificationService,
@@ -23,8 +23,11 @@ export class VerifierHandler implements OnApplicationBootstrap, OnApplicationShu
     });
   }
 
-  /** Finishes (or hands back) the chunks in hand, and the settlements under way, before the bus drains. */
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * First thing at shutdown, while the bus is still open: the chunks in hand go back to the queue, and the
+   * settlements and result stores under way finish.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     await Promise.all([this.chunks.stop(), this.verification.drain()]);
   }
 }

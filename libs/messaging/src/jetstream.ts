@@ -65,11 +65,20 @@ export interface JsDelivery<T> {
   deliveryCount: number;
   /** Tells the server the message is still being worked on (extends the ack deadline). */
   working(): void;
+  /** Aborted when the message was handed back (`ConsumerHandle.handBack`): its outcome no longer counts. */
+  signal: AbortSignal;
 }
 
-/** A running pull consumer; `stop()` finishes the messages in hand and stops taking new ones. */
+/** A running pull consumer. */
 export interface ConsumerHandle {
+  /** Stops taking messages and finishes the ones in hand. */
   stop(): Promise<void>;
+  /**
+   * Stops taking messages and hands the ones in hand back to the server at once (a nak without delay), so
+   * another consumer gets them now rather than after the ack wait; their handlers' outcomes are dropped.
+   * Resolves to the number of messages handed back.
+   */
+  handBack(): Promise<number>;
 }
 
 /** How far a durable consumer is behind its stream (base names, without the namespace). */
@@ -81,6 +90,8 @@ export interface ConsumerLag {
   /** Messages given out and not acknowledged yet (being worked on, or waiting for redelivery). */
   ackPending: number;
 }
+
+const HANDED_BACK = Symbol('handed back');
 
 /** JetStream for what must not be lost: namespaced streams, durable pull consumers and the object store. */
 export class JetStreamKit {
@@ -191,49 +202,99 @@ export class JetStreamKit {
       this.bus.ns.resource(spec.durable),
     );
     // Short pull requests: a worker that dies leaves its open pull request at the server, which keeps handing
-    // it messages (each then waits out ackWait) until the request expires; 5 s bounds that loss.
-    const messages = await consumer.consume({ max_messages: spec.concurrency, expires: 5_000 });
+    // it messages (each then waits out ackWait) until the request expires; 5 s bounds that loss. Each pull asks
+    // for no more than the free places and is read to its end, even when stopping: a message the server sent
+    // is always seen, and one that arrives while stopping goes straight back (not lost until the ack wait).
     this.working.set(`${spec.stream}/${spec.durable}`, { stream: spec.stream, durable: spec.durable });
     const inHand = new Set<Promise<void>>();
     let stopping = false;
+    const stopped = new AbortController();
+    const stoppedPromise = new Promise<void>((resolve) =>
+      stopped.signal.addEventListener('abort', () => resolve(), { once: true }),
+    );
+    const handingBack = new AbortController();
+    let handedBackCount = 0;
+    const handedBack = new Promise<typeof HANDED_BACK>((resolve) =>
+      handingBack.signal.addEventListener('abort', () => resolve(HANDED_BACK), { once: true }),
+    );
 
     const work = async (msg: JsMsg): Promise<void> => {
       const requestId = requestIdOf(msg) ?? randomUUID();
-      try {
-        const result = await withRequestId(requestId, () =>
-          handler({
-            payload: decodeJson(msg.data) as T,
-            subject: msg.subject.slice(this.bus.ns.prefix.length + 1),
-            requestId,
-            deliveryCount: msg.info.deliveryCount,
-            working: () => msg.working(),
-          }),
-        );
-        if (result === 'ack') msg.ack();
-        else if ('retryInMs' in result) msg.nak(result.retryInMs);
-        else msg.term(result.terminate);
-      } catch (err) {
-        withRequestId(requestId, () => onError(err, msg));
-        if (!stopping) msg.nak(1_000);
+      const handled = withRequestId(requestId, async () =>
+        handler({
+          payload: decodeJson(msg.data) as T,
+          subject: msg.subject.slice(this.bus.ns.prefix.length + 1),
+          requestId,
+          deliveryCount: msg.info.deliveryCount,
+          working: () => msg.working(),
+          signal: handingBack.signal,
+        }),
+      ).then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error }),
+      );
+      const outcome = await Promise.race([handled, handedBack]);
+      if (outcome === HANDED_BACK) {
+        msg.nak();
+        handedBackCount++;
+        return;
       }
+      if ('error' in outcome) {
+        withRequestId(requestId, () => onError(outcome.error, msg));
+        if (!stopping) msg.nak(1_000);
+        return;
+      }
+      const { result } = outcome;
+      if (result === 'ack') msg.ack();
+      else if ('retryInMs' in result) msg.nak(result.retryInMs);
+      else msg.term(result.terminate);
     };
 
     const loop = (async () => {
-      for await (const msg of messages) {
-        if (stopping) break;
-        const task = work(msg).finally(() => inHand.delete(task));
-        inHand.add(task);
-        while (inHand.size >= spec.concurrency) await Promise.race(inHand);
+      while (!stopping) {
+        const free = spec.concurrency - inHand.size;
+        if (free <= 0) {
+          await Promise.race([...inHand, stoppedPromise]);
+          continue;
+        }
+        try {
+          const batch = await consumer.fetch({ max_messages: free, expires: 5_000 });
+          for await (const msg of batch) {
+            // Pulled but not started: back to the server at once.
+            if (stopping) {
+              msg.nak();
+              if (handingBack.signal.aborted) handedBackCount++;
+              continue;
+            }
+            const task = work(msg).finally(() => inHand.delete(task));
+            inHand.add(task);
+          }
+        } catch (err) {
+          // NATS restarting, the consumer being re-created: try again shortly.
+          if (stopping) break;
+          if (isNotFound(err)) await this.ensureConsumer(spec).catch(() => undefined);
+          await Promise.race([new Promise((resolve) => setTimeout(resolve, 1_000)), stoppedPromise]);
+        }
       }
     })();
 
+    const close = async (): Promise<void> => {
+      stopping = true;
+      stopped.abort();
+      await loop.catch(() => undefined);
+    };
     return {
       stop: async () => {
-        stopping = true;
         this.working.delete(`${spec.stream}/${spec.durable}`);
-        await messages.close().catch(() => undefined);
-        await loop.catch(() => undefined);
+        await close();
         await Promise.allSettled([...inHand]);
+      },
+      handBack: async () => {
+        this.working.delete(`${spec.stream}/${spec.durable}`);
+        handingBack.abort();
+        await close();
+        await Promise.allSettled([...inHand]);
+        return handedBackCount;
       },
     };
   }

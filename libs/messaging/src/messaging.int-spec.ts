@@ -224,6 +224,51 @@ describe('messaging: JetStream streams, consumers and object store (real NATS)',
     );
   });
 
+  it('hands the messages in hand back at once when asked, not after the ack wait', async () => {
+    for (let i = 0; i < 6; i++) await kit.publish('work.handback', { i }, `handback-${i}`);
+    // An ack wait far longer than this test may take: only a hand-back brings the messages back in time.
+    const spec = {
+      stream: 'WORK',
+      durable: 'handback',
+      filterSubject: 'work.handback',
+      ackWaitMs: 600_000,
+      concurrency: 3,
+    };
+    const stopping = await MessageBus.connect({ url, namespace: bus.ns.prefix, name: 'stopping' });
+    const held: number[] = [];
+    const signals: AbortSignal[] = [];
+    const stoppingWorker = await new JetStreamKit(stopping).consume<{ i: number }>(
+      spec,
+      ({ payload, signal }) => {
+        held.push(payload.i);
+        signals.push(signal);
+        return new Promise<never>(() => undefined);
+      },
+      () => undefined,
+    );
+    await eventually(async () => expect(held).toHaveLength(3));
+
+    const acked = new Map<number, number>();
+    const other = await kit.consume<{ i: number }>(
+      spec,
+      async ({ payload, deliveryCount }) => {
+        acked.set(payload.i, deliveryCount);
+        return 'ack';
+      },
+      () => undefined,
+    );
+    try {
+      await eventually(async () => expect(acked.size).toBe(3));
+      expect(await stoppingWorker.handBack()).toBe(3);
+      expect(signals.every((signal) => signal.aborted)).toBe(true);
+      await eventually(async () => expect([...acked.keys()].sort()).toEqual([0, 1, 2, 3, 4, 5]), 600);
+      for (const i of held) expect(acked.get(i)).toBe(2);
+    } finally {
+      await other.stop();
+      await stopping.close();
+    }
+  });
+
   it('stores and reads back a multi-megabyte object as a stream', async () => {
     const store = await kit.objectStore('files');
     const data = randomBytes(3 * 1024 * 1024);

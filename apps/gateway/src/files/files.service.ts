@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { create as contentDisposition } from 'content-disposition';
 import { pipeline } from 'node:stream/promises';
-import { Inject, Injectable } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import {
   DomainError,
   type FileJobDeleteReply,
@@ -31,12 +31,20 @@ export interface JobStatusView extends FileJobView {
 
 /** File jobs at the edge: uploads into the object store, status (with long polling), downloads. */
 @Injectable()
-export class FilesService {
+export class FilesService implements BeforeApplicationShutdown {
+  /** Aborted when the gateway begins to stop: waiting status requests answer at once with what they have. */
+  private readonly stopping = new AbortController();
+
   constructor(
     private readonly bus: MessageBus,
     private readonly kit: JetStreamKit,
     @Inject(GATEWAY_CONFIG) private readonly config: Readonly<GatewayConfig>,
   ) {}
+
+  /** First thing at shutdown, before the HTTP server waits for the requests in flight to finish. */
+  beforeApplicationShutdown(): void {
+    this.stopping.abort();
+  }
 
   /** Creates the job from a stored upload; on any failure the upload is removed, so nothing is left half-made. */
   async create(
@@ -90,9 +98,10 @@ export class FilesService {
         { accountId: auth.accountId, jobId },
         { requestId: auth.requestId },
       );
-    if (timeoutSeconds <= 0) return this.withLinks(await get());
+    if (timeoutSeconds <= 0 || this.stopping.signal.aborted) return this.withLinks(await get());
     let wake!: () => void;
     const terminal = new Promise<void>((resolve) => (wake = resolve));
+    this.stopping.signal.addEventListener('abort', wake, { once: true });
     // Subscribed before the first read, so a change between the read and the wait is not missed.
     const sub = this.bus.onBroadcast<JobStatusBroadcast>(jobStatusSubject(jobId), (event) => {
       if (isTerminalJobState(event.status)) wake();
@@ -110,6 +119,7 @@ export class FilesService {
     } finally {
       clearTimeout(timer);
       sub.unsubscribe();
+      this.stopping.signal.removeEventListener('abort', wake);
     }
   }
 

@@ -48,7 +48,7 @@ export class ChunkWorker {
         ackWaitMs: this.options.ackWaitMs,
         concurrency: this.options.concurrency,
       },
-      async ({ payload, deliveryCount, working }) => {
+      async ({ payload, deliveryCount, working, signal }) => {
         // Long chunks (SMTP) keep their claim alive instead of being handed to another worker.
         const heartbeat = setInterval(working, Math.max(500, Math.floor(this.options.ackWaitMs / 3)));
         const started = performance.now();
@@ -62,6 +62,8 @@ export class ChunkWorker {
         const seconds = () => (performance.now() - started) / 1000;
         try {
           const results = await this.verification.verifyChunk(payload);
+          // Handed back at shutdown: another verifier has it now and reports it.
+          if (signal.aborted) return 'ack';
           await this.publish({
             jobId: payload.jobId,
             chunk: payload.chunk,
@@ -72,7 +74,7 @@ export class ChunkWorker {
           this.logger.info({ ...line, ms: Math.round(seconds() * 1000) }, 'chunk verified');
           return 'ack';
         } catch (err) {
-          if (deliveryCount < this.options.maxDeliveries) {
+          if (deliveryCount < this.options.maxDeliveries || signal.aborted) {
             this.chunkSeconds.observe({ outcome: 'retry' }, seconds());
             throw err;
           }
@@ -95,8 +97,21 @@ export class ChunkWorker {
     );
   }
 
+  /**
+   * At shutdown (a rolling deploy, a scale-down): the chunks in hand go back to the queue at once, so other
+   * verifiers take them now instead of after the ack wait.
+   */
   async stop(): Promise<void> {
-    await this.handle?.stop();
+    if (!this.handle) return;
+    try {
+      const chunks = await this.handle.handBack();
+      this.logger.info({ chunks }, 'stopping: chunks in hand handed back to the queue');
+    } catch (err) {
+      this.logger.error(
+        { err },
+        'stopping: chunks in hand could not be handed back; they return after the ack wait',
+      );
+    }
   }
 
   private async publish(message: ChunkResultMessage): Promise<void> {

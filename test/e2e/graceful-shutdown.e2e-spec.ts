@@ -1,0 +1,133 @@
+import { type Account, eventually, MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const DOMAINS = 20;
+const ADDRESSES = 400;
+const CHUNK_SIZE = 10;
+const CHUNKS_IN_HAND = 4;
+
+/**
+ * SIGTERM, as a rolling deploy or a scale-down sends it: the process stops taking work and gives back what it
+ * holds at once, so nothing waits for a timeout meant for crashed processes.
+ */
+describe('graceful shutdown on SIGTERM', () => {
+  let world: MailWorld;
+  let suite: TestSuite;
+  let account: Account;
+
+  beforeAll(async () => {
+    world = await MailWorld.start();
+    // Slow mail servers: every chunk takes seconds, so each verifier always holds chunks while the job runs.
+    for (let d = 0; d < DOMAINS; d++) {
+      world.domain(`drain${d}.test`, {
+        mx: [{ priority: 10, host: `mx.drain${d}.test`, smtp: { catchAll: true, delayMs: 200 } }],
+      });
+    }
+    await world.ready();
+    suite = await TestSuite.start({
+      env: {
+        ...mailWorldEnv(world),
+        SMTP_MAX_CONCURRENCY_PER_MX: '50',
+        FILE_RECOVERY_INTERVAL_MS: '500',
+        FILE_CHUNK_SIZE: String(CHUNK_SIZE),
+        FILE_CHUNKS_IN_FLIGHT: '40',
+        FILE_CHUNK_CONCURRENCY: String(CHUNKS_IN_HAND),
+        // The longest ack wait there is: a chunk that came back only after it would outlast this suite's
+        // timeouts, so the job completes only if the stopping verifier hands its chunks back itself.
+        FILE_CHUNK_ACK_WAIT_MS: '600000',
+      },
+      services: ['credits', 'file-jobs', 'webhooks'],
+      gateways: 2,
+    });
+    // Two verifiers; the first one says what it hands back.
+    await suite.startService('verifier', { LOG_LEVEL: 'info' }, 0);
+    await suite.startService('verifier', {}, 1);
+    account = await suite.createAccount({ credits: 10_000 });
+  });
+  afterAll(async () => {
+    await suite?.stop();
+    await world?.stop();
+  });
+
+  it(
+    'a verifier stopped mid-job hands its chunks to the other at once; the job completes with exact counts',
+    { timeout: 300_000 },
+    async () => {
+      const emails = Array.from({ length: ADDRESSES }, (_, i) => `user${i}@drain${i % DOMAINS}.test`);
+      const before = (await suite.call('/v1/credits', { key: account.apiKey })).json.data
+        .credits_balance as number;
+      const created = await suite.upload({
+        key: account.apiKey,
+        file: { name: 'drain.txt', content: `${emails.join('\n')}\n` },
+        fields: { check_smtp: 'true' },
+      });
+      expect(created.status).toBe(200);
+      const id = created.json.data.task_id as string;
+      const progress = async () =>
+        (await suite.call(`/v1/verify/file/${id}`, { key: account.apiKey })).json.data as {
+          status: string;
+          processed_emails: number;
+          completed_chunks: number;
+        };
+
+      // Both verifiers at work, and far more chunks left than both hold.
+      await eventually(
+        async () => {
+          const now = await progress();
+          expect(now.processed_emails, now.status).toBeGreaterThanOrEqual(2 * CHUNK_SIZE);
+        },
+        { timeoutMs: 120_000, intervalMs: 100 },
+      );
+      const atStop = await progress();
+      expect(atStop.status).toBe('processing');
+      expect(ADDRESSES / CHUNK_SIZE - atStop.completed_chunks).toBeGreaterThan(3 * CHUNKS_IN_HAND);
+
+      // A long poll on the second gateway, which is stopped next: it answers at once with the current status.
+      const longPoll = suite.call(`/v1/verify/file/${id}?timeout=300`, { key: account.apiKey, gateway: 1 });
+      const gateway = suite.processes.get('gateway1')!;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      gateway.child.kill('SIGTERM');
+      const answered = await longPoll;
+      expect(answered.status).toBe(200);
+      expect(answered.json.data.task_id).toBe(id);
+      expect(answered.json.data.status).toBe('processing');
+      await gateway.exited;
+
+      const victim = suite.processes.get('verifier')!;
+      await suite.stopService('verifier', 'SIGTERM', 0);
+      // It finished its shutdown (the harness kills what is still running 15 s after SIGTERM).
+      expect(victim.child.signalCode).not.toBe('SIGKILL');
+      const handedBack = /"chunks":(\d+)[^\n]*handed back to the queue/.exec(victim.output.join(''));
+      expect(
+        handedBack,
+        `exit ${victim.child.exitCode ?? victim.child.signalCode}:\n${victim.output.join('').slice(-3000)}`,
+      ).not.toBeNull();
+      expect(Number(handedBack![1])).toBeGreaterThan(0);
+
+      // The job keeps going on the other verifier and completes with every address counted once.
+      const afterStop = (await progress()).processed_emails;
+      await eventually(async () => expect((await progress()).processed_emails).toBeGreaterThan(afterStop), {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+      });
+      const done: Record<string, unknown> = await suite.finishedJob(id, account.apiKey, {
+        timeoutMs: 240_000,
+      });
+      expect(done).toMatchObject({
+        status: 'completed',
+        total_emails: ADDRESSES,
+        processed_emails: ADDRESSES,
+        catchall_emails: ADDRESSES,
+        valid_emails: 0,
+        invalid_emails: 0,
+        unknown_emails: 0,
+        completed_chunks: ADDRESSES / CHUNK_SIZE,
+        failed_chunks: 0,
+        credits_used: ADDRESSES,
+      });
+      const after = (await suite.call('/v1/credits', { key: account.apiKey })).json.data
+        .credits_balance as number;
+      expect(before - after).toBe(ADDRESSES);
+    },
+  );
+});
