@@ -6,8 +6,8 @@ import { classifyAddress } from '@emailverify/net-policy';
 import ipaddr from 'ipaddr.js';
 import type { Dialer } from './dependencies';
 import { createDiagnosticResolver, DNS_ERROR, dnsErrorCode, type DiagnosticResolver } from './dns';
-import { createDefaultDependencies } from './node-dependencies';
-import { DEFAULT_TUNING, type VerificationOptions } from './options';
+import { createDefaultDependencies, resolverOptions } from './node-dependencies';
+import type { VerificationOptions } from './options';
 import { isListingAnswer } from './dnsbl';
 import { refusedTarget } from './reachability';
 import { SmtpConnection, SmtpSessionError } from './smtp/connection';
@@ -64,11 +64,7 @@ export interface DoctorDependencies {
 /** The resolver on the configured DNS servers and the engine's own connection function. */
 export function doctorDependencies(engine: VerificationOptions): DoctorDependencies {
   return {
-    resolver: createDiagnosticResolver({
-      dnsServers: engine.dnsServers,
-      dnsTimeoutMs: engine.dnsTimeoutMs,
-      dnsTries: engine.dnsTries ?? DEFAULT_TUNING.dnsTries,
-    }),
+    resolver: createDiagnosticResolver(resolverOptions(engine)),
     dial: createDefaultDependencies(engine).dial,
   };
 }

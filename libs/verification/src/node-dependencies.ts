@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock, Random, VerificationDependencies } from './dependencies';
-import { createNodeResolver } from './dns';
+import { createNodeResolver, type NodeResolverOptions } from './dns';
 import { DEFAULT_TUNING, type VerificationOptions } from './options';
 import { netDialer } from './smtp/dialer';
 import { socksDialer } from './smtp/socks';
@@ -16,14 +16,19 @@ export const secureRandom: Random = () => randomBytes(4).readUInt32BE(0) / 2 ** 
  */
 export function createDefaultDependencies(options: VerificationOptions): VerificationDependencies {
   return {
-    resolver: createNodeResolver({
-      dnsServers: options.dnsServers,
-      dnsTimeoutMs: options.dnsTimeoutMs,
-      dnsTries: options.dnsTries ?? DEFAULT_TUNING.dnsTries,
-    }),
+    resolver: createNodeResolver(resolverOptions(options)),
     dial: options.smtpProxies?.length ? socksDialer(options.smtpProxies) : netDialer,
     fetch: (url, init) => fetch(url, init),
     clock: systemClock,
     random: secureRandom,
+  };
+}
+
+/** The resolver settings of the engine's options: DNS_SERVERS, DNS_TIMEOUT_MS and the tries. */
+export function resolverOptions(options: VerificationOptions): NodeResolverOptions {
+  return {
+    dnsServers: options.dnsServers,
+    dnsTimeoutMs: options.dnsTimeoutMs,
+    dnsTries: options.dnsTries ?? DEFAULT_TUNING.dnsTries,
   };
 }

@@ -10,6 +10,7 @@ import {
   isTerminalJobState,
   jobStatusSubject,
   type JobStatusBroadcast,
+  type RpcReply,
   Subjects,
   isUuid,
 } from '@emailverify/contracts';
@@ -92,12 +93,7 @@ export class FilesService implements BeforeApplicationShutdown {
     closed: Promise<void>,
   ): Promise<JobStatusView> {
     checkJobId(jobId);
-    const get = () =>
-      this.bus.request(
-        Subjects.filesJobGet,
-        { accountId: auth.accountId, jobId },
-        { requestId: auth.requestId },
-      );
+    const get = () => this.askJob(Subjects.filesJobGet, auth, jobId);
     if (timeoutSeconds <= 0 || this.stopping.signal.aborted) return this.withLinks(await get());
     let wake!: () => void;
     const terminal = new Promise<void>((resolve) => (wake = resolve));
@@ -134,28 +130,23 @@ export class FilesService implements BeforeApplicationShutdown {
       resume: Subjects.filesJobResume,
       cancel: Subjects.filesJobCancel,
     }[action];
-    return this.withLinks(
-      await this.bus.request(subject, { accountId: auth.accountId, jobId }, { requestId: auth.requestId }),
-    );
+    return this.withLinks(await this.askJob(subject, auth, jobId));
   }
 
   /** Erases the job with its files and rows (a running job is cancelled first, by file-jobs). */
   async remove(auth: AuthContext, jobId: string): Promise<FileJobDeleteReply> {
     checkJobId(jobId);
-    return this.bus.request(
-      Subjects.filesJobDelete,
-      { accountId: auth.accountId, jobId },
-      { requestId: auth.requestId },
-    );
+    return this.askJob(Subjects.filesJobDelete, auth, jobId);
   }
 
   async locateResults(auth: AuthContext, jobId: string): Promise<FileJobResultsReply> {
     checkJobId(jobId);
-    return this.bus.request(
-      Subjects.filesJobResults,
-      { accountId: auth.accountId, jobId },
-      { requestId: auth.requestId },
-    );
+    return this.askJob(Subjects.filesJobResults, auth, jobId);
+  }
+
+  /** One request to file-jobs about one of the caller's jobs, in the caller's account and request. */
+  private askJob<S extends JobSubject>(subject: S, auth: AuthContext, jobId: string): Promise<RpcReply<S>> {
+    return this.bus.request(subject, { accountId: auth.accountId, jobId }, { requestId: auth.requestId });
   }
 
   directLink(jobId: string): { url: string; expiresAt: string } {
@@ -240,6 +231,15 @@ export class FilesService implements BeforeApplicationShutdown {
 }
 
 /** Job ids are UUIDs; anything else names no job (and never reaches file-jobs' payload checks). */
+/** The file-jobs requests that name one job of the caller's account. */
+type JobSubject =
+  | typeof Subjects.filesJobGet
+  | typeof Subjects.filesJobPause
+  | typeof Subjects.filesJobResume
+  | typeof Subjects.filesJobCancel
+  | typeof Subjects.filesJobResults
+  | typeof Subjects.filesJobDelete;
+
 function checkJobId(jobId: string): void {
   if (!isUuid(jobId)) throw new DomainError('JOB_NOT_FOUND', 'Job not found');
 }
