@@ -5,9 +5,9 @@
 // domain facts are warmed on both sides first: the difference is the service's own work per batch.
 import type { VerificationStatus } from '@emailverify/contracts';
 import { MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
-import { VerificationEngine, defaultVerificationOptions } from '@emailverify/verification';
 import {
   Cleanup,
+  mailWorldEngine,
   assertLocalInfrastructure,
   log,
   machine,
@@ -90,16 +90,7 @@ async function main(cleanup: Cleanup): Promise<void> {
     credits: suite.processes.get('credits')!.child.pid!,
     verifier: suite.processes.get('verifier')!.child.pid!,
   };
-  const engine = new VerificationEngine({
-    ...defaultVerificationOptions(),
-    dnsServers: [world.dnsServers],
-    smtpPort: world.smtpPort,
-    smtpAllowPrivateNetworks: true,
-    dnsblIpZones: [],
-    dnsblDomainZones: [],
-    gravatarBaseUrl: '',
-    rdapBaseUrl: '',
-  });
+  const engine = mailWorldEngine(world);
 
   const service = async (
     series: string,

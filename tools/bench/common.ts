@@ -2,6 +2,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import path from 'node:path';
+import type { MailWorld } from '@emailverify/testing';
+import { VerificationEngine, defaultVerificationOptions } from '@emailverify/verification';
 
 /** The repository root: run.mjs passes it, because the benchmarks run from a private build directory. */
 export const benchRoot = process.env.BENCH_ROOT || process.cwd();
@@ -166,4 +168,21 @@ export function warnIfBusy(cpus: readonly Record<string, number>[]): void {
         'the figures are noisier than usual (run again on an idle machine to compare)',
     );
   }
+}
+
+/**
+ * The verification library in this process, MX-only against the mail world (which lives on loopback), with every
+ * outside lookup (blocklists, Gravatar, RDAP) off: the baseline the service's own verification is held against.
+ */
+export function mailWorldEngine(world: MailWorld): VerificationEngine {
+  return new VerificationEngine({
+    ...defaultVerificationOptions(),
+    dnsServers: [world.dnsServers],
+    smtpPort: world.smtpPort,
+    smtpAllowPrivateNetworks: true,
+    dnsblIpZones: [],
+    dnsblDomainZones: [],
+    gravatarBaseUrl: '',
+    rdapBaseUrl: '',
+  });
 }

@@ -12,9 +12,9 @@ import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { MailWorld, mailWorldEnv, TestSuite, freePort, launch, waitUntilReady } from '@emailverify/testing';
 import { openTable } from '@emailverify/files';
-import { VerificationEngine, defaultVerificationOptions } from '@emailverify/verification';
 import {
   Cleanup,
+  mailWorldEngine,
   assertLocalInfrastructure,
   assertLoopback,
   log,
@@ -653,17 +653,7 @@ function averageActivity(p: ServicePhase): Record<string, number> {
 /** The library in this process over a file of the same shape: openTable over the bytes, verifyMany in batches. */
 async function inProcess(world: MailWorld) {
   const file = csvFile('lib');
-  const engine = new VerificationEngine({
-    ...defaultVerificationOptions(),
-    dnsServers: [world.dnsServers],
-    smtpPort: world.smtpPort,
-    // The mail world lives on loopback.
-    smtpAllowPrivateNetworks: true,
-    dnsblIpZones: [],
-    dnsblDomainZones: [],
-    gravatarBaseUrl: '',
-    rdapBaseUrl: '',
-  });
+  const engine = mailWorldEngine(world);
   world.resetCounters();
   const dropsBefore = udpReceiveDrops();
   const sampler = new RssSampler({}, 250);
