@@ -1,3 +1,4 @@
+export * from './domain-report';
 export * from './errors';
 export * from './file-jobs';
 export * from './files';

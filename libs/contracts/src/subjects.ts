@@ -1,6 +1,7 @@
 import type { AccountId } from './ids';
 import type { ErrorBody } from './errors';
 import type { ResponseStyle } from './styles';
+import type { BilledDomainReport } from './domain-report';
 import type { BilledVerificationResult } from './verification';
 import type {
   FileJobCreateRequest,
@@ -43,6 +44,7 @@ export const Subjects = {
   creditsPing: 'credits.health.ping',
   verifySingle: 'verifier.address.verify',
   verifyBulk: 'verifier.batch.verify',
+  verifyDomain: 'verifier.domain.verify',
   verifierPing: 'verifier.health.ping',
   filesJobCreate: 'file-jobs.job.create',
   filesJobGet: 'file-jobs.job.get',
@@ -227,6 +229,14 @@ export interface VerifyBulkReply {
   processTimeMs: number;
 }
 
+export interface VerifyDomainRequest {
+  accountId: AccountId;
+  /** The domain as the caller gave it; the verifier normalises it (IDN to punycode) and refuses what is not one. */
+  domain: string;
+  checkSmtp: boolean;
+}
+export type VerifyDomainReply = BilledDomainReport;
+
 export interface PingReply {
   service: string;
   ok: boolean;
@@ -247,6 +257,7 @@ export interface RpcMap {
   [Subjects.creditsPing]: { request: Record<string, never>; reply: PingReply };
   [Subjects.verifySingle]: { request: VerifySingleRequest; reply: VerifySingleReply };
   [Subjects.verifyBulk]: { request: VerifyBulkRequest; reply: VerifyBulkReply };
+  [Subjects.verifyDomain]: { request: VerifyDomainRequest; reply: VerifyDomainReply };
   [Subjects.verifierPing]: { request: Record<string, never>; reply: PingReply };
   [Subjects.filesJobCreate]: { request: FileJobCreateRequest; reply: FileJobView };
   [Subjects.filesJobGet]: { request: FileJobRef; reply: FileJobView };

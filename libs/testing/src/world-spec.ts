@@ -60,6 +60,10 @@ export interface DomainSpec {
   listedIn?: string[];
   /** RDAP registration date; without it RDAP answers 404. */
   createdAt?: Date;
+  /** TXT records of the domain name (an SPF record is one: "v=spf1 mx -all"). */
+  txt?: string[];
+  /** The DMARC record: TXT of "_dmarc.<domain>" ("v=DMARC1; p=reject"); without it that name is NXDOMAIN. */
+  dmarc?: string;
 }
 
 /** What a host name does when a client connects to its address. */

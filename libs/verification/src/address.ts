@@ -95,6 +95,33 @@ function isPlainDomain(text: string, from: number): boolean {
   return true;
 }
 
+export type DomainParseResult = { ok: true; domain: string } | AddressError;
+
+/**
+ * Parses and normalises a domain name as the domain part of an address is: trimmed, IDN to lowercase ASCII
+ * (punycode), labels checked. A whole address, an address literal or an IP address is refused. Never throws.
+ */
+export function parseDomain(input: unknown): DomainParseResult {
+  if (typeof input !== 'string') return missingDomain('no domain was given');
+  const text = input.trim();
+  if (text.length === 0) return missingDomain('the domain is empty');
+  const hidden = CONTROL_OR_FORMAT.exec(text);
+  if (hidden) return invalidDomain(`it contains ${describe(hidden[0])}, a control or invisible character`);
+  if (text.includes('@')) return invalidDomain('give the domain alone, without a local part and "@"');
+  if (text.startsWith('[') || isIPv4(text) || isIPv6(text)) {
+    return invalidDomain('an IP address or address literal is not a domain');
+  }
+  const parsed = normaliseDomain(text, invalidDomain);
+  return parsed.ok ? { ok: true, domain: parsed.domain } : parsed;
+}
+
+/** parseDomain for callers that must refuse bad input before any work: 400 INVALID_REQUEST naming `domain`. */
+export function assertValidDomain(input: unknown): string {
+  const parsed = parseDomain(input);
+  if (!parsed.ok) throw new DomainError('INVALID_REQUEST', parsed.message, { field: 'domain' });
+  return parsed.domain;
+}
+
 /** For callers that must refuse bad input before doing any work (`/verify/single`): 400 INVALID_EMAIL. */
 export function assertValidAddress(input: unknown): ParsedAddress {
   const parsed = parseAddress(input);
@@ -193,36 +220,37 @@ function normaliseDomainMemo(raw: string): Readonly<DomainParse> {
   return parsed;
 }
 
-function normaliseDomain(raw: string): DomainParse {
+/** @param fail how a problem is reported: as an invalid address by default, or as an invalid domain */
+function normaliseDomain(raw: string, fail: (problem: string) => AddressError = invalid): DomainParse {
   if (raw.startsWith('[')) return normaliseAddressLiteral(raw);
   for (const c of raw) {
     // WHATWG host parsing (behind domainToASCII) would cut at "/" or "?" and accept "_"; reject such input first.
-    if (isAscii(c) && !DOMAIN_INPUT_ASCII.test(c)) return invalid(`the domain contains ${describe(c)}`);
-    if (!isAscii(c) && FORBIDDEN_NON_ASCII.test(c)) return invalid(`the domain contains ${describe(c)}`);
+    if (isAscii(c) && !DOMAIN_INPUT_ASCII.test(c)) return fail(`the domain contains ${describe(c)}`);
+    if (!isAscii(c) && FORBIDDEN_NON_ASCII.test(c)) return fail(`the domain contains ${describe(c)}`);
   }
-  if (raw.endsWith('.')) return invalid('the domain must not end with "."');
+  if (raw.endsWith('.')) return fail('the domain must not end with "."');
   const ascii = domainToASCII(raw);
   // Node.js 24 passes an "xn--" label that is not valid punycode through unchanged (Node.js 20 gave ""); such a
   // label does not decode either.
   const undecodable = (label: string) => label.startsWith('xn--') && domainToUnicode(label) === label;
   if (ascii === '' || ascii.split('.').some(undecodable)) {
-    return invalid(`the domain "${raw}" is not a valid internationalised domain name`);
+    return fail(`the domain "${raw}" is not a valid internationalised domain name`);
   }
   if (ascii.length > MAX_DOMAIN_LENGTH) {
-    return invalid(`the domain is ${ascii.length} characters long; at most ${MAX_DOMAIN_LENGTH} are allowed`);
+    return fail(`the domain is ${ascii.length} characters long; at most ${MAX_DOMAIN_LENGTH} are allowed`);
   }
   const labels = ascii.split('.');
-  if (labels.length < 2) return invalid(`the domain "${raw}" has no top-level domain`);
+  if (labels.length < 2) return fail(`the domain "${raw}" has no top-level domain`);
   for (const label of labels) {
-    if (label.length === 0) return invalid('the domain contains an empty label');
+    if (label.length === 0) return fail('the domain contains an empty label');
     if (label.length > MAX_LABEL_LENGTH) {
-      return invalid(`the domain label "${label}" is longer than ${MAX_LABEL_LENGTH} characters`);
+      return fail(`the domain label "${label}" is longer than ${MAX_LABEL_LENGTH} characters`);
     }
-    if (!LDH_LABEL.test(label)) return invalid(`the domain label "${label}" is not a valid host name label`);
+    if (!LDH_LABEL.test(label)) return fail(`the domain label "${label}" is not a valid host name label`);
   }
   // An all-numeric last label means a bare IP address; RFC 5321 requires those in brackets.
   if (/^[0-9]+$/.test(labels[labels.length - 1])) {
-    return invalid('an IP address as domain must be written as an address literal, e.g. [192.0.2.1]');
+    return fail('an IP address as domain must be written as an address literal, e.g. [192.0.2.1]');
   }
   return { ok: true, domain: ascii };
 }
@@ -262,6 +290,14 @@ function describe(c: string): string {
 
 function invalid(message: string): AddressError {
   return { ok: false, reason: 'invalid_syntax', message: `Invalid email address: ${message}` };
+}
+
+function invalidDomain(message: string): AddressError {
+  return { ok: false, reason: 'invalid_syntax', message: `Invalid domain: ${message}` };
+}
+
+function missingDomain(message: string): AddressError {
+  return { ok: false, reason: 'missing_email', message: `Missing domain: ${message}` };
 }
 
 function missing(message: string): AddressError {

@@ -16,6 +16,11 @@ export interface Resolver {
   resolveMx(name: string): Promise<MxRecord[]>;
   resolve4(name: string): Promise<string[]>;
   resolve6(name: string): Promise<string[]>;
+  /**
+   * TXT records, each as its strings joined (SPF and DMARC of the domain report). Optional for resolvers that
+   * only route mail; without it a domain report says no SPF or DMARC record was found.
+   */
+  resolveTxt?(name: string): Promise<string[]>;
 }
 
 export const DNS_ERROR = {
@@ -66,20 +71,17 @@ export interface DiagnosticResolver extends Resolver {
 /** createNodeResolver with TXT and PTR queries, on the same servers. */
 export function createDiagnosticResolver(options: NodeResolverOptions): DiagnosticResolver {
   const resolver = nodeResolver(options);
-  return {
-    ...mailQueries(resolver),
-    resolveTxt: async (name) => (await resolver.resolveTxt(name)).map((chunks) => chunks.join('')),
-    resolvePtr: (name) => resolver.resolvePtr(name),
-  };
+  return { ...mailQueries(resolver), resolvePtr: (name) => resolver.resolvePtr(name) };
 }
 
 type NodeResolver = InstanceType<typeof dnsPromises.Resolver>;
 
-function mailQueries(resolver: NodeResolver): Resolver {
+function mailQueries(resolver: NodeResolver): Resolver & Pick<DiagnosticResolver, 'resolveTxt'> {
   return {
     resolveMx: (name) => resolver.resolveMx(name),
     resolve4: (name) => resolver.resolve4(name),
     resolve6: (name) => resolver.resolve6(name),
+    resolveTxt: async (name) => (await resolver.resolveTxt(name)).map((chunks) => chunks.join('')),
   };
 }
 

@@ -1,5 +1,6 @@
 import {
   STATUS_PRECEDENCE,
+  type DomainReport,
   type DomainReputation,
   type Reason,
   type VerificationResult,
@@ -9,6 +10,7 @@ import { isIPv4 } from 'node:net';
 import { parseAddress, parseNormalised, type AddressError, type ParsedAddress } from './address';
 import type { VerificationDependencies } from './dependencies';
 import { DomainFactsLookup, type DomainFacts, type MailHost } from './dns';
+import { DomainReporter } from './domain-report';
 import { ReputationChecker, type ReputationCheck } from './dnsbl';
 import { ExtrasLookup } from './extras';
 import { isDisposableDomain, isFreeProvider, isRoleLocalPart, suggestDomain } from './lists';
@@ -83,6 +85,7 @@ export class VerificationEngine {
   private readonly reputation: ReputationChecker;
   private readonly prober: SmtpProber;
   private readonly extras: ExtrasLookup;
+  private readonly domainReporter: DomainReporter;
   private readonly allowPrivateNetworks: boolean;
 
   constructor(
@@ -144,6 +147,23 @@ export class VerificationEngine {
       this.deps.fetch,
       clock,
     );
+    this.domainReporter = new DomainReporter({
+      resolver,
+      domainFacts: this.domainFacts,
+      reputation: this.reputation,
+      prober: this.prober,
+      extras: this.extras,
+      clock,
+      allowPrivateNetworks: this.allowPrivateNetworks,
+    });
+  }
+
+  /**
+   * The report of a domain as a caller gave it (domain-report.ts), from the same lookups and caches as address
+   * verification. Throws DomainError INVALID_REQUEST when the input is not a domain name.
+   */
+  verifyDomain(domain: string, options: VerifyOptions): Promise<DomainReport> {
+    return this.domainReporter.report(domain, options);
   }
 
   verify(email: string, options: VerifyOptions): Promise<VerificationResult> {

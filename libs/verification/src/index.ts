@@ -2,10 +2,13 @@ export {
   MAX_ADDRESS_OCTETS,
   MAX_LOCAL_PART_OCTETS,
   assertValidAddress,
+  assertValidDomain,
   parseAddress,
+  parseDomain,
   parseNormalised,
   type AddressError,
   type AddressParseResult,
+  type DomainParseResult,
   type ParsedAddress,
 } from './address';
 export type { Clock, DialTarget, Dialer, FetchLike, Random, VerificationDependencies } from './dependencies';
@@ -33,6 +36,12 @@ export {
   type DoctorStatus,
   type DoctorTarget,
 } from './doctor';
+export {
+  DomainReporter,
+  dmarcPolicy,
+  type DomainReportOptions,
+  type DomainReportParts,
+} from './domain-report';
 export { ReputationChecker, isListingAnswer, type DnsblZones, type ReputationCheck } from './dnsbl';
 export {
   STATUS_SCORES,

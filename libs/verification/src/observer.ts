@@ -2,7 +2,7 @@ import { DNS_ERROR, dnsErrorCode, type Resolver } from './dns';
 import type { SmtpOutcome } from './smtp';
 
 /** The DNS record types the engine asks for. */
-export type DnsQueryType = 'mx' | 'a' | 'aaaa';
+export type DnsQueryType = 'mx' | 'a' | 'aaaa' | 'txt';
 
 /** How a DNS query ended; a small fixed set, so it can label a metric. */
 export type DnsQueryOutcome = 'ok' | 'nxdomain' | 'nodata' | 'timeout' | 'servfail' | 'refused' | 'error';
@@ -12,7 +12,7 @@ export type DnsQueryOutcome = 'ok' | 'nxdomain' | 'nodata' | 'timeout' | 'servfa
  * nor the domain is ever passed on.
  */
 export interface VerificationObserver {
-  /** One DNS query (MX, A or AAAA, blocklist lookups included). */
+  /** One DNS query (MX, A, AAAA or TXT, blocklist lookups included). */
   dnsQuery?(type: DnsQueryType, outcome: DnsQueryOutcome, seconds: number): void;
   /**
    * One SMTP probe of an address, every host it tried included: its outcome (`accepted`, `rejected`, `unknown`)
@@ -55,9 +55,11 @@ export function observedResolver(resolver: Resolver, observer: VerificationObser
         throw error;
       }
     };
+  const resolveTxt = resolver.resolveTxt?.bind(resolver);
   return {
     resolveMx: timed('mx', (name) => resolver.resolveMx(name)),
     resolve4: timed('a', (name) => resolver.resolve4(name)),
     resolve6: timed('aaaa', (name) => resolver.resolve6(name)),
+    ...(resolveTxt ? { resolveTxt: timed('txt', resolveTxt) } : {}),
   };
 }

@@ -15,8 +15,9 @@ export const DNSBL_DOMAIN_ANSWER = '127.0.1.2';
 const TTL = 60;
 
 /**
- * Answers one question from the world's facts. Precedence: a defined domain, then a host name, then
- * reverse names (PTR), then DNSBL zones; every other name is NXDOMAIN. Answer names echo the question as asked, because a
+ * Answers one question from the world's facts. Precedence: a defined domain, then a host name, then the
+ * `_dmarc` name of a domain with a DMARC record, then reverse names (PTR), then DNSBL zones; every other name
+ * is NXDOMAIN. Answer names echo the question as asked, because a
  * resolver that randomises letter case (DNS 0x20) compares them.
  */
 export function answerQuestion(registry: WorldRegistry, question: Question): DnsOutcome {
@@ -28,7 +29,12 @@ export function answerQuestion(registry: WorldRegistry, question: Question): Dns
     if (domain.servfail) return reply('SERVFAIL');
     if (domain.nxdomain) return reply('NXDOMAIN');
     if (question.type === 'MX') return reply('NOERROR', mxAnswers(asked, domain.nullMx, domain.mx));
+    if (question.type === 'TXT') return reply('NOERROR', txtAnswers(asked, domain.txt));
     return reply('NOERROR', hostAnswers(registry, name, asked, question.type));
+  }
+  const dmarcOf = name.startsWith('_dmarc.') ? registry.getDomain(name.slice('_dmarc.'.length)) : undefined;
+  if (dmarcOf?.dmarc !== undefined) {
+    return reply('NOERROR', question.type === 'TXT' ? txtAnswers(asked, [dmarcOf.dmarc]) : []);
   }
   const host = registry.getHost(name);
   if (host) {
@@ -67,7 +73,11 @@ function mxAnswers(
     }));
 }
 
-/** Only A records exist: AAAA, TXT, NS and the rest are NOERROR with no data. */
+function txtAnswers(asked: string, records: readonly string[] = []): Answer[] {
+  return records.map((record) => ({ type: 'TXT' as const, name: asked, ttl: TTL, data: record }));
+}
+
+/** Only A records exist besides a domain's TXT: AAAA, NS and the rest are NOERROR with no data. */
 function hostAnswers(registry: WorldRegistry, name: string, asked: string, type: Question['type']): Answer[] {
   const host = registry.getHost(name);
   if (type !== 'A' || !host || host.behaviour === 'no-address') return [];

@@ -76,6 +76,14 @@ interface TlsFailure {
 
 type HostResult = { kind: 'final'; outcome: SmtpOutcome } | HostFailure;
 
+/** What a session says once the host has greeted and answered EHLO (after STARTTLS when there was one). */
+type Talk = (
+  connection: SmtpConnection,
+  hello: Hello,
+  host: MailHost,
+  rule: ProviderRule | undefined,
+) => Promise<HostResult>;
+
 interface Hello {
   reply: SmtpReply;
   /** EHLO keywords, upper case; empty after HELO. */
@@ -122,8 +130,40 @@ export class SmtpProber {
   }
 
   async probe(request: SmtpProbeRequest): Promise<SmtpOutcome> {
+    return this.overHosts(request.hosts, (connection, hello, host, rule) =>
+      this.converse(connection, hello, host, request, rule),
+    );
+  }
+
+  /**
+   * Whether a domain accepts mail for any local part: RCPT of a random one in a session of its own, with the
+   * same hosts, limiter, provider rules, STARTTLS and egress as an address probe. undefined when the question
+   * stays open (no host answered, a policy refusal, a temporary refusal twice, or a provider rule that forbids
+   * the probe).
+   */
+  async probeCatchAll(request: Omit<SmtpProbeRequest, 'email'>): Promise<boolean | undefined> {
+    const cached = this.catchAllVerdicts.get(request.domain);
+    if (cached !== undefined) return cached;
+    // A rule of the preferred host that answers the question spares the connection.
+    const first = request.hosts[0];
+    const known = first ? ruleCatchAll(this.rules.match(first.exchange)) : 'probe';
+    if (known !== 'probe') return known;
+    const outcome = await this.overHosts(request.hosts, async (connection, _hello, host, rule) => {
+      let catchAll = ruleCatchAll(rule);
+      if (catchAll === 'probe') {
+        const refused = beforeRcpt(await connection.command(this.mailFromCommand()), 'MAIL FROM', host);
+        if (refused) return refused;
+        catchAll = await this.catchAll(connection, request.domain);
+      }
+      return { kind: 'final', outcome: { kind: 'accepted', catchAll, response: '', conversed: true } };
+    });
+    return outcome.kind === 'accepted' ? outcome.catchAll : undefined;
+  }
+
+  /** Hosts in preference order, each in a session under the per-MX cap, until one gives a final answer. */
+  private async overHosts(hosts: readonly MailHost[], talk: Talk): Promise<SmtpOutcome> {
     const failures: HostFailure[] = [];
-    for (const host of request.hosts.slice(0, this.options.maxHosts)) {
+    for (const host of hosts.slice(0, this.options.maxHosts)) {
       const rule = this.rules.match(host.exchange);
       const limit = rule?.maxConnections ?? this.options.maxConcurrencyPerMx;
       // DNS names are case-insensitive: one host is one key, however its MX record spells it.
@@ -140,7 +180,7 @@ export class SmtpProber {
       }
       let result: HostResult;
       try {
-        result = await this.sessionWithFallback(host, request, rule);
+        result = await this.sessionWithFallback(host, rule, talk);
       } finally {
         release();
       }
@@ -153,14 +193,14 @@ export class SmtpProber {
   /** A session with STARTTLS when offered; after a failed handshake, a second one in plain text. */
   private async sessionWithFallback(
     host: MailHost,
-    request: SmtpProbeRequest,
     rule: ProviderRule | undefined,
+    talk: Talk,
   ): Promise<HostResult> {
     const address = pickAddress(host);
-    const first = await this.session(host, address, request, rule, !this.plainOnly.get(address));
+    const first = await this.session(host, address, rule, talk, !this.plainOnly.get(address));
     if (first.kind !== 'tls_failed') return first;
     this.plainOnly.set(address, true, this.options.catchAllTtlMs);
-    const plain = await this.session(host, address, request, rule, false);
+    const plain = await this.session(host, address, rule, talk, false);
     if (plain.kind !== 'tls_failed') return plain;
     return { kind: 'next', cause: 'unreachable', response: '', message: plain.message, conversed: true };
   }
@@ -168,8 +208,8 @@ export class SmtpProber {
   private async session(
     host: MailHost,
     address: string,
-    request: SmtpProbeRequest,
     rule: ProviderRule | undefined,
+    talk: Talk,
     tryTls: boolean,
   ): Promise<HostResult | TlsFailure> {
     let socket: Duplex;
@@ -211,9 +251,7 @@ export class SmtpProber {
             hello = await this.hello(connection);
           }
         }
-        result =
-          beforeRcpt(hello.reply, 'HELO', host) ??
-          (await this.converse(connection, hello, host, request, rule));
+        result = beforeRcpt(hello.reply, 'HELO', host) ?? (await talk(connection, hello, host, rule));
       }
       await this.quit(connection);
       return result;
@@ -256,12 +294,8 @@ export class SmtpProber {
     const verdict = classifyRcpt(rcpt, host);
     if (verdict.kind !== 'accepted') return verdict;
 
-    // A provider that accepts every recipient at RCPT time: its 250 is the domain's, not the mailbox's.
-    const catchAll = rule?.acceptsAnyRecipient
-      ? true
-      : rule?.catchAllProbe === false
-        ? undefined
-        : await this.catchAll(connection, request.domain);
+    const known = ruleCatchAll(rule);
+    const catchAll = known === 'probe' ? await this.catchAll(connection, request.domain) : known;
     return {
       kind: 'final',
       outcome: { kind: 'accepted', catchAll, response: formatReply(rcpt), conversed: true },
@@ -337,6 +371,17 @@ export class SmtpProber {
     }
     return local;
   }
+}
+
+/**
+ * What a provider rule says of the catch-all question without a probe: a provider that accepts every recipient at
+ * RCPT time is catch-all (its 250 is the domain's, not the mailbox's); one whose rule forbids the probe leaves
+ * the question open; otherwise 'probe'.
+ */
+function ruleCatchAll(rule: ProviderRule | undefined): boolean | undefined | 'probe' {
+  if (rule?.acceptsAnyRecipient) return true;
+  if (rule?.catchAllProbe === false) return undefined;
+  return 'probe';
 }
 
 function isTemporary(reply: SmtpReply): boolean {

@@ -10,6 +10,7 @@ export interface FakeZone {
   mx?: Answer<MxRecord[]>;
   a?: Answer<string[]>;
   aaaa?: Answer<string[]>;
+  txt?: Answer<string[]>;
 }
 
 /**
@@ -31,6 +32,10 @@ export class FakeResolver implements Resolver {
 
   resolve6(name: string): Promise<string[]> {
     return this.answer(name, 'AAAA', (z) => z.aaaa);
+  }
+
+  resolveTxt(name: string): Promise<string[]> {
+    return this.answer(name, 'TXT', (z) => z.txt);
   }
 
   count(name: string, type?: string): number {
