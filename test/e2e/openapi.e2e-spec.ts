@@ -228,6 +228,8 @@ describe('OpenAPI document and docs page', () => {
       await call('post', '/v1/verify/bulk', style, { body: { emails: ['jane@files.test', 'x@files.test'] } });
       await call('post', '/v1/verify/disposable', style, { body: { email: 'someone@mailinator.com' } });
       await call('get', '/v1/verify/disposable', style, { query: 'email=someone%40mailinator.com' });
+      await call('get', '/v1/verify/domain', style, { query: 'domain=files.test' });
+      await call('get', '/v1/verify/domain', style, { query: 'domain=slow.test&check_smtp=true' });
       const credits = await call('get', '/v1/credits', style);
       expect(credits.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
       await call('get', '/v1/webhooks', style);
@@ -321,6 +323,7 @@ describe('OpenAPI document and docs page', () => {
         ['post', '/v1/verify/bulk', { body: { emails: 'jane@files.test' } }],
         ['post', '/v1/verify/disposable', { body: { email: 'a@mailinator.com', check_smtp: true } }],
         ['get', '/v1/verify/disposable', { query: 'email=a%40mailinator.com&check_smtp=true' }],
+        ['get', '/v1/verify/domain', { query: 'domain=jane%40files.test' }],
         ['get', '/v1/verify/file/{jobId}', { query: 'timeout=soon' }],
         ['get', '/v1/verify/file/{jobId}/results', { query: 'valid=maybe' }],
         ['get', '/v1/verify/file/{jobId}/download', { key: null, query: 'expires=soon' }],
@@ -361,6 +364,9 @@ describe('OpenAPI document and docs page', () => {
       ).toBe(credits);
       expect(
         (await upload(style, { name: 'a.csv', content: addresses('files.test', 2) }, { key })).status,
+      ).toBe(credits);
+      expect(
+        (await call('get', '/v1/verify/domain', style, { key, query: `domain=${style}.files.test` })).status,
       ).toBe(credits);
       // Not found.
       for (const template of [
@@ -439,6 +445,11 @@ describe('OpenAPI document and docs page', () => {
           body: { emails: ['bob@files.test'] },
         });
         expect(bulk.status).toBe(504);
+        const domain = await call('get', '/v1/verify/domain', style, {
+          gateway: 2,
+          query: 'domain=files.test',
+        });
+        expect(domain.status).toBe(504);
       }
     } finally {
       verifier.kill('SIGCONT');
@@ -472,7 +483,8 @@ describe('OpenAPI document and docs page', () => {
                 : method === 'patch'
                   ? { is_active: false }
                   : undefined;
-        const reply = await call(method, template, style, { params: { webhookId }, body });
+        const query = template === '/v1/verify/domain' ? 'domain=files.test' : undefined;
+        const reply = await call(method, template, style, { params: { webhookId }, body, query });
         expect(reply.status, `${method} ${template}`).toBe(503);
       }
       expect(

@@ -7,6 +7,8 @@ import { engineOptions, type VerifierConfig } from './config';
 import { MxLimiterHolder } from './verification/mx-limiter';
 import { verifierMigrations } from './migrations';
 import { ChunkWorker } from './verification/chunk-worker';
+import { DomainReportService } from './verification/domain-report.service';
+import { DomainReportsRepository } from './verification/domain-reports.repository';
 import { ResultsRepository } from './verification/results.repository';
 import { VerificationService } from './verification/verification.service';
 import { VerifierHandler } from './verifier.handler';
@@ -55,13 +57,29 @@ export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule 
             metrics.outcomes,
           ),
       },
-      // Expired cache rows are never served; purging them hourly only keeps the table small.
+      withDataSource(DomainReportsRepository),
+      {
+        provide: DomainReportService,
+        inject: [VerificationEngine, DomainReportsRepository, MessageBus, LOGGER],
+        useFactory: (
+          engine: VerificationEngine,
+          reports: DomainReportsRepository,
+          bus: MessageBus,
+          logger: Logger,
+        ) =>
+          new DomainReportService(engine, reports, bus, logger, {
+            cacheTtlHours: config.RESULT_CACHE_TTL_HOURS,
+            creditHoldSeconds: config.CREDIT_HOLD_SECONDS,
+          }),
+      },
+      // Expired cache rows are never served; purging them hourly only keeps the tables small.
       periodicTask({
         provide: 'CachePurge',
         name: 'cache purge',
         intervalMs: 3_600_000,
-        inject: [ResultsRepository],
-        run: (results: ResultsRepository) => results.purgeExpired(),
+        inject: [ResultsRepository, DomainReportsRepository],
+        run: async (results: ResultsRepository, reports: DomainReportsRepository) =>
+          (await results.purgeExpired()) + (await reports.purgeExpired()),
       }),
       {
         provide: ChunkWorker,

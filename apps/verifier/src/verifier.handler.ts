@@ -2,6 +2,7 @@ import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap
 import { QueueGroups, Subjects } from '@emailverify/contracts';
 import { RouteServer } from '@emailverify/service-kit';
 import { ChunkWorker } from './verification/chunk-worker';
+import { DomainReportService } from './verification/domain-report.service';
 import { VerificationService } from './verification/verification.service';
 import { VerifierPayloads as P } from './verifier.schemas';
 
@@ -12,6 +13,7 @@ export class VerifierHandler implements OnApplicationBootstrap, BeforeApplicatio
     private readonly server: RouteServer,
     private readonly verification: VerificationService,
     private readonly chunks: ChunkWorker,
+    private readonly domains: DomainReportService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -20,6 +22,10 @@ export class VerifierHandler implements OnApplicationBootstrap, BeforeApplicatio
     this.server.serveRoutes(QueueGroups.verifier, Subjects.verifierPing, {
       [Subjects.verifySingle]: { parse: P.single, handle: (r, ctx) => v.verifySingle(r, ctx.requestId) },
       [Subjects.verifyBulk]: { parse: P.bulk, handle: (r, ctx) => v.verifyBulk(r, ctx.requestId) },
+      [Subjects.verifyDomain]: {
+        parse: P.domain,
+        handle: (r, ctx) => this.domains.verifyDomain(r, ctx.requestId),
+      },
     });
   }
 

@@ -24,7 +24,7 @@ export class VerifierMetrics {
     );
     this.dnsQueries = metrics.histogram(
       'dns_query_seconds',
-      'DNS queries of verification (MX, A, AAAA, blocklists), by record type and outcome',
+      'DNS queries of verification (MX, A, AAAA, TXT, blocklists), by record type and outcome',
       ['type', 'outcome'],
       DNS_BUCKETS,
     );

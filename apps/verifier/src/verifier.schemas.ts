@@ -16,4 +16,6 @@ export const VerifierPayloads = {
   bulk: parseWith(
     z.strictObject({ accountId, emails: z.array(z.string().max(4096)).max(10_000), checkSmtp: z.boolean() }),
   ),
+  /** Domain syntax is the service's own check (INVALID_REQUEST naming `domain`), not the schema's. */
+  domain: parseWith(z.strictObject({ accountId, domain: z.string().max(4096), checkSmtp: z.boolean() })),
 };

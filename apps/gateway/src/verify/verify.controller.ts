@@ -5,7 +5,8 @@ import { present } from '../common/http/presenter';
 import { Auth, type AuthContext } from '../common/http/request-context';
 import { RateLimitClass } from '../common/rate-limit/rate-classes';
 import { ApiRoute } from '../openapi/api-route';
-import { DisposableDto, VerifyBulkDto, VerifySingleDto } from './dto/verify.dto';
+import { DisposableDto, VerifyBulkDto, VerifyDomainDto, VerifySingleDto } from './dto/verify.dto';
+import { DomainReportPresenter } from './domain-report.presenter';
 import { BulkPresenter, DisposablePresenter, SinglePresenter } from './verification.presenter';
 import { VerifyRoutes } from './verify.openapi';
 import { VerifyService } from './verify.service';
@@ -41,5 +42,12 @@ export class VerifyController {
   @ApiRoute(VerifyRoutes.disposableGet)
   disposableGet(@Query() query: DisposableDto) {
     return present(DisposablePresenter, this.verify.disposable(query));
+  }
+
+  @Get('domain')
+  @RateLimitClass('single')
+  @ApiRoute(VerifyRoutes.domain)
+  async domain(@Auth() auth: AuthContext, @Query() query: VerifyDomainDto) {
+    return present(DomainReportPresenter, await this.verify.domain(auth, query));
   }
 }

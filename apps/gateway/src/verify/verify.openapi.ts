@@ -1,4 +1,10 @@
-import { type ErrorCode, LEGACY_STATUSES, VERIFICATION_STATUSES } from '@emailverify/contracts';
+import {
+  DMARC_POLICIES,
+  DOMAIN_REASONS,
+  type ErrorCode,
+  LEGACY_STATUSES,
+  VERIFICATION_STATUSES,
+} from '@emailverify/contracts';
 import { type RouteDocs, sameInBothStyles, type StyledBody } from '../openapi/api-route';
 import { bool, each, int, nullable, object, str, time } from '../openapi/schema';
 
@@ -167,6 +173,79 @@ const disposableDocs = sameInBothStyles(
   },
 );
 
+const strings = { type: 'array', items: str };
+
+const domainReportDocs = sameInBothStyles(
+  object({
+    domain: { ...str, description: 'ASCII (punycode) form' },
+    accepts_mail: bool,
+    reason: { type: 'string', enum: [...DOMAIN_REASONS] },
+    mx_records: {
+      ...strings,
+      description: 'MX host names in preference order (the domain itself for an implicit MX)',
+    },
+    mx_hosts: {
+      type: 'array',
+      description: 'The mail hosts that have a reachable address, in preference order',
+      items: object({ host: str, preference: int, addresses: strings }),
+    },
+    has_null_mx: bool,
+    implicit_mx: bool,
+    is_catchall: nullable(bool, 'true or false when check_smtp=true and the probe was conclusive, else null'),
+    is_disposable: bool,
+    is_free: bool,
+    domain_age: { ...int, description: 'Days since registration (RDAP); 0 when unknown' },
+    domain_reputation: object({
+      mx_ip: { ...str, description: "First MX host's IPv4 address; empty when none" },
+      is_listed: bool,
+      blacklists: { ...strings, description: 'Zones that listed the domain or one of its MX addresses' },
+      checked: bool,
+      mx_ips: {
+        type: 'array',
+        description: 'Each MX IPv4 address with the zones that list it',
+        items: object({ ip: str, blacklists: strings }),
+      },
+    }),
+    spf: object({ present: bool, record: nullable(str, 'The v=spf1 TXT record') }),
+    dmarc: object({
+      present: bool,
+      policy: nullable({ type: 'string', enum: [...DMARC_POLICIES] }, 'The p= policy of the _dmarc record'),
+    }),
+    credits_used: int,
+    response_time: int,
+  }),
+  {
+    domain: 'example.com',
+    accepts_mail: true,
+    reason: 'mx_found',
+    mx_records: ['mx1.example.com', 'mx2.example.com'],
+    mx_hosts: [
+      { host: 'mx1.example.com', preference: 10, addresses: ['192.0.2.10'] },
+      { host: 'mx2.example.com', preference: 20, addresses: ['192.0.2.20', '2001:db8::20'] },
+    ],
+    has_null_mx: false,
+    implicit_mx: false,
+    is_catchall: false,
+    is_disposable: false,
+    is_free: false,
+    domain_age: 10957,
+    domain_reputation: {
+      mx_ip: '192.0.2.10',
+      is_listed: false,
+      blacklists: [],
+      checked: true,
+      mx_ips: [
+        { ip: '192.0.2.10', blacklists: [] },
+        { ip: '192.0.2.20', blacklists: [] },
+      ],
+    },
+    spf: { present: true, record: 'v=spf1 mx -all' },
+    dmarc: { present: true, policy: 'reject' },
+    credits_used: 1,
+    response_time: 388,
+  },
+);
+
 /** What a paid verification can fail with, besides a key or rate-limit refusal. */
 const PAID_VERIFICATION_ERRORS: ErrorCode[] = [
   'INSUFFICIENT_CREDITS',
@@ -194,6 +273,13 @@ export const VerifyRoutes = {
     summary: 'Verify a batch of addresses synchronously (up to BULK_MAX_EMAILS, default 100)',
     ok: bulkDocs,
     errors: PAID_VERIFICATION_ERRORS,
+  },
+  domain: {
+    summary: "Report on a domain's mail setup (extension)",
+    description:
+      'MX hosts and their addresses, null and implicit MX, the catch-all verdict of an SMTP probe with a random local part (check_smtp=true), blocklist listings of the domain and its MX addresses, SPF and DMARC records, domain age, disposable and free flags. Costs 1 credit unless cached or the verdict is unknown (dns_error, or an inconclusive probe). A domain with a local part, an IP address or a malformed name is 400 INVALID_REQUEST.',
+    ok: domainReportDocs,
+    errors: ['INSUFFICIENT_CREDITS', 'SERVICE_UNAVAILABLE', 'TIMEOUT'],
   },
   disposablePost: { ...DISPOSABLE_ROUTE, errors: [...DISPOSABLE_ROUTE.errors, 'PAYLOAD_TOO_LARGE'] },
   disposableGet: DISPOSABLE_ROUTE,

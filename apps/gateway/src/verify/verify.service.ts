@@ -1,16 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   assertBulkSize,
+  type BilledDomainReport,
   type BilledVerificationResult,
   DomainError,
   Subjects,
   type VerifyBulkReply,
 } from '@emailverify/contracts';
 import { MessageBus } from '@emailverify/messaging';
-import { assertValidAddress, checkDisposable, type DisposableCheck } from '@emailverify/verification';
+import {
+  assertValidAddress,
+  assertValidDomain,
+  checkDisposable,
+  type DisposableCheck,
+} from '@emailverify/verification';
 import type { AuthContext } from '../common/http/request-context';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
-import type { DisposableDto, VerifyBulkDto, VerifySingleDto } from './dto/verify.dto';
+import type { DisposableDto, VerifyBulkDto, VerifyDomainDto, VerifySingleDto } from './dto/verify.dto';
 
 /** Verification requests of the API: checked at the edge, verified by the verifier service over NATS. */
 @Injectable()
@@ -43,6 +49,18 @@ export class VerifyService {
       .request(
         Subjects.verifyBulk,
         { accountId: auth.accountId, emails: dto.emails, checkSmtp: dto.check_smtp ?? false },
+        { requestId: auth.requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
+      )
+      .catch(asTimeout);
+  }
+
+  async domain(auth: AuthContext, dto: VerifyDomainDto): Promise<BilledDomainReport> {
+    // What is not a domain is answered here, before any hop or charge; the verifier gets the ASCII form.
+    const domain = assertValidDomain(dto.domain);
+    return this.bus
+      .request(
+        Subjects.verifyDomain,
+        { accountId: auth.accountId, domain, checkSmtp: dto.check_smtp ?? false },
         { requestId: auth.requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
       )
       .catch(asTimeout);

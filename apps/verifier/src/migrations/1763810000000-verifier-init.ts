@@ -33,9 +33,20 @@ export class VerifierInit1763810000000 implements MigrationInterface {
         PRIMARY KEY (email, smtp_checked)
       )`);
     await q.query(`CREATE INDEX results_expires_brin ON verifier.results USING brin (expires_at)`);
+    // Domain reports, cached like address results: one row per ASCII domain and SMTP mode, the report as JSON.
+    await q.query(`
+      CREATE UNLOGGED TABLE verifier.domain_reports (
+        domain text COLLATE "C" NOT NULL,
+        smtp_checked boolean NOT NULL,
+        report text NOT NULL,
+        verified_at timestamptz NOT NULL DEFAULT now(),
+        expires_at timestamptz NOT NULL,
+        PRIMARY KEY (domain, smtp_checked)
+      )`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TABLE verifier.domain_reports`);
     await q.query(`DROP TABLE verifier.results`);
   }
 }

@@ -2,13 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
-
-/** Form and query values arrive as strings: "true"/"1" and "false"/"0" become booleans, anything else stays and fails. */
-const toBoolean = ({ value }: { value: unknown }): unknown => {
-  if (value === 'true' || value === '1' || value === true) return true;
-  if (value === 'false' || value === '0' || value === false) return false;
-  return value;
-};
+import { toBoolean } from '../../common/http/query-values';
 
 /**
  * A query value as whole seconds: only plain decimal digits become a number; anything else (`0x10`, `1e2`,

@@ -1,5 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsBoolean, IsOptional, IsString } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsArray, IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
+import { toBoolean } from '../../common/http/query-values';
 
 export class VerifySingleDto {
   @ApiProperty({ description: 'Address to verify', example: 'jane.doe@example.com' })
@@ -51,4 +53,27 @@ export class DisposableDto {
   })
   @IsOptional()
   check_smtp?: unknown;
+}
+
+/** Query of GET /verify/domain. The domain's syntax is checked by the service (INVALID_REQUEST naming `domain`). */
+export class VerifyDomainDto {
+  @ApiProperty({
+    description:
+      'Domain to report on, without a local part; an internationalised name is turned into punycode',
+    example: 'example.com',
+  })
+  @MaxLength(1024)
+  // Last, so it is checked first: a missing or repeated parameter is named as such.
+  @IsString()
+  domain!: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Probe the mail hosts over SMTP with a random local part for the catch-all verdict; when false no SMTP connection is made',
+    default: false,
+  })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  check_smtp?: boolean;
 }

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import { type BilledDomainReport, Subjects, type VerifyDomainRequest } from '@emailverify/contracts';
+import type { MessageBus } from '@emailverify/messaging';
+import { assertValidDomain, type VerificationEngine } from '@emailverify/verification';
+import type { Logger } from 'pino';
+import { domainCreditsFor } from './billing';
+import type { DomainReportsRepository } from './domain-reports.repository';
+
+export interface DomainReportServiceOptions {
+  cacheTtlHours: number;
+  /** How long the report's credit stays reserved if this process dies before settling. */
+  creditHoldSeconds: number;
+}
+
+type Credits = Pick<MessageBus, 'request'>;
+
+/**
+ * Domain reports with their cache and billing, as single verification has them: a cached report is free; a fresh
+ * one reserves its credit before any work (a short balance means nothing is looked up) and settles what
+ * `domainCreditsFor` says.
+ */
+export class DomainReportService {
+  constructor(
+    private readonly engine: VerificationEngine,
+    private readonly reports: DomainReportsRepository,
+    private readonly credits: Credits,
+    private readonly logger: Pick<Logger, 'warn'>,
+    private readonly options: DomainReportServiceOptions,
+  ) {}
+
+  async verifyDomain(req: VerifyDomainRequest, requestId: string): Promise<BilledDomainReport> {
+    const domain = assertValidDomain(req.domain);
+    const cached = await this.reports.findFresh(domain, req.checkSmtp);
+    if (cached) return { ...cached, creditsUsed: 0, cached: true };
+
+    const idempotencyKey = `domain:${requestId}:${randomUUID()}`;
+    const settle = (used: number) =>
+      this.credits.request(Subjects.creditsSettle, { accountId: req.accountId, idempotencyKey, used });
+    await this.credits.request(Subjects.creditsReserve, {
+      accountId: req.accountId,
+      idempotencyKey,
+      amount: 1,
+      holdSeconds: this.options.creditHoldSeconds,
+    });
+    let report;
+    try {
+      report = await this.engine.verifyDomain(domain, { checkSmtp: req.checkSmtp });
+    } catch (err) {
+      await settle(0);
+      throw err;
+    }
+    const used = domainCreditsFor(report, req.checkSmtp);
+    await settle(used);
+    // Stored before the reply, so the caller's next request is answered from the cache.
+    if (used > 0) {
+      await this.reports
+        .save(report, req.checkSmtp, this.options.cacheTtlHours)
+        .catch((err: unknown) =>
+          this.logger.warn(
+            { err },
+            'storing a domain report in the cache failed; it is looked up again when asked for',
+          ),
+        );
+    }
+    return { ...report, creditsUsed: used, cached: false };
+  }
+}
