@@ -6,6 +6,7 @@ import { VerificationEngine } from './engine';
 import type { VerificationOptions } from './options';
 import type { ProviderRule } from './providers';
 import {
+  ENGINE_TEST_OPTIONS,
   FakeClock,
   FakeResolver,
   fakeDialer,
@@ -16,23 +17,8 @@ import {
   type HostBehaviour,
 } from './testing/fakes';
 
-const OPTIONS: VerificationOptions = {
-  dnsServers: ['127.0.0.1:53'],
-  dnsTimeoutMs: 500,
-  smtpPort: 25,
-  smtpHeloName: 'probe.verifier.test',
-  smtpMailFrom: 'verify@verifier.test',
-  smtpConnectTimeoutMs: 200,
-  smtpCommandTimeoutMs: 200,
-  smtpMaxConcurrencyPerMx: 2,
-  smtpSemaphoreTimeoutMs: 50,
-  dnsblIpZones: ['zen.bl.test'],
-  dnsblDomainZones: ['dbl.bl.test'],
-  gravatarBaseUrl: '',
-  rdapBaseUrl: 'http://rdap.test',
-  // The fake hosts use documentation ranges (192.0.2.0/24); the network rule has its own test below.
-  smtpAllowPrivateNetworks: true,
-};
+// No gravatar: a domain report never asks for one.
+const OPTIONS: VerificationOptions = { ...ENGINE_TEST_OPTIONS, gravatarBaseUrl: '' };
 
 /** example.com: two MX hosts (192.0.2.1 and .2), SPF and DMARC records. */
 function world(

@@ -11,6 +11,7 @@ import { DNS_ERROR, type MxRecord } from './dns';
 import { VerificationEngine, decide, fallbackResult, scoreFor, syntaxFailureResult } from './engine';
 import type { VerificationOptions } from './options';
 import {
+  ENGINE_TEST_OPTIONS,
   FakeClock,
   FakeResolver,
   fakeDialer,
@@ -21,23 +22,7 @@ import {
   type HostBehaviour,
 } from './testing/fakes';
 
-const OPTIONS: VerificationOptions = {
-  dnsServers: ['127.0.0.1:53'],
-  dnsTimeoutMs: 500,
-  smtpPort: 25,
-  smtpHeloName: 'probe.verifier.test',
-  smtpMailFrom: 'verify@verifier.test',
-  smtpConnectTimeoutMs: 200,
-  smtpCommandTimeoutMs: 200,
-  smtpMaxConcurrencyPerMx: 2,
-  smtpSemaphoreTimeoutMs: 50,
-  dnsblIpZones: ['zen.bl.test'],
-  dnsblDomainZones: ['dbl.bl.test'],
-  gravatarBaseUrl: 'http://gravatar.test/avatar',
-  rdapBaseUrl: 'http://rdap.test',
-  // The fake hosts use documentation ranges (192.0.2.0/24), which are not public; the rule has its own tests.
-  smtpAllowPrivateNetworks: true,
-};
+const OPTIONS: VerificationOptions = ENGINE_TEST_OPTIONS;
 
 const mx = (host: string, priority = 10): { mx: MxRecord[] } => ({ mx: [{ exchange: host, priority }] });
 

@@ -1,8 +1,28 @@
 import { Duplex } from 'node:stream';
 import type { Clock, Dialer, FetchLike } from '../dependencies';
 import { DNS_ERROR, dnsError, type MxRecord, type Resolver } from '../dns';
+import type { VerificationOptions } from '../options';
 
 /** Test doubles for the engine's injected dependencies. Not part of the public surface. */
+
+/** Engine settings for tests over these fakes. */
+export const ENGINE_TEST_OPTIONS: VerificationOptions = {
+  dnsServers: ['127.0.0.1:53'],
+  dnsTimeoutMs: 500,
+  smtpPort: 25,
+  smtpHeloName: 'probe.verifier.test',
+  smtpMailFrom: 'verify@verifier.test',
+  smtpConnectTimeoutMs: 200,
+  smtpCommandTimeoutMs: 200,
+  smtpMaxConcurrencyPerMx: 2,
+  smtpSemaphoreTimeoutMs: 50,
+  dnsblIpZones: ['zen.bl.test'],
+  dnsblDomainZones: ['dbl.bl.test'],
+  gravatarBaseUrl: 'http://gravatar.test/avatar',
+  rdapBaseUrl: 'http://rdap.test',
+  // The fake hosts use documentation ranges (192.0.2.0/24), which are not public; the rule has its own tests.
+  smtpAllowPrivateNetworks: true,
+};
 
 type Answer<T> = T | string;
 
