@@ -44,11 +44,20 @@ describe('MailWorld DNS', () => {
       .domain('nothing.test', {})
       .domain('ghost-mx.test', { mx: [{ priority: 10, host: 'ghost.ghost-mx.test', smtp: 'no-address' }] })
       .domain('spammy.test', { a: {}, listedIn: ['dbl.test'] })
+      .domain('policy.test', { a: {}, txt: ['v=spf1 mx -all', 'site=1'], dmarc: 'v=DMARC1; p=reject' })
       .listIp('zen.test', '127.0.0.10');
   });
 
   afterAll(async () => {
     await world?.stop();
+  });
+
+  it('answers the TXT records of a domain and its DMARC record at _dmarc', async () => {
+    const txt = async (name: string) => (await resolver.resolveTxt(name)).map((chunks) => chunks.join(''));
+    expect(await txt('policy.test')).toEqual(['v=spf1 mx -all', 'site=1']);
+    expect(await txt('_dmarc.policy.test')).toEqual(['v=DMARC1; p=reject']);
+    expect(await codeOf(resolver.resolveTxt('nothing.test'))).toBe('ENODATA');
+    expect(await codeOf(resolver.resolveTxt('_dmarc.nothing.test'))).toBe('ENOTFOUND');
   });
 
   it('answers MX records sorted by priority, with an A record for each listening or refusing host', async () => {
