@@ -142,6 +142,15 @@ describe('GET /v1/verify/domain against the mail world', () => {
     expect(strict.json).toMatchObject({ is_catchall: false, credits_used: 1 });
   });
 
+  it('answers a request without the probe from a report with it, free, its catch-all verdict withheld', async () => {
+    const probed = await report('domain=own.test&check_smtp=true');
+    expect(probed.json.data).toMatchObject({ is_catchall: false, credits_used: 1 });
+    world.resetCounters();
+    const plain = await report('domain=own.test');
+    expect(plain.json.data).toEqual({ ...probed.json.data, is_catchall: null, credits_used: 0 });
+    expect(world.dnsQueries('own.test')).toBe(0);
+  });
+
   it('reports a null MX domain: accepts no mail, with its SPF and DMARC', async () => {
     const res = await report('domain=nullmx.test');
     expect(res.json.data).toEqual({

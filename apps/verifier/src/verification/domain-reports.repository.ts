@@ -3,19 +3,28 @@ import type { DataSource } from '@emailverify/persistence';
 
 /**
  * The domain report cache (schema `verifier`), shared by every account like the address result cache: one row
- * per ASCII domain and SMTP mode, the report as JSON. A report with an SMTP probe does not answer a request
- * without one (its catch-all verdict would show), nor the other way round.
+ * per ASCII domain and SMTP mode, the report as JSON.
  */
 export class DomainReportsRepository {
   constructor(private readonly db: DataSource) {}
 
+  /**
+   * A fresh cached report of the domain. As for addresses, a report with the SMTP probe also answers a request
+   * without one (and is preferred), its catch-all verdict withheld (null, as a report without the probe has
+   * it); a report without the probe never answers a request with one.
+   */
   async findFresh(domain: string, smtpChecked: boolean): Promise<DomainReport | undefined> {
-    const rows: Array<{ report: string }> = await this.db.query(
-      `SELECT report FROM verifier.domain_reports
-        WHERE domain = $1 AND smtp_checked = $2 AND expires_at > now()`,
+    const rows: Array<{ report: string; smtp_checked: boolean }> = await this.db.query(
+      `SELECT report, smtp_checked FROM verifier.domain_reports
+        WHERE domain = $1 AND expires_at > now() AND (smtp_checked OR NOT $2::boolean)
+        ORDER BY smtp_checked DESC
+        LIMIT 1`,
       [domain, smtpChecked],
     );
-    return rows[0] ? (JSON.parse(rows[0].report) as DomainReport) : undefined;
+    const row = rows[0];
+    if (!row) return undefined;
+    const report = JSON.parse(row.report) as DomainReport;
+    return row.smtp_checked && !smtpChecked ? { ...report, isCatchall: null } : report;
   }
 
   async save(report: DomainReport, smtpChecked: boolean, ttlHours: number): Promise<void> {
