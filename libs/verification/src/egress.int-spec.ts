@@ -242,6 +242,19 @@ describe('SMTP egress against the mail world', () => {
       expect(world.smtpConnections()).toBe(0);
     });
 
+    it('probes a domain for catch-all the same way: through the proxy, over STARTTLS where required', async () => {
+      const probe = engine({ smtpProxies: [parseSocksProxyUrl(proxy.url())] });
+      const verdicts = await Promise.all(
+        ['catchall.test', 'tls-required.test', 'plain.test'].map(
+          async (domain) => (await probe.verifyDomain(domain, smtp)).isCatchall,
+        ),
+      );
+      expect(verdicts).toEqual([true, false, false]);
+      expect(world.smtpTlsSessions('mx.tls-required.test')).toBe(1);
+      expect(world.smtpConnections()).toBe(3);
+      expect(proxy.connections()).toHaveLength(3);
+    });
+
     it('still refuses a non-public MX address before asking the proxy', async () => {
       const result = await engine({
         smtpAllowPrivateNetworks: false,
