@@ -1,5 +1,5 @@
 import type { AccountId, ResponseStyle } from '@emailverify/contracts';
-import { type DataSource, type EntityManager, returnedRows } from '@emailverify/persistence';
+import { type DataSource, type EntityManager, NO_FLUSH_WAIT, returnedRows } from '@emailverify/persistence';
 
 export interface AccountRow {
   id: AccountId;
@@ -39,17 +39,6 @@ export type ReserveOutcome =
   | { kind: 'short'; balance: number }
   | { kind: 'no-account' };
 
-/**
- * A CTE that commits its statement without waiting for the WAL flush (synchronous_commit off for this
- * transaction alone; the statement must select from `no_flush_wait` for it to run). Reserve and settle hold the
- * account row until their commit, so waiting for the disk there would serialise one account's verifications
- * behind one flush each. What a crash of PostgreSQL can lose is the last fraction of a second of commits, each
- * whole (balance, reservation and ledger row together, in order), and every such loss favours the customer: a
- * lost reservation was never charged, a lost settle leaves the reservation held until the sweep refunds it.
- * Grants and account changes commit as usual.
- */
-const NO_FLUSH_WAIT = `no_flush_wait AS (SELECT set_config('synchronous_commit', 'off', true))`;
-
 const ACCOUNT_COLUMNS = `id, name, plan, balance::int AS balance, consumed::int AS consumed, added::int AS added, updated_at`;
 const KEY_COLUMNS = `id, account_id, name, prefix, style, created_at, revoked_at`;
 const RESERVATION_COLUMNS = `id, account_id, idempotency_key, amount::int AS amount, used::int AS used, refunded::int AS refunded, status,
@@ -58,6 +47,13 @@ const RESERVATION_COLUMNS = `id, account_id, idempotency_key, amount::int AS amo
 /**
  * All SQL of the credits schema. Queries on customer data take the account (AccountId); what works without one is
  * named for who may use it: authentication by key hash, operators' key commands, the expiry sweep.
+ *
+ * Reserve and settle commit without waiting for the WAL flush (NO_FLUSH_WAIT): they hold the account row until
+ * their commit, so waiting for the disk there would serialise one account's verifications behind one flush
+ * each. What a PostgreSQL crash can lose is the last fraction of a second of them, each whole (balance,
+ * reservation and ledger row together, in order), and every such loss favours the customer: a lost reservation
+ * was never charged, a lost settle leaves the reservation held until the sweep refunds it. Grants and account
+ * changes commit as usual.
  */
 export class CreditsRepository {
   constructor(private readonly db: DataSource) {}

@@ -23,11 +23,10 @@ import {
   type SettleRequest,
 } from '@emailverify/contracts';
 import type { MessageBus } from '@emailverify/messaging';
+import { isUniqueViolation } from '@emailverify/persistence';
 import type { CreditsMetrics } from '../credits.metrics';
 import { generateApiKey, hashApiKey } from './api-key';
 import type { CreditsRepository, KeyRow, ReserveOutcome } from './credits.repository';
-
-const UNIQUE_VIOLATION = '23505';
 
 /**
  * Accounts, keys and balances. Every balance change is one statement or transaction with its ledger row, and
@@ -90,7 +89,7 @@ export class CreditsService {
       });
     } catch (err) {
       // The same key reserved at the same moment by another call: that one stands, this one changed nothing.
-      if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
+      if (!isUniqueViolation(err)) throw err;
       const prior = await this.repo.findReservation(req.accountId, req.idempotencyKey);
       if (!prior) throw err;
       outcome = { kind: 'replayed', id: prior.id, amount: prior.amount, balance: prior.balance };

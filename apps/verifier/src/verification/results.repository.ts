@@ -1,5 +1,5 @@
 import { packResult, unpackResult, type VerificationResult } from '@emailverify/contracts';
-import type { DataSource } from '@emailverify/persistence';
+import { type DataSource, isUniqueViolation } from '@emailverify/persistence';
 
 /**
  * Cached results for a list of addresses: one primary-key lookup per address (LATERAL), whatever the table's
@@ -19,8 +19,6 @@ const SAVE_SQL = `INSERT INTO verifier.results (email, smtp_checked, status, res
   SELECT r.email, $4::boolean, r.status, r.result, now(), now() + make_interval(hours => $5::int)
     FROM unnest(string_to_array($1::text, E'\\n'), string_to_array($2::text, E'\\n'),
                 string_to_array($3::text, E'\\n')) AS r(email, status, result)`;
-
-const UNIQUE_VIOLATION = '23505';
 
 /**
  * Addresses as one text of lines, which PostgreSQL splits (string_to_array): cheaper to send than a text
@@ -86,7 +84,7 @@ export class ResultsRepository {
     try {
       await this.db.query(SAVE_SQL, params);
     } catch (err) {
-      if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
+      if (!isUniqueViolation(err)) throw err;
       await this.db.query(
         `${SAVE_SQL}
          ON CONFLICT (email, smtp_checked)

@@ -1,5 +1,11 @@
 import type { AccountId } from '@emailverify/contracts';
-import { type DataSource, returnedRows } from '@emailverify/persistence';
+import {
+  COMMIT_WITHOUT_FLUSH_WAIT,
+  type DataSource,
+  isConflictAbort,
+  NO_FLUSH_WAIT,
+  returnedRows,
+} from '@emailverify/persistence';
 
 export interface NewEventDeliveries {
   accountId: AccountId;
@@ -145,10 +151,10 @@ export class DeliveriesRepository {
   async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     return returnedRows<ClaimedDelivery>(
       await this.db.query(
-        `WITH settings AS MATERIALIZED (${NO_FLUSH})
+        `WITH ${NO_FLUSH_WAIT}
          UPDATE webhooks.deliveries d
             SET attempt_count = d.attempt_count + 1, claimed_until = now() + make_interval(secs => $2)
-           FROM webhooks.webhooks w, settings
+           FROM webhooks.webhooks w, no_flush_wait
           WHERE w.id = d.webhook_id
             AND d.id IN (SELECT id FROM webhooks.deliveries
                           WHERE status = 'pending' AND next_attempt_at <= now()
@@ -183,8 +189,8 @@ export class DeliveriesRepository {
    * statement; each final failure in a transaction of its own. Returns, per attempt, whether it was stored:
    * false when its claim had expired and another process took the delivery over (nothing of it is stored then).
    *
-   * These commits do not wait for their WAL flush (NO_FLUSH). A PostgreSQL crash can lose the last few hundred
-   * milliseconds of these records and nothing else: their deliveries then still hold the claim of the attempt
+   * These commits do not wait for their WAL flush (COMMIT_WITHOUT_FLUSH_WAIT). A PostgreSQL crash can lose the
+   * last few hundred milliseconds of these records and nothing else: their deliveries then still hold the claim of the attempt
    * that was made, so that attempt is made again once the claim runs out, a duplicate that at-least-once
    * delivery allows and that receivers drop by `X-Webhook-Id`. Other sessions see a record as soon as it is
    * committed, so a delivery is still never claimed by two processes at once. Waiting for a flush per record
@@ -210,7 +216,7 @@ export class DeliveriesRepository {
         recorded.push(
           await retryConflicts(() =>
             this.db.transaction(async (m) => {
-              await m.query(`SET LOCAL synchronous_commit = off`);
+              await m.query(COMMIT_WITHOUT_FLUSH_WAIT);
               return recordFinalFailure(m, attempt, outcome, rules);
             }),
           ),
@@ -295,20 +301,13 @@ export class DeliveriesRepository {
 
 type Queryable = { query(sql: string, params?: unknown[]): Promise<unknown> };
 
-/**
- * In a statement of its own (a CTE): the statement's transaction commits without waiting for its WAL flush,
- * as `SET LOCAL synchronous_commit = off` does in a transaction block, without the block's extra round trips.
- */
-const NO_FLUSH = `SELECT set_config('synchronous_commit', 'off', true)`;
-
 /** Runs `work` again (at most twice) when PostgreSQL aborted it in a deadlock or serialization conflict. */
 async function retryConflicts<T>(work: () => Promise<T>): Promise<T> {
   for (let tries = 1; ; tries++) {
     try {
       return await work();
     } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (tries >= 3 || (code !== '40P01' && code !== '40001')) throw err;
+      if (tries >= 3 || !isConflictAbort(err)) throw err;
     }
   }
 }
@@ -356,7 +355,7 @@ async function recordCommonOutcomes(m: Queryable, results: readonly CommonResult
   }
   const rows = returnedRows<{ id: string; n: number }>(
     await m.query(
-      `WITH settings AS MATERIALIZED (${NO_FLUSH}),
+      `WITH ${NO_FLUSH_WAIT},
        input AS (
          SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[],
                               $6::int[], $7::int[], $8::text[], $9::text[], $10::uuid[])
@@ -382,7 +381,7 @@ async function recordCommonOutcomes(m: Queryable, results: readonly CommonResult
             SET last_delivery_status = 'success', last_delivery_at = now(), last_error = NULL,
                 failing_since = NULL
           WHERE id IN (SELECT id FROM locked) AND id IN (SELECT webhook_id FROM moved WHERE status = 'success'))
-       SELECT moved.id, moved.n FROM moved, settings`,
+       SELECT moved.id, moved.n FROM moved, no_flush_wait`,
       columns,
     ),
   );
