@@ -1,12 +1,12 @@
 import type { DynamicModule } from '@nestjs/common';
 import { MessageBus } from '@emailverify/messaging';
-import { LOGGER, periodicTask, serviceModule, withDataSource } from '@emailverify/service-kit';
+import { LOGGER, periodicTask, serviceModule, withDataSource, withMetrics } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
 import { CreditsRepository } from './accounts/credits.repository';
 import { CreditsService } from './accounts/credits.service';
 import type { CreditsConfig } from './config';
 import { CreditsHandler } from './credits.handler';
-import { CreditsMetrics, creditsMetricsProvider } from './credits.metrics';
+import { CreditsMetrics } from './credits.metrics';
 import { creditsMigrations } from './migrations';
 
 /** The credits service: accounts, API keys and balances, over NATS. */
@@ -14,7 +14,7 @@ export function creditsModule(config: Readonly<CreditsConfig>): DynamicModule {
   return serviceModule('credits', config, {
     database: { schema: 'credits', migrations: creditsMigrations },
     providers: [
-      creditsMetricsProvider,
+      withMetrics(CreditsMetrics),
       withDataSource(CreditsRepository),
       {
         provide: CreditsService,

@@ -1,4 +1,4 @@
-import { Metrics } from '@emailverify/service-kit';
+import type { Metrics } from '@emailverify/service-kit';
 import type { Counter } from 'prom-client';
 
 /** What a reservation's idempotency key says it was for; anything else is `other`. */
@@ -24,9 +24,3 @@ export class CreditsMetrics {
     this.consumed.inc({ source }, used);
   }
 }
-
-export const creditsMetricsProvider = {
-  provide: CreditsMetrics,
-  inject: [Metrics],
-  useFactory: (metrics: Metrics) => new CreditsMetrics(metrics),
-};

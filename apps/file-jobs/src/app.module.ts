@@ -1,10 +1,10 @@
 import type { DynamicModule } from '@nestjs/common';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import { LOGGER, periodicTask, serviceModule, withDataSource } from '@emailverify/service-kit';
+import { LOGGER, periodicTask, serviceModule, withDataSource, withMetrics } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
 import type { FileJobsConfig } from './config';
 import { FileJobsHandler } from './file-jobs.handler';
-import { FileJobsMetrics, fileJobsMetricsProvider } from './file-jobs.metrics';
+import { FileJobsMetrics } from './file-jobs.metrics';
 import { JobCreator } from './jobs/job-creator';
 import { JobFiles } from './jobs/job-files';
 import { JobMerger } from './jobs/job-merger';
@@ -19,7 +19,7 @@ export function fileJobsModule(config: Readonly<FileJobsConfig>): DynamicModule 
   return serviceModule('file-jobs', config, {
     database: { schema: 'files', migrations: filesMigrations },
     providers: [
-      fileJobsMetricsProvider,
+      withMetrics(FileJobsMetrics),
       withDataSource(JobsRepository),
       {
         provide: ResultWriter,

@@ -1,4 +1,4 @@
-import { Metrics } from '@emailverify/service-kit';
+import type { Metrics } from '@emailverify/service-kit';
 import type { JobState } from '@emailverify/contracts';
 import type { Counter } from 'prom-client';
 
@@ -24,9 +24,3 @@ export class FileJobsMetrics {
     this.jobsEnded.inc({ status });
   }
 }
-
-export const fileJobsMetricsProvider = {
-  provide: FileJobsMetrics,
-  inject: [Metrics],
-  useFactory: (metrics: Metrics) => new FileJobsMetrics(metrics),
-};

@@ -1,6 +1,6 @@
 import type { DynamicModule } from '@nestjs/common';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import { LOGGER, periodicTask, serviceModule, withDataSource } from '@emailverify/service-kit';
+import { LOGGER, periodicTask, serviceModule, withDataSource, withMetrics } from '@emailverify/service-kit';
 import { VerificationEngine } from '@emailverify/verification';
 import type { Logger } from 'pino';
 import { engineOptions, type VerifierConfig } from './config';
@@ -12,14 +12,14 @@ import { DomainReportsRepository } from './verification/domain-reports.repositor
 import { ResultsRepository } from './verification/results.repository';
 import { VerificationService } from './verification/verification.service';
 import { VerifierHandler } from './verifier.handler';
-import { VerifierMetrics, verifierMetricsProvider } from './verifier.metrics';
+import { VerifierMetrics } from './verifier.metrics';
 
 /** The verifier: single and bulk verification over NATS, file chunks from JetStream. */
 export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule {
   return serviceModule('verifier', config, {
     database: { schema: 'verifier', migrations: verifierMigrations },
     providers: [
-      verifierMetricsProvider,
+      withMetrics(VerifierMetrics),
       {
         provide: MxLimiterHolder,
         inject: [LOGGER],

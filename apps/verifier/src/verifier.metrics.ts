@@ -1,4 +1,4 @@
-import { Metrics } from '@emailverify/service-kit';
+import type { Metrics } from '@emailverify/service-kit';
 import type { VerificationObserver } from '@emailverify/verification';
 import type { Counter, Histogram } from 'prom-client';
 
@@ -52,8 +52,3 @@ export class VerifierMetrics {
 }
 
 /** The Nest provider of VerifierMetrics, on the app's registry. */
-export const verifierMetricsProvider = {
-  provide: VerifierMetrics,
-  inject: [Metrics],
-  useFactory: (metrics: Metrics) => new VerifierMetrics(metrics),
-};

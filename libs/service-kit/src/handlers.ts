@@ -78,10 +78,9 @@ export class RouteServer {
       onError: (err, ctx) =>
         logger.error({ err, requestId: ctx.requestId, errorId: ctx.errorId, subject }, 'handler failed'),
       onDone: (ctx, outcome) => {
-        metrics.messages.observe(
-          { subject, outcome: outcome.ok ? 'ok' : (outcome.code ?? 'error') },
-          outcome.ms / 1000,
-        );
+        metrics
+          .natsLatency('served')
+          .observe({ subject, outcome: outcome.ok ? 'ok' : (outcome.code ?? 'error') }, outcome.ms / 1000);
         logger.info(
           {
             requestId: ctx.requestId,

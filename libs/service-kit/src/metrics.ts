@@ -12,11 +12,22 @@ export const METRIC_PREFIX = 'emailverify_';
 /** Buckets of NATS request and handling latency: from a millisecond (a cached answer) to the longest deadline. */
 const NATS_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+/** Name and help of the NATS latency histogram of each side of a request. */
+const NATS_LATENCY = {
+  served: [
+    'nats_handled_seconds',
+    'Time to answer a NATS request this process served, by subject and outcome',
+  ],
+  made: [
+    'nats_request_seconds',
+    'Latency of NATS requests this process made, from sending to the reply, by subject and outcome',
+  ],
+} as const;
+
 /** A Prometheus registry per process, with the default Node metrics and the suite's common series. */
 export class Metrics {
   readonly registry = new Registry();
-  private handled?: Histogram<'subject' | 'outcome'>;
-  private requests?: Histogram<'subject' | 'outcome'>;
+  private readonly natsHistograms = new Map<keyof typeof NATS_LATENCY, Histogram<'subject' | 'outcome'>>();
   private consumerGauges?: {
     pending: Gauge<'stream' | 'consumer'>;
     ackPending: Gauge<'stream' | 'consumer'>;
@@ -39,29 +50,19 @@ export class Metrics {
   }
 
   /**
-   * Requests this process answered over NATS, by subject and outcome (`ok` or the error code). Like every
-   * series kept for one side of a role, it is declared on first use, so a process exports no series it never
-   * fills (credits makes no requests, the gateway answers none).
+   * Latency of NATS requests by subject and outcome (`ok` or the error code): of those this process answered
+   * (`served`) or made (`made`, from sending to the reply). Like every series kept for one side of a role, each
+   * is declared on first use, so a process exports no series it never fills (credits makes no requests, the
+   * gateway answers none).
    */
-  get messages(): Histogram<'subject' | 'outcome'> {
-    this.handled ??= this.histogram(
-      'nats_handled_seconds',
-      'Time to answer a NATS request this process served, by subject and outcome',
-      ['subject', 'outcome'],
-      NATS_BUCKETS,
-    );
-    return this.handled;
-  }
-
-  /** Requests this process made over NATS, by subject and outcome (`ok` or the error code); see `messages`. */
-  get natsRequests(): Histogram<'subject' | 'outcome'> {
-    this.requests ??= this.histogram(
-      'nats_request_seconds',
-      'Latency of NATS requests this process made, from sending to the reply, by subject and outcome',
-      ['subject', 'outcome'],
-      NATS_BUCKETS,
-    );
-    return this.requests;
+  natsLatency(side: keyof typeof NATS_LATENCY): Histogram<'subject' | 'outcome'> {
+    let histogram = this.natsHistograms.get(side);
+    if (!histogram) {
+      const [name, help] = NATS_LATENCY[side];
+      histogram = this.histogram(name, help, ['subject', 'outcome'], NATS_BUCKETS);
+      this.natsHistograms.set(side, histogram);
+    }
+    return histogram;
   }
 
   counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {

@@ -50,7 +50,7 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
           requestTimeoutMs: config.NATS_REQUEST_TIMEOUT_MS,
           streamReplicas: config.NATS_STREAM_REPLICAS,
           onRequestDone: (subject, outcome, seconds) =>
-            metrics.natsRequests.observe({ subject, outcome }, seconds),
+            metrics.natsLatency('made').observe({ subject, outcome }, seconds),
         }),
     },
     { provide: JetStreamKit, inject: [MessageBus], useFactory: (bus: MessageBus) => new JetStreamKit(bus) },
@@ -126,6 +126,11 @@ export function withDataSource<T>(cls: new (dataSource: DataSource) => T): Provi
     inject: [SERVICE_DATA_SOURCE],
     useFactory: (dataSource: DataSource) => new cls(dataSource),
   };
+}
+
+/** A service's own metrics, declared on the process's registry (`Metrics`). */
+export function withMetrics<T>(cls: new (metrics: Metrics) => T): Provider {
+  return { provide: cls, inject: [Metrics], useFactory: (metrics: Metrics) => new cls(metrics) };
 }
 
 export interface ServiceModuleParts extends Omit<ServiceProviderOptions, 'service' | 'config'> {

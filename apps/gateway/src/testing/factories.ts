@@ -1,29 +1,21 @@
 import type { BilledVerificationResult, FileJobView } from '@emailverify/contracts';
+import { fallbackResult, scoreFor } from '@emailverify/verification';
 import { ACCOUNT } from './gateway-harness';
 
 // Replies of the services behind the gateway, as the specs need them.
 
+/** A valid, SMTP-confirmed address, built on what every result of the engine starts from. */
 export function makeResult(overrides: Partial<BilledVerificationResult> = {}): BilledVerificationResult {
   return {
-    email: 'jane.doe@example.com',
+    ...fallbackResult('jane.doe@example.com'),
     status: 'valid',
     reason: 'accepted',
-    score: 0.99,
+    score: scoreFor('valid', true),
     isDeliverable: true,
-    isDisposable: false,
-    isCatchall: false,
-    isRole: false,
-    isFree: false,
-    hasGravatar: false,
-    gravatarUrl: '',
-    domain: 'example.com',
-    domainAge: 0,
     mxRecords: ['mx1.example.com'],
     domainReputation: { mxIp: '192.0.2.10', isListed: false, blacklists: [], checked: true },
     smtpCheck: true,
     smtpResponse: '250 2.1.5 OK',
-    errorMessage: '',
-    domainSuggestion: '',
     responseTime: 412,
     validFormat: true,
     validDomain: true,
