@@ -2,7 +2,7 @@
 export type ByteSource = NodeJS.ReadableStream | AsyncIterable<Uint8Array | string>;
 
 /** Pieces handed to parsers stay small so that one step of work (and what it allocates) stays small. */
-export const PIECE_BYTES = 64 * 1024;
+const PIECE_BYTES = 64 * 1024;
 
 /** Normalises a source to Uint8Array pieces of at most PIECE_BYTES, without copying. */
 export async function* bytePieces(source: ByteSource): AsyncGenerator<Uint8Array> {

@@ -2,7 +2,7 @@ import { DomainError, type ErrorBody, isErrorCode } from '@emailverify/contracts
 import { errors } from '@nats-io/transport-node';
 
 /** Which service answers a subject, for messages a person can act on ("the credits service is not answering"). */
-export function serviceOf(subject: string): string {
+function serviceOf(subject: string): string {
   return subject.split('.')[0] ?? subject;
 }
 

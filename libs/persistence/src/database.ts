@@ -17,7 +17,7 @@ export interface SchemaDataSourceOptions {
 }
 
 /** The PostgreSQL error codes (SQLSTATE) the services act on. */
-export const SQLSTATE = {
+const SQLSTATE = {
   UNIQUE_VIOLATION: '23505',
   SERIALIZATION_FAILURE: '40001',
   DEADLOCK_DETECTED: '40P01',
@@ -26,7 +26,7 @@ export const SQLSTATE = {
 } as const;
 
 /** The SQLSTATE of a failed statement (TypeORM's QueryFailedError carries the driver's code), if it has one. */
-export function sqlState(err: unknown): string | undefined {
+function sqlState(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null | undefined)?.code;
   return typeof code === 'string' ? code : undefined;
 }

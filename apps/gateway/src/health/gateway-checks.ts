@@ -3,7 +3,7 @@ import type { MessageBus } from '@emailverify/messaging';
 import type { HealthCheck } from '@emailverify/service-kit';
 
 /** Services the gateway needs; ready means each answers its ping (which checks its own database). */
-export const REQUIRED_SERVICES: Array<{ name: string; subject: RpcSubject & `${string}.health.ping` }> = [
+const REQUIRED_SERVICES: Array<{ name: string; subject: RpcSubject & `${string}.health.ping` }> = [
   { name: 'credits', subject: Subjects.creditsPing },
   { name: 'verifier', subject: Subjects.verifierPing },
   { name: 'file-jobs', subject: Subjects.filesPing },

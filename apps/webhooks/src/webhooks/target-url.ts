@@ -1,7 +1,7 @@
 import { DomainError, WEBHOOK_EVENTS, type WebhookEvent } from '@emailverify/contracts';
 import { classifyAddress, isIpLiteral } from '@emailverify/net-policy';
 
-export const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = 2048;
 
 function invalid(field: string, message: string): DomainError {
   return new DomainError('INVALID_REQUEST', `${field}: ${message}`, { field });

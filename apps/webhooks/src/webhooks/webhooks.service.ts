@@ -122,7 +122,7 @@ function notFound(webhookId: string): DomainError {
   return new DomainError('WEBHOOK_NOT_FOUND', `Webhook ${webhookId.slice(0, 100)} not found`);
 }
 
-export function toWebhook(row: WebhookRow): Webhook {
+function toWebhook(row: WebhookRow): Webhook {
   return {
     id: row.id,
     accountId: row.account_id,

@@ -8,7 +8,7 @@ export interface CsvDialect {
 }
 
 /** The delimiters customers' spreadsheets actually use; ";" is Excel's in many European locales. */
-export const CANDIDATE_DELIMITERS = [',', ';', '\t', '|'];
+const CANDIDATE_DELIMITERS = [',', ';', '\t', '|'];
 
 /** What our own writer produces (RFC 4180). */
 export const RFC4180: CsvDialect = { delimiter: ',', newline: '\r\n' };

@@ -5,7 +5,7 @@ import { bytePieces } from '../source';
 import { LineGuard } from './line-guard';
 
 /** Binary content is judged on this much of the start of the file. */
-export const SNIFF_BYTES = 64 * 1024;
+const SNIFF_BYTES = 64 * 1024;
 
 export interface DecodeOptions {
   maxLineBytes: number;
@@ -93,7 +93,7 @@ function notText(label: string): FileRejected {
 }
 
 /** Where a piece stops being UTF-8 (only computed for the error message); its length when no fault is found. */
-export function firstInvalidUtf8(bytes: Uint8Array): number {
+function firstInvalidUtf8(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
     const lead = bytes[i];

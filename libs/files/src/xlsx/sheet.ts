@@ -125,7 +125,7 @@ export class SheetCollector implements XmlHandler {
 }
 
 /** "C5" -> 2. Only the letters matter; a reference past Excel's last column is refused. */
-export function columnOf(reference: string): number {
+function columnOf(reference: string): number {
   let column = 0;
   for (let i = 0; i < reference.length; i++) {
     const code = reference.charCodeAt(i) | 0x20; // lower-case ASCII letters

@@ -64,7 +64,7 @@ export async function parseXmlText(text: string, handler: XmlHandler, part: stri
   }
 }
 
-export function localName(name: string): string {
+function localName(name: string): string {
   const colon = name.indexOf(':');
   return colon < 0 ? name : name.slice(colon + 1);
 }

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
 /** The headers that may carry a key, in priority order (`Authorization` as `Bearer <key>`). */
-export const KEY_CARRIERS = ['svc-api-key', 'service-api-key', 'authorization'] as const;
+const KEY_CARRIERS = ['svc-api-key', 'service-api-key', 'authorization'] as const;
 
 export type CarriedKey = { carrier: (typeof KEY_CARRIERS)[number]; key: string } | undefined;
 

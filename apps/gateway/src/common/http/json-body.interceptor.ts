@@ -13,7 +13,7 @@ import type { Observable } from 'rxjs';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../../config';
 import type { GatewayRequest } from './request-context';
 
-export const RAW_BODY = 'emailverify:raw-body';
+const RAW_BODY = 'emailverify:raw-body';
 /** Routes that read the request stream themselves (multipart uploads). */
 export const RawBody = (): MethodDecorator => SetMetadata(RAW_BODY, true);
 
@@ -66,7 +66,7 @@ export class JsonBodyInterceptor implements NestInterceptor {
 }
 
 /** Deeper JSON than this is refused before validation (or anything recursive) walks it. */
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 /** Keys that reach object prototypes when copied or merged; refused like any unknown field. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
