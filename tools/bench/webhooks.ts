@@ -17,6 +17,7 @@ import { Client } from 'pg';
 import { EventSubjects, type FileCompletedEvent, Streams, Subjects } from '@emailverify/contracts';
 import { JetStreamKit } from '@emailverify/messaging';
 import {
+  type Account,
   MailWorld,
   type ReceivedRequest,
   TestSuite,
@@ -258,14 +259,37 @@ interface ThroughputFigures {
   cpu: Record<string, number>;
 }
 
+/** The installation under test and what every phase measures it with. */
+interface Bench {
+  suite: TestSuite;
+  receiver: WebhookReceiver;
+  kit: JetStreamKit;
+  /** A connection of its own for sampling PostgreSQL during a round. */
+  sampling: Client;
+  bare: BareClient;
+  pid(name: string): number;
+}
+
+/** The service's knobs set in the environment, passed on to it. */
+type Knobs = Record<string, string>;
+
 async function main(cleanup: Cleanup): Promise<void> {
   assertLocalInfrastructure();
-  const knobs = Object.fromEntries(KNOBS.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+  const knobs: Knobs = Object.fromEntries(
+    KNOBS.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])),
+  );
   log(
     `webhooks: delay over ${JOBS} jobs (${JOBS_IN_FLIGHT} at a time); throughput ${ROUNDS} round(s) of ` +
       `${EVENTS} events x ${WEBHOOKS} webhooks per side, ${CONCURRENCY} in flight; knobs ${JSON.stringify(knobs)}`,
   );
+  const bench = await startInstallation(cleanup, knobs);
+  const delay = await measureDelay(bench);
+  const throughput = await measureThroughput(bench);
+  report(knobs, delay, throughput);
+}
 
+/** The HTTPS receiver, a mail world, the services with the gateway, and the bare client. */
+async function startInstallation(cleanup: Cleanup, knobs: Knobs): Promise<Bench> {
   const receiver = await WebhookReceiver.start();
   cleanup.add('webhook receiver', () => receiver.stop());
   assertLoopback('webhook receiver', receiver.url());
@@ -299,7 +323,11 @@ async function main(cleanup: Cleanup): Promise<void> {
   cleanup.add('sampling connection', () => sampling.end());
   const bare = await startBare(cleanup, receiver.caFile);
 
-  // ---- 1. Delay from a job's completion to its delivery --------------------------------------------------
+  return { suite, receiver, kit, sampling, bare, pid };
+}
+
+/** 1. Delay from a job's completion to its delivery, over small files through the whole installation. */
+async function measureDelay({ suite, receiver, kit, pid }: Bench): Promise<DelayFigures> {
   const jobsAccount = await suite.createAccount({ credits: 1_000_000, name: 'bench webhooks delay' });
   const delayHook = await suite.bus.request(Subjects.webhooksCreate, {
     accountId: jobsAccount.accountId,
@@ -359,8 +387,70 @@ async function main(cleanup: Cleanup): Promise<void> {
         .map(([k, v]) => `${k} ${v.p50Ms}`)
         .join(', ')} ms`,
   );
+  return delay;
+}
 
-  // ---- 2. Deliveries per second, one account with 25 webhooks --------------------------------------------
+/** One account with 25 webhooks on the receiver, and the events a round publishes for it. */
+interface ThroughputAccount {
+  account: Account;
+  hooks: { path: string; secret: string }[];
+  secretOf: Map<string, string>;
+  makeEvents(count: number): FileCompletedEvent[];
+}
+
+interface ThroughputRuns {
+  runs: Record<'service' | 'bare', ThroughputFigures[]>;
+  discarded: Record<string, ThroughputFigures>[];
+}
+
+/**
+ * 2. Deliveries per second, one account with 25 webhooks: rounds of the service and of the bare client in
+ * alternating order, a disturbed round run again (at most EXTRA_ROUNDS).
+ */
+async function measureThroughput(bench: Bench): Promise<ThroughputRuns> {
+  const target = await throughputAccount(bench);
+  const service = (label: string, count: number) => serviceRound(bench, target, label, count);
+  const bareSide = (label: string, count: number) => bareRound(bench, target, label, count);
+
+  log(`throughput: warming up (${WARMUP_EVENTS} events x ${WEBHOOKS} webhooks per side)…`);
+  await service('warm-up', WARMUP_EVENTS);
+  await bareSide('warm-up', WARMUP_EVENTS);
+
+  const runs: Record<'service' | 'bare', ThroughputFigures[]> = { service: [], bare: [] };
+  const discarded: Record<string, ThroughputFigures>[] = [];
+  for (let r = 0; runs.service.length < ROUNDS; r++) {
+    // Alternate the order so that drift (other load on the machine) does not favour one side.
+    const order: ('service' | 'bare')[] = r % 2 === 0 ? ['service', 'bare'] : ['bare', 'service'];
+    const got: Partial<Record<'service' | 'bare', ThroughputFigures>> = {};
+    for (const side of order) {
+      const figures = await (side === 'service' ? service : bareSide)(`round ${r + 1}`, EVENTS);
+      got[side] = figures;
+      log(
+        `round ${r + 1} ${side.padEnd(7)} ${figures.deliveries} deliveries in ${figures.seconds} s = ` +
+          `${figures.deliveriesPerSecond}/s  first after ${figures.firstDeliveryMs} ms` +
+          (figures.publishMs !== undefined ? `  published in ${figures.publishMs} ms` : '') +
+          `  ${figures.connections} connections  CPU (cores) ${JSON.stringify(figures.cpu)}` +
+          `  CPU ms/delivery ${JSON.stringify(figures.cpuMsPerDelivery)}`,
+      );
+      if (figures.pgBackends)
+        log(`  PostgreSQL backends not idle (average): ${describeBackends(figures.pgBackends)}`);
+    }
+    if (discarded.length < EXTRA_ROUNDS && disturbed([got.service!.cpu, got.bare!.cpu])) {
+      log(`round ${r + 1} disturbed by other work on the machine: running it again`);
+      discarded.push(got as Record<string, ThroughputFigures>);
+      continue;
+    }
+    runs.service.push(got.service!);
+    runs.bare.push(got.bare!);
+  }
+
+  // --profile: one more service round with the webhooks service profiled, outside the figures.
+  await profiled(bench.suite, ['webhooks'], () => service('profile', EVENTS));
+
+  return { runs, discarded };
+}
+
+async function throughputAccount({ suite, receiver }: Bench): Promise<ThroughputAccount> {
   const account = await suite.createAccount({ credits: 1_000, name: 'bench webhooks throughput' });
   const hooks: { path: string; secret: string }[] = [];
   for (let i = 0; i < WEBHOOKS; i++) {
@@ -400,162 +490,151 @@ async function main(cleanup: Cleanup): Promise<void> {
       };
     });
 
-  /** Every request of a round: signed both ways by its webhook's secret, once per id, with a known body. */
-  const checkRound = (what: string, events: FileCompletedEvent[], expected: number) => {
-    const requests = receiver.requests();
-    const bodies = new Map(events.map((e) => [e.data.job_id, bodyOf(e)]));
-    const ids = new Map<string, ReceivedRequest[]>();
-    for (const r of requests) {
-      const secret = secretOf.get(r.path);
-      if (!secret) throw new Error(`${what}: a request to ${r.path}`);
-      const check = verifySignatures({ secret, headers: r.headers, rawBody: r.rawBody });
-      if (!check.xWebhookSignature || !check.standardWebhooks)
-        throw new Error(`${what}: a delivery to ${r.path} is not signed right: ${JSON.stringify(check)}`);
-      const jobId = (JSON.parse(r.body) as FileCompletedEvent).data.job_id;
-      if (bodies.get(jobId) !== r.body) throw new Error(`${what}: a body that is not the event's`);
-      const id = r.headers['x-webhook-id']!;
-      ids.set(id, [...(ids.get(id) ?? []), r]);
-    }
-    if (requests.length !== expected || ids.size !== expected) {
-      const twice = [...ids].filter(([, list]) => list.length > 1).slice(0, 5);
-      throw new Error(
-        `${what}: ${requests.length} requests, ${ids.size} ids, expected ${expected}; received more than once: ` +
-          twice
-            .map(([id, list]) => `${id} at ${list.map((r) => r.receivedAt.toISOString()).join(', ')}`)
-            .join('; '),
-      );
-    }
-  };
-  const lastReceived = (requests: ReceivedRequest[]) =>
-    Math.max(...requests.map((r) => r.receivedAt.getTime()));
-  const firstReceived = (requests: ReceivedRequest[]) =>
-    Math.min(...requests.map((r) => r.receivedAt.getTime()));
+  return { account, hooks, secretOf, makeEvents };
+}
 
-  const service = async (label: string, count: number): Promise<ThroughputFigures> => {
-    const events = makeEvents(count);
-    const expected = count * WEBHOOKS;
-    receiver.reset();
-    const meter = new CpuMeter({ webhooks: pid('webhooks') });
-    const backends = await BackendMeter.start(sampling, 'webhooks');
-    const sampler = new PgSampler(sampling);
-    const started = Date.now();
-    for (const e of events) await kit.publish(EventSubjects.completed, e, `${e.data.job_id}:${e.event}`);
-    const published = Date.now();
-    await waitUntil(`${label}: ${expected} deliveries`, () => receiver.requests().length >= expected);
-    const cpu = meter.stop();
-    cpu.webhooksPg = await backends.stop();
-    const metered = Date.now() - started;
-    const pgBackends = sampler.stop();
-    const connections = connectionsTo(receiver.port, pid('webhooks'));
-    const requests = receiver.requests();
-    const ended = lastReceived(requests);
-    // Every attempt recorded before the next round, so that one does not pay for this one.
-    const jobs = events.map((e) => e.data.job_id);
-    await waitUntil(
-      `${label}: deliveries recorded`,
-      async () => {
-        const [row] = await suite.sql<{ pending: string }>(
-          `SELECT count(*) FILTER (WHERE status <> 'success') AS pending FROM webhooks.deliveries
-          WHERE account_id = $1 AND job_id = ANY($2::uuid[])`,
-          [account.accountId, jobs],
-        );
-        return row?.pending === '0';
-      },
-      50,
-    );
-    checkRound(`service ${label}`, events, expected);
-    return {
-      deliveries: requests.length,
-      seconds: round((ended - started) / 1000, 3),
-      deliveriesPerSecond: round(requests.length / ((ended - started) / 1000), 1),
-      firstDeliveryMs: firstReceived(requests) - started,
-      publishMs: published - started,
-      connections,
-      pgBackends,
-      cpu,
-      cpuMsPerDelivery: perDelivery(cpu, metered, requests.length, [
-        'webhooks',
-        'webhooksPg',
-        'postgres',
-        'nats',
-        'bench',
-      ]),
-    };
-  };
-
-  const bareSide = async (label: string, count: number): Promise<ThroughputFigures> => {
-    const events = makeEvents(count);
-    const expected = count * WEBHOOKS;
-    // Event by event, each to every webhook: the order in which the service makes its deliveries.
-    const requests = events.flatMap((e) =>
-      hooks.map((h) => ({
-        url: receiver.url(h.path),
-        body: bodyOf(e),
-        id: randomUUID(),
-        event: e.event,
-        secret: h.secret,
-      })),
-    );
-    receiver.reset();
-    await bare.load(requests);
-    const meter = new CpuMeter({ bare: bare.pid });
-    const started = Date.now();
-    const reply = await bare.go();
-    if (reply.failed > 0)
-      throw new Error(`bare ${label}: ${reply.failed} failed: ${JSON.stringify(reply.errors)}`);
-    await waitUntil(`${label}: ${expected} bare requests`, () => receiver.requests().length >= expected);
-    const cpu = meter.stop();
-    const metered = Date.now() - started;
-    const connections = connectionsTo(receiver.port, bare.pid);
-    const received = receiver.requests();
-    const ended = lastReceived(received);
-    checkRound(`bare ${label}`, events, expected);
-    return {
-      deliveries: received.length,
-      seconds: round((ended - started) / 1000, 3),
-      deliveriesPerSecond: round(received.length / ((ended - started) / 1000), 1),
-      firstDeliveryMs: firstReceived(received) - started,
-      connections,
-      cpu,
-      cpuMsPerDelivery: perDelivery(cpu, metered, received.length, ['bare', 'postgres', 'nats', 'bench']),
-    };
-  };
-
-  log(`throughput: warming up (${WARMUP_EVENTS} events x ${WEBHOOKS} webhooks per side)…`);
-  await service('warm-up', WARMUP_EVENTS);
-  await bareSide('warm-up', WARMUP_EVENTS);
-
-  const runs: Record<'service' | 'bare', ThroughputFigures[]> = { service: [], bare: [] };
-  const discarded: Record<string, ThroughputFigures>[] = [];
-  for (let r = 0; runs.service.length < ROUNDS; r++) {
-    // Alternate the order so that drift (other load on the machine) does not favour one side.
-    const order: ('service' | 'bare')[] = r % 2 === 0 ? ['service', 'bare'] : ['bare', 'service'];
-    const got: Partial<Record<'service' | 'bare', ThroughputFigures>> = {};
-    for (const side of order) {
-      const figures = await (side === 'service' ? service : bareSide)(`round ${r + 1}`, EVENTS);
-      got[side] = figures;
-      log(
-        `round ${r + 1} ${side.padEnd(7)} ${figures.deliveries} deliveries in ${figures.seconds} s = ` +
-          `${figures.deliveriesPerSecond}/s  first after ${figures.firstDeliveryMs} ms` +
-          (figures.publishMs !== undefined ? `  published in ${figures.publishMs} ms` : '') +
-          `  ${figures.connections} connections  CPU (cores) ${JSON.stringify(figures.cpu)}` +
-          `  CPU ms/delivery ${JSON.stringify(figures.cpuMsPerDelivery)}`,
-      );
-      if (figures.pgBackends)
-        log(`  PostgreSQL backends not idle (average): ${describeBackends(figures.pgBackends)}`);
-    }
-    if (discarded.length < EXTRA_ROUNDS && disturbed([got.service!.cpu, got.bare!.cpu])) {
-      log(`round ${r + 1} disturbed by other work on the machine: running it again`);
-      discarded.push(got as Record<string, ThroughputFigures>);
-      continue;
-    }
-    runs.service.push(got.service!);
-    runs.bare.push(got.bare!);
+/** Every request of a round: signed both ways by its webhook's secret, once per id, with a known body. */
+function checkRound(
+  receiver: WebhookReceiver,
+  secretOf: Map<string, string>,
+  what: string,
+  events: FileCompletedEvent[],
+  expected: number,
+): void {
+  const requests = receiver.requests();
+  const bodies = new Map(events.map((e) => [e.data.job_id, bodyOf(e)]));
+  const ids = new Map<string, ReceivedRequest[]>();
+  for (const r of requests) {
+    const secret = secretOf.get(r.path);
+    if (!secret) throw new Error(`${what}: a request to ${r.path}`);
+    const check = verifySignatures({ secret, headers: r.headers, rawBody: r.rawBody });
+    if (!check.xWebhookSignature || !check.standardWebhooks)
+      throw new Error(`${what}: a delivery to ${r.path} is not signed right: ${JSON.stringify(check)}`);
+    const jobId = (JSON.parse(r.body) as FileCompletedEvent).data.job_id;
+    if (bodies.get(jobId) !== r.body) throw new Error(`${what}: a body that is not the event's`);
+    const id = r.headers['x-webhook-id']!;
+    ids.set(id, [...(ids.get(id) ?? []), r]);
   }
+  if (requests.length !== expected || ids.size !== expected) {
+    const twice = [...ids].filter(([, list]) => list.length > 1).slice(0, 5);
+    throw new Error(
+      `${what}: ${requests.length} requests, ${ids.size} ids, expected ${expected}; received more than once: ` +
+        twice
+          .map(([id, list]) => `${id} at ${list.map((r) => r.receivedAt.toISOString()).join(', ')}`)
+          .join('; '),
+    );
+  }
+}
 
-  // --profile: one more service round with the webhooks service profiled, outside the figures.
-  await profiled(suite, ['webhooks'], () => service('profile', EVENTS));
+const lastReceived = (requests: ReceivedRequest[]) =>
+  Math.max(...requests.map((r) => r.receivedAt.getTime()));
+const firstReceived = (requests: ReceivedRequest[]) =>
+  Math.min(...requests.map((r) => r.receivedAt.getTime()));
 
+/** A round of the service: events published onto EVENTS, to the last delivery received and recorded. */
+async function serviceRound(
+  { suite, receiver, kit, sampling, pid }: Bench,
+  { account, secretOf, makeEvents }: ThroughputAccount,
+  label: string,
+  count: number,
+): Promise<ThroughputFigures> {
+  const events = makeEvents(count);
+  const expected = count * WEBHOOKS;
+  receiver.reset();
+  const meter = new CpuMeter({ webhooks: pid('webhooks') });
+  const backends = await BackendMeter.start(sampling, 'webhooks');
+  const sampler = new PgSampler(sampling);
+  const started = Date.now();
+  for (const e of events) await kit.publish(EventSubjects.completed, e, `${e.data.job_id}:${e.event}`);
+  const published = Date.now();
+  await waitUntil(`${label}: ${expected} deliveries`, () => receiver.requests().length >= expected);
+  const cpu = meter.stop();
+  cpu.webhooksPg = await backends.stop();
+  const metered = Date.now() - started;
+  const pgBackends = sampler.stop();
+  const connections = connectionsTo(receiver.port, pid('webhooks'));
+  const requests = receiver.requests();
+  const ended = lastReceived(requests);
+  // Every attempt recorded before the next round, so that one does not pay for this one.
+  const jobs = events.map((e) => e.data.job_id);
+  await waitUntil(
+    `${label}: deliveries recorded`,
+    async () => {
+      const [row] = await suite.sql<{ pending: string }>(
+        `SELECT count(*) FILTER (WHERE status <> 'success') AS pending FROM webhooks.deliveries
+          WHERE account_id = $1 AND job_id = ANY($2::uuid[])`,
+        [account.accountId, jobs],
+      );
+      return row?.pending === '0';
+    },
+    50,
+  );
+  checkRound(receiver, secretOf, `service ${label}`, events, expected);
+  return {
+    deliveries: requests.length,
+    seconds: round((ended - started) / 1000, 3),
+    deliveriesPerSecond: round(requests.length / ((ended - started) / 1000), 1),
+    firstDeliveryMs: firstReceived(requests) - started,
+    publishMs: published - started,
+    connections,
+    pgBackends,
+    cpu,
+    cpuMsPerDelivery: perDelivery(cpu, metered, requests.length, [
+      'webhooks',
+      'webhooksPg',
+      'postgres',
+      'nats',
+      'bench',
+    ]),
+  };
+}
+
+/** A round of the bare client: the same bodies to the same webhooks, as many at a time as the service. */
+async function bareRound(
+  { receiver, bare }: Bench,
+  { hooks, secretOf, makeEvents }: ThroughputAccount,
+  label: string,
+  count: number,
+): Promise<ThroughputFigures> {
+  const events = makeEvents(count);
+  const expected = count * WEBHOOKS;
+  // Event by event, each to every webhook: the order in which the service makes its deliveries.
+  const requests = events.flatMap((e) =>
+    hooks.map((h) => ({
+      url: receiver.url(h.path),
+      body: bodyOf(e),
+      id: randomUUID(),
+      event: e.event,
+      secret: h.secret,
+    })),
+  );
+  receiver.reset();
+  await bare.load(requests);
+  const meter = new CpuMeter({ bare: bare.pid });
+  const started = Date.now();
+  const reply = await bare.go();
+  if (reply.failed > 0)
+    throw new Error(`bare ${label}: ${reply.failed} failed: ${JSON.stringify(reply.errors)}`);
+  await waitUntil(`${label}: ${expected} bare requests`, () => receiver.requests().length >= expected);
+  const cpu = meter.stop();
+  const metered = Date.now() - started;
+  const connections = connectionsTo(receiver.port, bare.pid);
+  const received = receiver.requests();
+  const ended = lastReceived(received);
+  checkRound(receiver, secretOf, `bare ${label}`, events, expected);
+  return {
+    deliveries: received.length,
+    seconds: round((ended - started) / 1000, 3),
+    deliveriesPerSecond: round(received.length / ((ended - started) / 1000), 1),
+    firstDeliveryMs: firstReceived(received) - started,
+    connections,
+    cpu,
+    cpuMsPerDelivery: perDelivery(cpu, metered, received.length, ['bare', 'postgres', 'nats', 'bench']),
+  };
+}
+
+/** The tables and the report file: the delay, and the median of each side's rounds with their ratio. */
+function report(knobs: Knobs, delay: DelayFigures, { runs, discarded }: ThroughputRuns): void {
   const summary = (list: ThroughputFigures[]) => ({
     deliveriesPerSecond: round(median(list.map((f) => f.deliveriesPerSecond)), 1),
     seconds: round(median(list.map((f) => f.seconds)), 3),
