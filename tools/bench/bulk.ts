@@ -57,12 +57,38 @@ function expectAllValid(what: string, statuses: Record<string, number>, total: n
     throw new Error(`${what}: expected every address valid, got ${JSON.stringify(statuses)} of ${total}`);
 }
 
+/** The service verifies one series of batches until `limit` (a duration in seconds or a number of batches). */
+type Side = (series: string, limit: { duration?: number; amount?: number }) => Promise<SideFigures>;
+/** The library verifies the first `batches` batches of one series. */
+type LibrarySide = (series: string, batches: number) => Promise<SideFigures>;
+
+type Runs = Record<'service' | 'library', SideFigures[]>;
+
 async function main(cleanup: Cleanup): Promise<void> {
   assertLocalInfrastructure();
   log(
     `bulk: batches of ${BATCH} new addresses over ${DOMAINS} domains, ${CONNECTIONS} batches in flight, ` +
       `${PER_BATCH_CONCURRENCY} addresses at once per batch, ${ROUNDS} round(s) of ${MEASURE_S} s`,
   );
+  const world = await startMailWorld(cleanup);
+  const { suite, apiKey, pids } = await startInstallation(world, cleanup);
+  const service = serviceSide(suite, apiKey, pids);
+  const library = librarySide(mailWorldEngine(world), pids);
+  log('warming up (every domain at least 3 times on each side)…');
+  const warm = await service('warm', { amount: (DOMAINS * 3) / BATCH });
+  expectAllValid('service warm-up', warm.statuses, warm.addresses);
+  const warmLib = await library('warm', (DOMAINS * 3) / BATCH);
+  expectAllValid('library warm-up', warmLib.statuses, warmLib.addresses);
+  const { runs, discarded } = await measureRounds(service, library);
+  // --profile: one more service round with the profiler on in every service, outside the figures.
+  await profiled(suite, ['gateway0', 'credits', 'verifier'], () =>
+    service('profile', { duration: MEASURE_S }),
+  );
+  report(runs, discarded);
+}
+
+/** The mail world: DOMAINS domains whose one MX host accepts mailbox `a`. */
+async function startMailWorld(cleanup: Cleanup): Promise<MailWorld> {
   const world = await MailWorld.start();
   cleanup.add('mail world', () => world.stop());
   for (let i = 0; i < DOMAINS; i++)
@@ -70,6 +96,14 @@ async function main(cleanup: Cleanup): Promise<void> {
       mx: [{ priority: 10, host: `mx.${domainName(i)}`, smtp: { mailboxes: ['a'] } }],
     });
   await world.ready();
+  return world;
+}
+
+/** Credits, the verifier and a gateway on the mail world, one account with credits enough for every round. */
+async function startInstallation(
+  world: MailWorld,
+  cleanup: Cleanup,
+): Promise<{ suite: TestSuite; apiKey: string; pids: Record<string, number> }> {
   log('starting credits, verifier and gateway (own database and NATS namespace)…');
   const suite = await TestSuite.start({
     services: ['credits', 'verifier'],
@@ -90,12 +124,12 @@ async function main(cleanup: Cleanup): Promise<void> {
     credits: suite.processes.get('credits')!.child.pid!,
     verifier: suite.processes.get('verifier')!.child.pid!,
   };
-  const engine = mailWorldEngine(world);
+  return { suite, apiKey, pids };
+}
 
-  const service = async (
-    series: string,
-    limit: { duration?: number; amount?: number },
-  ): Promise<SideFigures> => {
+/** The service: POST /v1/verify/bulk through the gateway, CONNECTIONS batches in flight. */
+function serviceSide(suite: TestSuite, apiKey: string, pids: Record<string, number>): Side {
+  return async (series, limit) => {
     let b = 0;
     const statuses: Record<string, number> = {};
     const figures = await load({
@@ -128,9 +162,11 @@ async function main(cleanup: Cleanup): Promise<void> {
       cpu: figures.cpu,
     };
   };
+}
 
-  /** The same batches verified by the library, CONNECTIONS at once, repeated until LIBRARY_MIN_S have passed. */
-  const library = async (series: string, batches: number): Promise<SideFigures> => {
+/** The same batches verified by the library, CONNECTIONS at once, repeated until LIBRARY_MIN_S have passed. */
+function librarySide(engine: ReturnType<typeof mailWorldEngine>, pids: Record<string, number>): LibrarySide {
+  return async (series, batches) => {
     const lists = Array.from({ length: batches }, (_, b) => batchOf(series, b));
     const statuses: Record<string, number> = {};
     let done = 0;
@@ -163,14 +199,14 @@ async function main(cleanup: Cleanup): Promise<void> {
       cpu: meter.stop(),
     };
   };
+}
 
-  log('warming up (every domain at least 3 times on each side)…');
-  const warm = await service('warm', { amount: (DOMAINS * 3) / BATCH });
-  expectAllValid('service warm-up', warm.statuses, warm.addresses);
-  const warmLib = await library('warm', (DOMAINS * 3) / BATCH);
-  expectAllValid('library warm-up', warmLib.statuses, warmLib.addresses);
-
-  const runs: Record<'service' | 'library', SideFigures[]> = { service: [], library: [] };
+/** ROUNDS rounds of both sides on the same number of batches; a disturbed round runs again (EXTRA_ROUNDS). */
+async function measureRounds(
+  service: Side,
+  library: LibrarySide,
+): Promise<{ runs: Runs; discarded: Array<Record<string, SideFigures>> }> {
+  const runs: Runs = { service: [], library: [] };
   const discarded: Array<Record<string, SideFigures>> = [];
   for (let r = 0; runs.service.length < ROUNDS; r++) {
     const s = await service(`r${r}`, { duration: MEASURE_S });
@@ -195,10 +231,11 @@ async function main(cleanup: Cleanup): Promise<void> {
     runs.service.push(s);
     runs.library.push(l);
   }
-  await profiled(suite, ['gateway0', 'credits', 'verifier'], () =>
-    service('profile', { duration: MEASURE_S }),
-  );
+  return { runs, discarded };
+}
 
+/** The table and the report file: the median of each side and the median of the rounds' ratios. */
+function report(runs: Runs, discarded: Array<Record<string, SideFigures>>): void {
   const summary = (list: SideFigures[]) => ({
     addressesPerSecond: round(median(list.map((f) => f.addressesPerSecond)), 1),
     cpu: medianCpu(list.map((f) => f.cpu)),
