@@ -4,9 +4,11 @@
 // per-batch concurrency as the verifier uses. Both resolve against one mail world (real DNS on 127.0.0.1) whose
 // domain facts are warmed on both sides first: the difference is the service's own work per batch.
 import type { VerificationStatus } from '@emailverify/contracts';
-import { MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
+import { type MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
 import {
   Cleanup,
+  benchDomain,
+  startMailboxWorld,
   mailWorldEngine,
   assertLocalInfrastructure,
   log,
@@ -36,8 +38,7 @@ const EXTRA_ROUNDS = quick ? 0 : 1;
 const LIBRARY_MIN_S = quick ? 1 : 3;
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'info';
 
-const domainName = (i: number) => `d${i}.bench.test`;
-const address = (series: string, n: number) => `u${n}.${series}@${domainName(n % DOMAINS)}`;
+const address = (series: string, n: number) => `u${n}.${series}@${benchDomain(n % DOMAINS)}`;
 const batchOf = (series: string, b: number) =>
   Array.from({ length: BATCH }, (_, i) => address(series, b * BATCH + i));
 
@@ -70,7 +71,7 @@ async function main(cleanup: Cleanup): Promise<void> {
     `bulk: batches of ${BATCH} new addresses over ${DOMAINS} domains, ${CONNECTIONS} batches in flight, ` +
       `${PER_BATCH_CONCURRENCY} addresses at once per batch, ${ROUNDS} round(s) of ${MEASURE_S} s`,
   );
-  const world = await startMailWorld(cleanup);
+  const world = await startMailboxWorld(cleanup, DOMAINS);
   const { suite, apiKey, pids } = await startInstallation(world, cleanup);
   const service = serviceSide(suite, apiKey, pids);
   const library = librarySide(mailWorldEngine(world), pids);
@@ -85,18 +86,6 @@ async function main(cleanup: Cleanup): Promise<void> {
     service('profile', { duration: MEASURE_S }),
   );
   report(runs, discarded);
-}
-
-/** The mail world: DOMAINS domains whose one MX host accepts mailbox `a`. */
-async function startMailWorld(cleanup: Cleanup): Promise<MailWorld> {
-  const world = await MailWorld.start();
-  cleanup.add('mail world', () => world.stop());
-  for (let i = 0; i < DOMAINS; i++)
-    world.domain(domainName(i), {
-      mx: [{ priority: 10, host: `mx.${domainName(i)}`, smtp: { mailboxes: ['a'] } }],
-    });
-  await world.ready();
-  return world;
 }
 
 /** Credits, the verifier and a gateway on the mail world, one account with credits enough for every round. */

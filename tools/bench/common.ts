@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import path from 'node:path';
-import type { MailWorld } from '@emailverify/testing';
+import { MailWorld } from '@emailverify/testing';
 import { VerificationEngine, defaultVerificationOptions } from '@emailverify/verification';
 
 /** The repository root: run.mjs passes it, because the benchmarks run from a private build directory. */
@@ -185,4 +185,21 @@ export function mailWorldEngine(world: MailWorld): VerificationEngine {
     gravatarBaseUrl: '',
     rdapBaseUrl: '',
   });
+}
+
+/** The name of the benchmarks' domain number `i`. */
+export const benchDomain = (i: number) => `d${i}.bench.test`;
+
+/** A mail world of `domains` domains (benchDomain), each with one MX host that accepts mailbox `a` alone. */
+export async function startMailboxWorld(cleanup: Cleanup, domains: number): Promise<MailWorld> {
+  const world = await MailWorld.start();
+  cleanup.add('mail world', () => world.stop());
+  for (let i = 0; i < domains; i++) {
+    world.domain(benchDomain(i), {
+      mx: [{ priority: 10, host: `mx.${benchDomain(i)}`, smtp: { mailboxes: ['a'] } }],
+    });
+  }
+  await world.ready();
+  log(`mail world: DNS ${world.dnsServers}, ${domains} MX hosts on 127.0.x.y:${world.smtpPort}`);
+  return world;
 }

@@ -14,6 +14,7 @@ import { MailWorld, mailWorldEnv, TestSuite, freePort, launch, waitUntilReady } 
 import { openTable } from '@emailverify/files';
 import {
   Cleanup,
+  benchDomain,
   mailWorldEngine,
   assertLocalInfrastructure,
   assertLoopback,
@@ -58,7 +59,6 @@ const knobEnv = Object.fromEntries(
 const knobsUsed = { ...KNOBS, ...knobEnv };
 const VERIFIER_ENTRY = 'dist/apps/verifier/src/main.js';
 
-const domainName = (i: number) => `d${i}.bench.test`;
 const MX_HOSTS = 200;
 const mxHost = (i: number) => `mx${i}.provider.bench.test`;
 /**
@@ -72,7 +72,7 @@ function domainOf(n: number): number {
   return ((x ^ (x >>> 16)) >>> 0) % DOMAINS;
 }
 /** The n-th row of a phase's file: a distinct address (phase prefix). */
-const address = (phase: string, n: number) => `u${n}.${phase}@${domainName(domainOf(n))}`;
+const address = (phase: string, n: number) => `u${n}.${phase}@${benchDomain(domainOf(n))}`;
 
 /**
  * The mail world's DNS server is one JavaScript event loop on a UDP socket with the kernel's default receive
@@ -129,7 +129,7 @@ function csvFile(phase: string): Buffer {
 /** Just under the upload limit: long rows that all hold the same address, so the job itself costs nothing. */
 function probeFile(): Buffer {
   const header = 'email,notes\n';
-  const row = `probe@${domainName(0)},${'x'.repeat(2000)}\n`;
+  const row = `probe@${benchDomain(0)},${'x'.repeat(2000)}\n`;
   const rows = Math.floor((PROBE_BYTES - header.length) / row.length);
   return Buffer.from(header + row.repeat(rows));
 }
@@ -222,7 +222,7 @@ async function startMailWorld(cleanup: Cleanup): Promise<MailWorld> {
     // costs O(hosts) per question and made 20,000 hosts the bottleneck (about 550 questions/s). 'refused':
     // the host has an A record and nothing listens there; MX-only never connects. The verifier's DNS work
     // per domain is the same either way (MX, then the host's addresses, cached per domain).
-    world.domain(domainName(i), { mx: [{ priority: 10, host: mxHost(i % MX_HOSTS), smtp: 'refused' }] });
+    world.domain(benchDomain(i), { mx: [{ priority: 10, host: mxHost(i % MX_HOSTS), smtp: 'refused' }] });
   }
   await world.ready();
   const dnsBuffer = enlargeDnsReceiveBuffer(world);

@@ -6,9 +6,11 @@
 // DNS on 127.0.0.1) of a few hundred domains, whose facts (MX and host addresses) are warmed first, as in a
 // service that has been up for a while.
 import type { VerificationStatus } from '@emailverify/contracts';
-import { MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
+import { type MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
 import {
   Cleanup,
+  benchDomain,
+  startMailboxWorld,
   assertLocalInfrastructure,
   log,
   machine,
@@ -37,9 +39,8 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'info';
 const ACCOUNTS = Math.max(2, Math.min(64, Number(process.env.BENCH_ACCOUNTS || 8)));
 const DISPOSABLE_PATH = `/v1/verify/disposable?email=${encodeURIComponent('someone@mailinator.com')}`;
 
-const domainName = (i: number) => `d${i}.bench.test`;
 /** The n-th address of a series: distinct local parts, spread over every domain. */
-const address = (series: string, n: number) => `u${n}.${series}@${domainName(n % DOMAINS)}`;
+const address = (series: string, n: number) => `u${n}.${series}@${benchDomain(n % DOMAINS)}`;
 
 interface SideFigures {
   requests: number;
@@ -82,7 +83,7 @@ async function main(cleanup: Cleanup): Promise<void> {
     `single: ${DOMAINS} domains, ${CONNECTIONS} concurrent, 1 and ${ACCOUNTS} accounts, ${ROUNDS} round(s) of ` +
       `${MEASURE_S} s per side, every address distinct`,
   );
-  const world = await startMailWorld(cleanup);
+  const world = await startMailboxWorld(cleanup, DOMAINS);
   const { suite, keys } = await startInstallation(world, cleanup);
   const measure = sides(suite, keys);
   log('warming up (every domain at least 3 times, and the disposable route)…');
@@ -96,20 +97,6 @@ async function main(cleanup: Cleanup): Promise<void> {
     measure('one', 'profile', { duration: MEASURE_S }),
   );
   report(runs, discarded);
-}
-
-/** The mail world: DOMAINS domains, each with its own SMTP host. */
-async function startMailWorld(cleanup: Cleanup): Promise<MailWorld> {
-  const world = await MailWorld.start();
-  cleanup.add('mail world', () => world.stop());
-  for (let i = 0; i < DOMAINS; i++) {
-    world.domain(domainName(i), {
-      mx: [{ priority: 10, host: `mx.${domainName(i)}`, smtp: { mailboxes: ['a'] } }],
-    });
-  }
-  await world.ready();
-  log(`mail world: DNS ${world.dnsServers}, ${DOMAINS} MX hosts on 127.0.x.y:${world.smtpPort}`);
-  return world;
 }
 
 /** Credits, verifier and a gateway, and ACCOUNTS accounts with a key each. */
