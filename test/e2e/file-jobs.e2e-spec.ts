@@ -343,6 +343,7 @@ describe('file jobs: upload, progress, results, pause/resume/cancel', () => {
         'progress_source',
         'total_emails',
         'processed_emails',
+        'waiting_emails',
         'valid_emails',
         'invalid_emails',
         'unknown_emails',

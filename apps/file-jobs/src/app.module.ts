@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import type { FileJobsConfig } from './config';
 import { FileJobsHandler } from './file-jobs.handler';
 import { FileJobsMetrics } from './file-jobs.metrics';
+import { GreylistRepository } from './greylist/greylist.repository';
+import { GreylistRetries } from './greylist/greylist-retries';
 import { JobCreator } from './jobs/job-creator';
 import { JobFiles } from './jobs/job-files';
 import { JobMerger } from './jobs/job-merger';
@@ -38,9 +40,28 @@ export function fileJobsModule(config: Readonly<FileJobsConfig>): DynamicModule 
           metrics: FileJobsMetrics,
         ) => new JobMerger(repo, bus, kit, writer, config, logger, metrics),
       },
+      withDataSource(GreylistRepository),
+      {
+        provide: GreylistRetries,
+        inject: [GreylistRepository, JetStreamKit, LOGGER],
+        useFactory: (repo: GreylistRepository, kit: JetStreamKit, logger: Logger) =>
+          new GreylistRetries(
+            repo,
+            kit,
+            { delays: config.GREYLIST_RETRY_DELAYS, staleSeconds: config.FILE_CHUNK_STALE_SECONDS },
+            logger,
+          ),
+      },
+      periodicTask({
+        provide: 'GreylistDispatch',
+        name: 'greylisting retries',
+        intervalMs: config.FILE_RECOVERY_INTERVAL_MS,
+        inject: [GreylistRetries],
+        run: (retries: GreylistRetries) => retries.dispatchDue(),
+      }),
       {
         provide: JobRunner,
-        inject: [JobsRepository, MessageBus, JetStreamKit, JobMerger, LOGGER, FileJobsMetrics],
+        inject: [JobsRepository, MessageBus, JetStreamKit, JobMerger, LOGGER, FileJobsMetrics, GreylistRetries],
         useFactory: (
           repo: JobsRepository,
           bus: MessageBus,
@@ -48,7 +69,8 @@ export function fileJobsModule(config: Readonly<FileJobsConfig>): DynamicModule 
           merger: JobMerger,
           logger: Logger,
           metrics: FileJobsMetrics,
-        ) => new JobRunner(repo, bus, kit, merger, config, logger, metrics),
+          greylist: GreylistRetries,
+        ) => new JobRunner(repo, bus, kit, merger, config, logger, metrics, greylist),
       },
       {
         provide: JobCreator,

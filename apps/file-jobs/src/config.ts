@@ -1,5 +1,6 @@
 import { baseConfigShape, int, loadConfig, withDownloadLinks } from '@emailverify/service-kit';
 import { z } from 'zod';
+import { greylistDelays } from './greylist/retry-schedule';
 
 export const fileJobsConfigSchema = withDownloadLinks({
   ...baseConfigShape,
@@ -47,10 +48,15 @@ export const fileJobsConfigSchema = withDownloadLinks({
    * ended; the job's record and counts stay. A fraction of a day is allowed (0.5 is twelve hours).
    */
   FILE_RETENTION_DAYS: z.coerce.number().positive().max(36_500).default(30),
+  /**
+   * With check_smtp, a greylisted address waits inside its job and is verified again after each of these delays
+   * before it settles as unknown `greylisted`. Empty: no retries.
+   */
+  GREYLIST_RETRY_DELAYS: greylistDelays,
   /** How often each replica looks for jobs past FILE_RETENTION_DAYS. */
   FILE_RETENTION_SWEEP_INTERVAL_MS: int(3_600_000, 100, 86_400_000),
 });
 export type FileJobsConfig = z.infer<typeof fileJobsConfigSchema>;
 
 export const loadFileJobsConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<FileJobsConfig> =>
-  loadConfig(fileJobsConfigSchema, env);
+  loadConfig(fileJobsConfigSchema, env, ['GREYLIST_RETRY_DELAYS']);

@@ -27,6 +27,12 @@ export const Consumers = {
 
 export const chunkSubject = (jobId: string): string => `verify.chunk.${jobId}`;
 export const chunkDoneSubject = (jobId: string): string => `files.chunk.done.${jobId}`;
+/**
+ * The JetStream message id of a chunk to verify or of its results: a redelivered or republished copy is dropped
+ * as a duplicate. A retry of the chunk's greylisted addresses is a message of its own (its claim names it).
+ */
+export const chunkMessageId = (m: { jobId: string; chunk: number; retry?: string }): string =>
+  m.retry === undefined ? `${m.jobId}:${m.chunk}` : `${m.jobId}:${m.chunk}:retry:${m.retry}`;
 /** Core NATS broadcast on every state or progress change of a job (long polls wake on it). */
 export const jobStatusSubject = (jobId: string): string => `jobs.status.${jobId}`;
 export const EventSubjects = { completed: 'events.file.completed', failed: 'events.file.failed' } as const;
@@ -56,6 +62,11 @@ export interface FileJobView {
   completedChunks: number;
   failedChunks: number;
   processedEmails: number;
+  /**
+   * Addresses whose mail server greylisted them, waiting inside the job for a retry (GREYLIST_RETRY_DELAYS):
+   * not yet in `processedEmails` nor in the counts.
+   */
+  waitingEmails: number;
   counts: JobCounts;
   creditsUsed: number;
   createdAt: string;
@@ -130,6 +141,11 @@ export interface ChunkMessage {
    */
   jobCreatedAt: string;
   emails: string[];
+  /**
+   * Set on a retry of the chunk's greylisted addresses (only those are in `emails`): the claim that sent it.
+   * Message ids carry it, so each retry is a message of its own.
+   */
+  retry?: string;
 }
 
 export interface ChunkResultMessage {
@@ -139,6 +155,8 @@ export interface ChunkResultMessage {
   failed: boolean;
   /** In the chunk's address order (packChunkItem, packResultFields). */
   results: PackedChunkItem[];
+  /** The `retry` of the ChunkMessage answered: these are retried greylisted addresses of the chunk. */
+  retry?: string;
 }
 
 export interface JobStatusBroadcast {

@@ -20,10 +20,14 @@ describe('MailWorld SMTP', () => {
   }
 
   /** EHLO and MAIL FROM, then one RCPT per address; returns the RCPT reply codes. */
-  async function rcptCodes(host: string, ...addresses: string[]): Promise<number[]> {
+  function rcptCodes(host: string, ...addresses: string[]): Promise<number[]> {
+    return rcptCodesFrom('check@probe.test', host, ...addresses);
+  }
+
+  async function rcptCodesFrom(sender: string, host: string, ...addresses: string[]): Promise<number[]> {
     const { probe } = await session(host);
     await probe.command('EHLO probe.test');
-    await probe.command('MAIL FROM:<check@probe.test>');
+    await probe.command(`MAIL FROM:<${sender}>`);
     const codes: number[] = [];
     for (const address of addresses) codes.push((await probe.command(`RCPT TO:<${address}>`)).code);
     await probe.command('QUIT');
@@ -47,6 +51,11 @@ describe('MailWorld SMTP', () => {
             host: 'mx.grey.test',
             smtp: { rcptReply: { code: 450, text: '4.7.1 Greylisted, try later' } },
           },
+        ],
+      })
+      .domain('postgrey.test', {
+        mx: [
+          { priority: 10, host: 'mx.postgrey.test', smtp: { mailboxes: ['alice'], greylist: { delayMs: 300 } } },
         ],
       })
       .domain('busy.test', {
@@ -199,6 +208,25 @@ describe('MailWorld SMTP', () => {
     await probe.command('MAIL FROM:<>');
     expect((await probe.command('RCPT TO:<a@busy.test>')).lines).toEqual(['4.2.2 Mailbox full']);
     probe.close();
+  });
+
+  it('greylists like postgrey: a new triplet is refused for now, and let through once the delay has passed', async () => {
+    const host = 'mx.postgrey.test';
+    // First sight of each triplet, and a second attempt within the delay: 450 4.2.0.
+    expect(await rcptCodes(host, 'alice@postgrey.test', 'bob@postgrey.test', 'alice@postgrey.test')).toEqual([
+      450, 450, 450,
+    ]);
+    const { probe } = await session(host);
+    await probe.command('EHLO probe.test');
+    await probe.command('MAIL FROM:<check@probe.test>');
+    expect((await probe.command('RCPT TO:<carol@postgrey.test>')).lines[0]).toMatch(/^4\.2\.0 .*Greylisted/);
+    probe.close();
+    // Once the delay has passed, the same triplets get the usual answers, in a new session.
+    await eventually(async () =>
+      expect(await rcptCodes(host, 'alice@postgrey.test', 'bob@postgrey.test')).toEqual([250, 550]),
+    );
+    // Another sender is another triplet: greylisted again.
+    expect(await rcptCodesFrom('other@probe.test', host, 'alice@postgrey.test')).toEqual([450]);
   });
 
   it('greets with a 554 banner, then answers 503 to everything but QUIT', async () => {

@@ -31,6 +31,12 @@ export interface SmtpHostSpec {
    * catch-all probe), whatever `catchAll` says; later ones get the usual answer.
    */
   deferUnknown?: { times: number; reply: SmtpReply };
+  /**
+   * Greylisting (postgrey): a (client IP, MAIL FROM, RCPT TO) triplet first seen gets
+   * `450 4.2.0 ... Greylisted`, and so does every attempt until `delayMs` has passed since; later attempts get
+   * the usual answer. The triplets are remembered across the host's sessions.
+   */
+  greylist?: { delayMs: number };
 }
 
 /** One MX record and what its host does. */

@@ -14,8 +14,13 @@ export interface DialTarget {
   /** IP address of the mail host (already resolved through the configured resolver). */
   host: string;
   port: number;
-  /** The MX host name the address belongs to (proxies are taken in turn per MX host). */
+  /** The MX host name the address belongs to. */
   mxHost?: string;
+  /**
+   * The address the session asks about. Its egress proxy is chosen from it, so every attempt at one address
+   * (a greylisting retry, on any verifier) leaves from the same place.
+   */
+  recipient?: string;
 }
 
 /**

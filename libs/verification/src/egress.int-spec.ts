@@ -205,16 +205,27 @@ describe('SMTP egress against the mail world', () => {
       expect(proxy.connections()).toContain(`${world.hostAddress('mx.plain.test')}:${world.smtpPort}`);
     });
 
-    it('takes the proxies of the list in turn per MX host', async () => {
+    it('sends each address through the same proxy every time, and spreads addresses over the list', async () => {
       const second = await SocksServer.start();
       try {
-        const probe = engine({
-          smtpProxies: [parseSocksProxyUrl(proxy.url()), parseSocksProxyUrl(second.url())],
-        });
-        for (const email of ['alice@plain.test', 'bob@plain.test', 'carol@plain.test', 'dave@plain.test'])
-          await probe.verify(email, smtp);
-        expect(proxy.connections()).toHaveLength(2);
-        expect(second.connections()).toHaveLength(2);
+        // Two engines stand for two verifiers (or one restarted): the proxy of an address is the same in both.
+        const proxies = [parseSocksProxyUrl(proxy.url()), parseSocksProxyUrl(second.url())];
+        const emails = Array.from({ length: 8 }, (_, i) => `user${i}@plain.test`);
+        const viaSecond = async (probe: VerificationEngine) => {
+          const picks: boolean[] = [];
+          for (const email of emails) {
+            const before = second.connections().length;
+            await probe.verify(email, smtp);
+            picks.push(second.connections().length > before);
+          }
+          return picks;
+        };
+        const first = await viaSecond(engine({ smtpProxies: proxies }));
+        const again = await viaSecond(engine({ smtpProxies: proxies }));
+        expect(again).toEqual(first);
+        expect(first).toContain(true);
+        expect(first).toContain(false);
+        expect(proxy.connections().length + second.connections().length).toBe(2 * emails.length);
       } finally {
         await second.stop();
       }

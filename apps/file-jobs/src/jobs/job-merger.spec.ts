@@ -35,6 +35,7 @@ function makeJob(overrides: Partial<JobRow> = {}): JobRow {
     completed_chunks: 1,
     failed_chunks: 0,
     processed_emails: 2,
+    waiting_emails: 0,
     valid_emails: 2,
     invalid_emails: 0,
     unknown_emails: 0,

@@ -1,6 +1,7 @@
 import {
   type ChunkMessage,
   type ChunkResultMessage,
+  chunkMessageId,
   chunkSubject,
   Consumers,
   Streams,
@@ -14,6 +15,7 @@ import {
 import type { Logger } from 'pino';
 import type { FileJobsConfig } from '../config';
 import type { FileJobsMetrics } from '../file-jobs.metrics';
+import type { GreylistRetries } from '../greylist/greylist-retries';
 import type { JobMerger } from './job-merger';
 import { broadcastStatus, isActive } from './job-status';
 import type { JobRow, JobsRepository } from './jobs.repository';
@@ -53,6 +55,7 @@ export class JobRunner {
     private readonly config: Readonly<FileJobsConfig>,
     private readonly logger: Logger,
     private readonly metrics: FileJobsMetrics,
+    private readonly greylist: GreylistRetries,
   ) {}
 
   async start(): Promise<void> {
@@ -177,12 +180,7 @@ export class JobRunner {
         jobCreatedAt: job.created_at.toISOString(),
         emails,
       };
-      await this.kit.publish(
-        chunkSubject(job.id),
-        message,
-        `${job.id}:${chunk}`,
-        job.request_id ?? undefined,
-      );
+      await this.kit.publish(chunkSubject(job.id), message, chunkMessageId(message), job.request_id ?? undefined);
     };
     try {
       while (refill.again && !this.stopping.signal.aborted) {
@@ -195,12 +193,17 @@ export class JobRunner {
   }
 
   private async onChunkResult(message: ChunkResultMessage): Promise<void> {
-    const job = await this.repo.applyChunkResult(
-      message.jobId,
-      message.chunk,
-      message.results,
-      message.failed,
-    );
+    const { retry } = message;
+    const job =
+      retry === undefined
+        ? await this.repo.applyChunkResult(
+            message.jobId,
+            message.chunk,
+            message.results,
+            message.failed,
+            this.greylist.waitingOf(message),
+          )
+        : await this.greylist.apply({ ...message, retry });
     if (!job) return; // already applied, or the job is no longer running
     this.metrics.chunkResults.inc({ outcome: message.failed ? 'failed' : 'verified' });
     // One line per chunk, never per address.

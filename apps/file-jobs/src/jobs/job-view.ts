@@ -16,6 +16,7 @@ export function toView(row: JobRow): FileJobView {
     completedChunks: row.completed_chunks,
     failedChunks: row.failed_chunks,
     processedEmails: row.processed_emails,
+    waitingEmails: row.waiting_emails,
     counts: {
       valid: row.valid_emails,
       invalid: row.invalid_emails,

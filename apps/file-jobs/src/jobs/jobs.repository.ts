@@ -34,6 +34,8 @@ export interface JobRow {
   completed_chunks: number;
   failed_chunks: number;
   processed_emails: number;
+  /** Addresses waiting for a greylisting retry: not in processed_emails nor in the counts yet. */
+  waiting_emails: number;
   valid_emails: number;
   invalid_emails: number;
   unknown_emails: number;
@@ -127,6 +129,20 @@ const COUNT_COLUMNS = {
   catchall: 'catchall_emails',
   role: 'role_emails',
 } as const;
+
+/**
+ * Addresses of a chunk that wait for a retry (greylisted): they are not counted yet, and `schedule` records
+ * them in the transaction that applies the chunk.
+ */
+export interface WaitingPlan {
+  positions: readonly number[];
+  schedule: (m: EntityManager, positions: readonly number[]) => Promise<void>;
+}
+
+function withoutPositions(results: readonly PackedChunkItem[], positions: readonly number[]): PackedChunkItem[] {
+  const skip = new Set(positions);
+  return results.filter((_, i) => !skip.has(i));
+}
 
 /** Increments of the per-status counters for a set of results. */
 function countIncrements(results: readonly PackedChunkItem[]): Record<string, number> {
@@ -395,7 +411,10 @@ export class JobsRepository {
     chunk: number,
     results: readonly PackedChunkItem[],
     failed: boolean,
+    waiting?: WaitingPlan,
   ): Promise<JobRow | undefined> {
+    const positions = failed ? [] : (waiting?.positions ?? []);
+    const settled = positions.length === 0 ? results : withoutPositions(results, positions);
     try {
       return await this.db.transaction(async (m) => {
         // Claiming the chunk row is what makes this happen once; the job row is locked only by the last
@@ -407,40 +426,19 @@ export class JobsRepository {
           [
             jobId,
             chunk,
-            failed ? 'failed' : 'done',
+            failed ? 'failed' : positions.length > 0 ? 'waiting' : 'done',
             JSON.stringify(results),
             results.reduce((sum, r) => sum + r[8], 0),
           ],
         );
         if (returnedRows(claimed).length === 0) return undefined;
-        const inc = countIncrements(results);
-        const raw: unknown = await m.query(
-          `UPDATE files.jobs SET
-              processed_emails = processed_emails + $2,
-              completed_chunks = completed_chunks + $3,
-              failed_chunks = failed_chunks + $4,
-              valid_emails = valid_emails + $5, invalid_emails = invalid_emails + $6, unknown_emails = unknown_emails + $7,
-              risky_emails = risky_emails + $8, disposable_emails = disposable_emails + $9,
-              catchall_emails = catchall_emails + $10, role_emails = role_emails + $11,
-              status = CASE WHEN status = 'running' THEN 'processing' ELSE status END,
-              updated_at = now()
-            WHERE id = $1 AND status NOT IN ('cancelled', 'failed')
-            RETURNING *`,
-          [
-            jobId,
-            results.length,
-            failed ? 0 : 1,
-            failed ? 1 : 0,
-            inc.valid_emails,
-            inc.invalid_emails,
-            inc.unknown_emails,
-            inc.risky_emails,
-            inc.disposable_emails,
-            inc.catchall_emails,
-            inc.role_emails,
-          ],
-        );
-        const job = returnedRows<JobRow>(raw)[0];
+        if (positions.length > 0) await waiting!.schedule(m, positions);
+        const job = await addToJob(m, jobId, {
+          results: settled,
+          completedChunks: failed || positions.length > 0 ? 0 : 1,
+          failedChunks: failed ? 1 : 0,
+          waiting: positions.length,
+        });
         // A cancelled or failed job keeps nothing of late results.
         if (!job) throw new LateResult();
         return job;
@@ -495,7 +493,58 @@ export class JobsRepository {
 }
 
 /** Rolls back the results of a chunk that arrived after its job was cancelled or failed. */
-class LateResult extends Error {}
+export class LateResult extends Error {}
+
+/** What applying results adds to their job. */
+export interface JobAdditions {
+  /** Results now settled: processed and counted. */
+  results: readonly PackedChunkItem[];
+  completedChunks: number;
+  failedChunks: number;
+  /** Change of the addresses waiting for a greylisting retry. */
+  waiting: number;
+}
+
+/**
+ * Adds settled results, answered chunks and waiting addresses to their job, in the caller's transaction, unless
+ * the job was cancelled or failed (undefined then).
+ */
+export async function addToJob(
+  m: EntityManager,
+  jobId: string,
+  add: JobAdditions,
+): Promise<JobRow | undefined> {
+  const inc = countIncrements(add.results);
+  const raw: unknown = await m.query(
+    `UPDATE files.jobs SET
+        processed_emails = processed_emails + $2,
+        completed_chunks = completed_chunks + $3,
+        failed_chunks = failed_chunks + $4,
+        waiting_emails = waiting_emails + $12,
+        valid_emails = valid_emails + $5, invalid_emails = invalid_emails + $6, unknown_emails = unknown_emails + $7,
+        risky_emails = risky_emails + $8, disposable_emails = disposable_emails + $9,
+        catchall_emails = catchall_emails + $10, role_emails = role_emails + $11,
+        status = CASE WHEN status = 'running' THEN 'processing' ELSE status END,
+        updated_at = now()
+      WHERE id = $1 AND status NOT IN ('cancelled', 'failed')
+      RETURNING *`,
+    [
+      jobId,
+      add.results.length,
+      add.completedChunks,
+      add.failedChunks,
+      inc.valid_emails,
+      inc.invalid_emails,
+      inc.unknown_emails,
+      inc.risky_emails,
+      inc.disposable_emails,
+      inc.catchall_emails,
+      inc.role_emails,
+      add.waiting,
+    ],
+  );
+  return returnedRows<JobRow>(raw)[0];
+}
 
 /** Statements of job creation, all in one transaction: a file that fails half-way leaves nothing. */
 export class JobsTx {

@@ -82,6 +82,12 @@ const statusDocs: StyledBody = {
         }),
         progress_source: str,
         ...each([...RUNNING_COUNTS, 'processed_emails', ...FINAL_COUNTS, 'credits_used'], int),
+        waiting_emails: {
+          type: 'integer',
+          minimum: 0,
+          description:
+            'Extension: addresses whose mail server greylisted them, waiting inside the job for a retry; they are not yet in processed_emails nor in the counts',
+        },
         download_url: str,
         direct_download_url: str,
         direct_download_expires_at: time,
@@ -112,6 +118,7 @@ const statusDocs: StyledBody = {
     chunk_progress: 100,
     progress_source: 'emails',
     processed_emails: 4980,
+    waiting_emails: 0,
     ...countsExample,
     credits_used: 4900,
     download_url: `https://api.example.com/v1/verify/file/${JOB_ID}/results`,

@@ -53,6 +53,7 @@ export const StatusPresenter: Presenter<JobStatusView> = {
       progress_source: 'emails',
       total_emails: job.uniqueEmails,
       processed_emails: job.processedEmails,
+      waiting_emails: job.waitingEmails,
       valid_emails: job.counts.valid,
       invalid_emails: job.counts.invalid,
       unknown_emails: job.counts.unknown,

@@ -44,6 +44,7 @@ export function makeJob(overrides: Partial<FileJobView> = {}): FileJobView {
     completedChunks: 1,
     failedChunks: 0,
     processedEmails: 25,
+    waitingEmails: 0,
     counts: { valid: 20, invalid: 3, unknown: 1, risky: 1, disposable: 0, catchall: 0, role: 0 },
     creditsUsed: 24,
     createdAt: '2026-11-22T10:00:00.000Z',

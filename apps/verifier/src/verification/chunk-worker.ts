@@ -2,6 +2,7 @@ import {
   type ChunkMessage,
   type ChunkResultMessage,
   chunkDoneSubject,
+  chunkMessageId,
   type PackedChunkItem,
   packResultFields,
   Consumers,
@@ -69,6 +70,7 @@ export class ChunkWorker {
             chunk: payload.chunk,
             failed: false,
             results,
+            ...retryOf(payload),
           });
           this.chunkSeconds.observe({ outcome: 'verified' }, seconds());
           this.logger.info({ ...line, ms: Math.round(seconds() * 1000) }, 'chunk verified');
@@ -84,6 +86,7 @@ export class ChunkWorker {
             chunk: payload.chunk,
             failed: true,
             results: payload.emails.map(failedItem),
+            ...retryOf(payload),
           });
           this.chunkSeconds.observe({ outcome: 'failed' }, seconds());
           return 'ack';
@@ -115,8 +118,13 @@ export class ChunkWorker {
   }
 
   private async publish(message: ChunkResultMessage): Promise<void> {
-    await this.kit.publish(chunkDoneSubject(message.jobId), message, `${message.jobId}:${message.chunk}`);
+    await this.kit.publish(chunkDoneSubject(message.jobId), message, chunkMessageId(message));
   }
+}
+
+/** A retry of greylisted addresses answers as such (file-jobs applies it to the addresses it claimed). */
+function retryOf(chunk: ChunkMessage): Pick<ChunkResultMessage, 'retry'> {
+  return chunk.retry === undefined ? {} : { retry: chunk.retry };
 }
 
 /** An address of a chunk given up after every delivery: unknown, free, worth retrying. */

@@ -3,6 +3,7 @@ import type { SecureContext } from 'node:tls';
 import { closeServer, listen, trackSockets } from '../net-util';
 import type { WorldHost, WorldRegistry } from '../world-registry';
 import { canonicalName } from '../world-spec';
+import { Greylist } from './greylist';
 import { SmtpSession } from './smtp-session';
 
 interface Listener {
@@ -26,6 +27,8 @@ export class SmtpHosts {
   private readonly activeByHost = new Map<string, number>();
   private readonly peakByHost = new Map<string, number>();
   private readonly tlsByHost = new Map<string, number>();
+  /** Each greylisting host's memory of triplets, across its sessions. */
+  private readonly greylists = new Map<string, Greylist>();
 
   private constructor(
     private readonly registry: WorldRegistry,
@@ -108,6 +111,15 @@ export class SmtpHosts {
     this.connectionsTotal = 0;
   }
 
+  private greylistOf(name: string, delayMs: number): Greylist {
+    let greylist = this.greylists.get(name);
+    if (!greylist) {
+      greylist = new Greylist(delayMs);
+      this.greylists.set(name, greylist);
+    }
+    return greylist;
+  }
+
   async stop(): Promise<void> {
     await Promise.allSettled(this.pending.values());
     const all = [...this.listeners.values(), ...(this.anchor ? [this.anchor] : [])];
@@ -159,6 +171,7 @@ export class SmtpHosts {
         context: this.tlsContext,
         onSecure: () => this.tlsByHost.set(name, (this.tlsByHost.get(name) ?? 0) + 1),
       },
+      host.behaviour.greylist && this.greylistOf(name, host.behaviour.greylist.delayMs),
     ).start();
   }
 }

@@ -3,6 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import type { SmtpHostSpec, SmtpReply } from '../world-spec';
+import type { Greylist } from './greylist';
 
 /** Longer lines are refused: RFC 5321 4.5.3.1.4 allows 512 octets for a command line. */
 const MAX_LINE = 4096;
@@ -25,6 +26,8 @@ export class SmtpSession {
   private greeted = false;
   private inTransaction = false;
   private lastRcptAt: number | undefined;
+  /** The MAIL FROM address of the transaction under way (greylisting keys on it). */
+  private sender = '';
   private unknownRcpts = 0;
   /** The stream commands arrive on and replies leave by: the socket, or TLS over it after STARTTLS. */
   private stream: Socket;
@@ -39,6 +42,8 @@ export class SmtpSession {
     private readonly spec: SmtpHostSpec,
     private readonly onCommand: (line: string) => void,
     private readonly tls: { context: SecureContext; onSecure: () => void } | undefined,
+    /** The host's greylist (with `spec.greylist`), shared by its sessions. */
+    private readonly greylist?: Greylist,
   ) {
     this.stream = socket;
   }
@@ -147,6 +152,7 @@ export class SmtpSession {
     if (this.spec.starttls === 'required' && !this.secure)
       return this.reply(530, '5.7.0 Must issue a STARTTLS command first');
     this.inTransaction = true;
+    this.sender = /<([^>]*)>/.exec(line)?.[1] ?? '';
     return this.reply(250, '2.1.0 Ok');
   }
 
@@ -161,6 +167,8 @@ export class SmtpSession {
 
   private recipientReply(address: string): SmtpReply {
     if (this.spec.rcptReply) return this.spec.rcptReply;
+    const greylisted = this.greylist?.check(this.socket.remoteAddress ?? '', this.sender, address);
+    if (greylisted) return greylisted;
     const localPart = address.slice(0, address.lastIndexOf('@')).toLowerCase();
     const known = (this.spec.mailboxes ?? []).some((m) => m.toLowerCase() === localPart);
     const defer = this.spec.deferUnknown;

@@ -130,8 +130,10 @@ export class SmtpProber {
   }
 
   async probe(request: SmtpProbeRequest): Promise<SmtpOutcome> {
-    return this.overHosts(request.hosts, (connection, hello, host, rule) =>
-      this.converse(connection, hello, host, request, rule),
+    return this.overHosts(
+      request.hosts,
+      (connection, hello, host, rule) => this.converse(connection, hello, host, request, rule),
+      request.email,
     );
   }
 
@@ -160,8 +162,11 @@ export class SmtpProber {
     return outcome.kind === 'accepted' ? outcome.catchAll : undefined;
   }
 
-  /** Hosts in preference order, each in a session under the per-MX cap, until one gives a final answer. */
-  private async overHosts(hosts: readonly MailHost[], talk: Talk): Promise<SmtpOutcome> {
+  /**
+   * Hosts in preference order, each in a session under the per-MX cap, until one gives a final answer. The
+   * recipient (the address asked about, if any) chooses the egress.
+   */
+  private async overHosts(hosts: readonly MailHost[], talk: Talk, recipient?: string): Promise<SmtpOutcome> {
     const failures: HostFailure[] = [];
     for (const host of hosts.slice(0, this.options.maxHosts)) {
       const rule = this.rules.match(host.exchange);
@@ -180,7 +185,7 @@ export class SmtpProber {
       }
       let result: HostResult;
       try {
-        result = await this.sessionWithFallback(host, rule, talk);
+        result = await this.sessionWithFallback(host, rule, talk, recipient);
       } finally {
         release();
       }
@@ -195,12 +200,13 @@ export class SmtpProber {
     host: MailHost,
     rule: ProviderRule | undefined,
     talk: Talk,
+    recipient: string | undefined,
   ): Promise<HostResult> {
     const address = pickAddress(host);
-    const first = await this.session(host, address, rule, talk, !this.plainOnly.get(address));
+    const first = await this.session(host, address, rule, talk, !this.plainOnly.get(address), recipient);
     if (first.kind !== 'tls_failed') return first;
     this.plainOnly.set(address, true, this.options.catchAllTtlMs);
-    const plain = await this.session(host, address, rule, talk, false);
+    const plain = await this.session(host, address, rule, talk, false, recipient);
     if (plain.kind !== 'tls_failed') return plain;
     return { kind: 'next', cause: 'unreachable', response: '', message: plain.message, conversed: true };
   }
@@ -211,10 +217,11 @@ export class SmtpProber {
     rule: ProviderRule | undefined,
     talk: Talk,
     tryTls: boolean,
+    recipient: string | undefined,
   ): Promise<HostResult | TlsFailure> {
     let socket: Duplex;
     try {
-      socket = await this.connect(host, address);
+      socket = await this.connect(host, address, recipient);
     } catch (error) {
       const timedOut = error instanceof SmtpSessionError && error.kind === 'timeout';
       return {
@@ -341,7 +348,7 @@ export class SmtpProber {
     }
   }
 
-  private connect(host: MailHost, address: string): Promise<Duplex> {
+  private connect(host: MailHost, address: string, recipient: string | undefined): Promise<Duplex> {
     // The last line of the network rule (reachability.ts): whatever routing the caller passed, no dial
     // reaches a non-public address.
     const refusal = refusedTarget(address, this.options.allowPrivateNetworks);
@@ -353,7 +360,10 @@ export class SmtpProber {
       timedOut = true;
       controller.abort();
     }, timeoutMs);
-    return this.dial({ host: address, port: this.options.port, mxHost: host.exchange }, controller.signal)
+    return this.dial(
+      { host: address, port: this.options.port, mxHost: host.exchange, recipient },
+      controller.signal,
+    )
       .catch((error: unknown) => {
         if (timedOut) throw new SmtpSessionError('timeout', `no connection within ${timeoutMs} ms`);
         throw error;

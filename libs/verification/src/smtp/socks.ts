@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { SocksClient } from 'socks';
 import type { Dialer } from '../dependencies';
@@ -49,20 +50,17 @@ export function parseSocksProxyUrl(text: string): SocksProxy {
 }
 
 /**
- * SMTP egress through SOCKS5 proxies: each MX host takes the proxies in turn, so the load spreads and one MX
- * host sees the probes arrive from every egress; a proxy that cannot be reached passes the turn to the next.
- * The proxy is asked for the IP address the probe already checked against the network rule, never a name it
- * would resolve itself.
+ * SMTP egress through SOCKS5 proxies. Each address has its proxy, chosen from a hash of the address (of the MX
+ * host when no address is given): the same on every verifier and after restarts, so a greylisting server, which
+ * lets a (client IP, sender, recipient) triplet through only once it has seen it before, sees a retry come from
+ * the address's first egress; and the addresses of one provider spread over the whole list. A proxy that cannot
+ * be reached passes the turn to the next. The proxy is asked for the IP address the probe already checked
+ * against the network rule, never a name it would resolve itself.
  */
 export function socksDialer(proxies: readonly SocksProxy[], dialProxy: Dialer = netDialer): Dialer {
   if (proxies.length === 0) throw new RangeError('socksDialer needs at least one proxy');
-  const turns = new Map<string, number>();
   return async (target, signal) => {
-    const key = target.mxHost ?? target.host;
-    const turn = turns.get(key) ?? 0;
-    // Bounded: a verifier meeting millions of MX hosts forgets the turns and starts over.
-    if (turns.size >= 100_000 && !turns.has(key)) turns.clear();
-    turns.set(key, turn + 1);
+    const turn = proxyTurn(target.recipient ?? target.mxHost ?? target.host, proxies.length);
     // A proxy that cannot be reached hands over to the next one of the list; one that answers decides.
     const unreachable: string[] = [];
     let proxy: SocksProxy | undefined;
@@ -104,6 +102,11 @@ export function socksDialer(proxies: readonly SocksProxy[], dialProxy: Dialer = 
       signal.removeEventListener('abort', abort);
     }
   };
+}
+
+/** The first proxy (of `count`) tried for `key`: stable across processes, spread evenly over the list. */
+export function proxyTurn(key: string, count: number): number {
+  return createHash('sha256').update(key.toLowerCase()).digest().readUInt32BE(0) % count;
 }
 
 function messageOf(error: unknown): string {

@@ -1,0 +1,88 @@
+import { type ChunkMessage, type ChunkResultMessage, chunkMessageId, chunkSubject } from '@emailverify/contracts';
+import type { JetStreamKit } from '@emailverify/messaging';
+import type { Logger } from 'pino';
+import type { JobRow, WaitingPlan } from '../jobs/jobs.repository';
+import { GreylistRepository } from './greylist.repository';
+import { waitingPositions } from './retry-schedule';
+
+/** Retries claimed per statement; a dispatch pass goes on while it fills them. */
+const DISPATCH_BATCH = 500;
+
+export interface GreylistRetriesOptions {
+  /** GREYLIST_RETRY_DELAYS in milliseconds; empty: no retries. */
+  delays: readonly number[];
+  /** A retry sent this long ago and never answered is sent again (FILE_CHUNK_STALE_SECONDS). */
+  staleSeconds: number;
+}
+
+/**
+ * Greylisted addresses retried inside their job. The verifier answers a greylisted address unknown `greylisted`
+ * (its result is never cached); file-jobs keeps it waiting in the job and, after each delay of
+ * GREYLIST_RETRY_DELAYS, sends it to the verifiers again as a retry of its chunk, with the same MAIL FROM and
+ * through the same egress (the proxy of an address is chosen from the address, on every verifier). The job
+ * is answered once every waiting address has settled: accepted or refused at a retry (charged as any fresh
+ * result), or still greylisted after the last one (unknown `greylisted`, free).
+ */
+export class GreylistRetries {
+  constructor(
+    private readonly repo: GreylistRepository,
+    private readonly kit: JetStreamKit,
+    private readonly options: GreylistRetriesOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The addresses of a chunk's first answer that wait for a retry, if any. */
+  waitingOf(message: ChunkResultMessage): WaitingPlan | undefined {
+    if (message.failed) return undefined;
+    const positions = waitingPositions(message.results, this.options.delays);
+    if (positions.length === 0) return undefined;
+    return GreylistRepository.waiting(
+      message.jobId,
+      message.chunk,
+      message.results,
+      positions,
+      this.options.delays[0]!,
+    );
+  }
+
+  /** Applies the answer to a retry (message.retry set); the job when addresses settled. */
+  apply(message: ChunkResultMessage & { retry: string }): Promise<JobRow | undefined> {
+    return this.repo.applyRetry(
+      message.jobId,
+      message.chunk,
+      message.retry,
+      message.results,
+      message.failed,
+      this.options.delays,
+    );
+  }
+
+  /** Sends the retries that are due (of running jobs: a paused job's wait until it is resumed). */
+  async dispatchDue(): Promise<number> {
+    let sent = 0;
+    for (;;) {
+      const claimed = await this.repo.dispatchDue(DISPATCH_BATCH, this.options.staleSeconds, async (due) => {
+        const message: ChunkMessage = {
+          jobId: due.jobId,
+          accountId: due.accountId,
+          chunk: due.chunk,
+          checkSmtp: due.checkSmtp,
+          jobCreatedAt: due.jobCreatedAt.toISOString(),
+          emails: due.emails,
+          retry: due.claim,
+        };
+        await this.kit.publish(
+          chunkSubject(due.jobId),
+          message,
+          chunkMessageId(message),
+          due.requestId ?? undefined,
+        );
+      });
+      sent += claimed;
+      if (claimed < DISPATCH_BATCH) break;
+    }
+    // One line per pass, never per address.
+    if (sent > 0) this.logger.info({ addresses: sent }, 'greylisted addresses sent for a retry');
+    return sent;
+  }
+}
