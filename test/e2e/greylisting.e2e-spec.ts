@@ -100,7 +100,12 @@ describe('file jobs retry greylisted addresses', () => {
 
   it('retries inside the job: the greylisted address ends valid, the forever-greylisted one unknown and free', async () => {
     const before = await balance();
-    const id = await upload(['jane@greylisted.test', 'anyone@grey.test', 'jane@plain.test', 'ghost@plain.test']);
+    const id = await upload([
+      'jane@greylisted.test',
+      'anyone@grey.test',
+      'jane@plain.test',
+      'ghost@plain.test',
+    ]);
 
     // While addresses wait, they are neither processed nor counted, and the job is not done.
     const waiting = await whileWaiting(id);
@@ -169,7 +174,10 @@ describe('file jobs retry greylisted addresses', () => {
     const before = await balance();
     const id = await upload(['cancelled@grey.test', 'ann@plain.test']);
     await whileWaiting(id);
-    const cancelled = await suite.call(`/v1/verify/file/${id}/cancel`, { key: account.apiKey, method: 'POST' });
+    const cancelled = await suite.call(`/v1/verify/file/${id}/cancel`, {
+      key: account.apiKey,
+      method: 'POST',
+    });
     expect(cancelled.json.data.status).toBe('cancelled');
     const asked = rcpts('mx.grey.test', 'cancelled@grey.test');
     await sleep(DELAYS_MS.reduce((a, b) => a + b, 0) + 1500);

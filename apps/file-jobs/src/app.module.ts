@@ -61,7 +61,15 @@ export function fileJobsModule(config: Readonly<FileJobsConfig>): DynamicModule 
       }),
       {
         provide: JobRunner,
-        inject: [JobsRepository, MessageBus, JetStreamKit, JobMerger, LOGGER, FileJobsMetrics, GreylistRetries],
+        inject: [
+          JobsRepository,
+          MessageBus,
+          JetStreamKit,
+          JobMerger,
+          LOGGER,
+          FileJobsMetrics,
+          GreylistRetries,
+        ],
         useFactory: (
           repo: JobsRepository,
           bus: MessageBus,

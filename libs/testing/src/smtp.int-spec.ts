@@ -55,7 +55,11 @@ describe('MailWorld SMTP', () => {
       })
       .domain('postgrey.test', {
         mx: [
-          { priority: 10, host: 'mx.postgrey.test', smtp: { mailboxes: ['alice'], greylist: { delayMs: 300 } } },
+          {
+            priority: 10,
+            host: 'mx.postgrey.test',
+            smtp: { mailboxes: ['alice'], greylist: { delayMs: 300 } },
+          },
         ],
       })
       .domain('busy.test', {

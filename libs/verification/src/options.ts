@@ -38,7 +38,7 @@ export interface VerificationOptions {
   smtpAllowPrivateNetworks: boolean;
   /** SMTP_PROVIDER_RULES_FILE's rules, checked before the shipped ones; none by default. */
   smtpProviderRules?: readonly ProviderRule[];
-  /** SMTP_PROXY_URL: SOCKS5 proxies every probe connection goes through, in turn per MX host; none by default. */
+  /** SMTP_PROXY_URL: SOCKS5 proxies every probe connection goes through, one per address (by its hash); none by default. */
   smtpProxies?: readonly SocksProxy[];
 
   /** Attempts per DNS query (c-ares `tries`); default 2. */

@@ -1,4 +1,9 @@
-import { type ChunkMessage, type ChunkResultMessage, chunkMessageId, chunkSubject } from '@emailverify/contracts';
+import {
+  type ChunkMessage,
+  type ChunkResultMessage,
+  chunkMessageId,
+  chunkSubject,
+} from '@emailverify/contracts';
 import type { JetStreamKit } from '@emailverify/messaging';
 import type { Logger } from 'pino';
 import type { JobRow, WaitingPlan } from '../jobs/jobs.repository';

@@ -109,9 +109,21 @@ describe('applyRetry', () => {
 
   it('treats a retry the verifier gave up on as unanswered: waits again, then keeps the greylisted result', () => {
     const failed = item('c@grey.test', 'unknown', 'verification_failed', 0);
-    const early = applyRetry(stored, [{ position: 2, email: 'c@grey.test', attempts: 1 }], [failed], true, delays);
+    const early = applyRetry(
+      stored,
+      [{ position: 2, email: 'c@grey.test', attempts: 1 }],
+      [failed],
+      true,
+      delays,
+    );
     expect(early.again).toEqual([{ position: 2, delayMs: 2000 }]);
-    const last = applyRetry(stored, [{ position: 2, email: 'c@grey.test', attempts: 2 }], [failed], true, delays);
+    const last = applyRetry(
+      stored,
+      [{ position: 2, email: 'c@grey.test', attempts: 2 }],
+      [failed],
+      true,
+      delays,
+    );
     expect(last.settled).toEqual([{ position: 2, item: greylisted('c@grey.test') }]);
   });
 

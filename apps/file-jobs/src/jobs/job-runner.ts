@@ -180,7 +180,12 @@ export class JobRunner {
         jobCreatedAt: job.created_at.toISOString(),
         emails,
       };
-      await this.kit.publish(chunkSubject(job.id), message, chunkMessageId(message), job.request_id ?? undefined);
+      await this.kit.publish(
+        chunkSubject(job.id),
+        message,
+        chunkMessageId(message),
+        job.request_id ?? undefined,
+      );
     };
     try {
       while (refill.again && !this.stopping.signal.aborted) {

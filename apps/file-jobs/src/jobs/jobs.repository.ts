@@ -139,7 +139,10 @@ export interface WaitingPlan {
   schedule: (m: EntityManager, positions: readonly number[]) => Promise<void>;
 }
 
-function withoutPositions(results: readonly PackedChunkItem[], positions: readonly number[]): PackedChunkItem[] {
+function withoutPositions(
+  results: readonly PackedChunkItem[],
+  positions: readonly number[],
+): PackedChunkItem[] {
   const skip = new Set(positions);
   return results.filter((_, i) => !skip.has(i));
 }
