@@ -50,8 +50,8 @@ describe('uploadPresenter', () => {
 });
 
 describe('StatusPresenter (current)', () => {
-  it('shows only progress and counts while the job runs', () => {
-    const body = StatusPresenter.current(makeJob()) as Record<string, unknown>;
+  it('shows only progress and counts while the job runs, with the addresses waiting for a greylisting retry', () => {
+    const body = StatusPresenter.current(makeJob({ waitingEmails: 2 })) as Record<string, unknown>;
     expect(body).toEqual({
       task_id: JOB_ID,
       status: 'running',
@@ -61,6 +61,7 @@ describe('StatusPresenter (current)', () => {
       progress_source: 'emails',
       total_emails: 100,
       processed_emails: 25,
+      waiting_emails: 2,
       valid_emails: 20,
       invalid_emails: 3,
       unknown_emails: 1,
