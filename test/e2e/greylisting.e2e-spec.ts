@@ -46,6 +46,8 @@ describe('file jobs retry greylisted addresses', () => {
         ...mailWorldEnv(world),
         GREYLIST_RETRY_DELAYS: DELAYS_MS.map((ms) => `${ms / 1000}s`).join(','),
         FILE_RECOVERY_INTERVAL_MS: '200',
+        // Two addresses a chunk: a chunk whose addresses wait sits among answered ones (and an early merge).
+        FILE_CHUNK_SIZE: '2',
         // A verifier killed while holding a retry hands it over soon.
         FILE_CHUNK_ACK_WAIT_MS: '5000',
       },
@@ -125,7 +127,7 @@ describe('file jobs retry greylisted addresses', () => {
       valid_emails: 2,
       invalid_emails: 1,
       unknown_emails: 1,
-      completed_chunks: 1,
+      completed_chunks: 2,
       // The address accepted at a retry is charged like any fresh result; the one never accepted is free.
       credits_used: 3,
     });

@@ -224,5 +224,8 @@ describe('greylisting retries in PostgreSQL', () => {
     ).toBeUndefined();
     expect(await jobs.findByIdInternal(id)).toMatchObject({ valid_emails: 0, waiting_emails: 1 });
     expect(await jobs.creditsUsed(id)).toBe(0);
+    // Retention deletes the addresses the job kept waiting with its files.
+    await jobs.markFilesDeletedInternal(id);
+    expect(await db.query(`SELECT email FROM files.greylist_retries WHERE job_id = $1`, [id])).toEqual([]);
   });
 });

@@ -67,7 +67,9 @@ export class JobMerger {
             pollMs: FOLLOW_POLL_MS,
             active: async () => {
               const now = await this.repo.findByIdInternal(job.id);
-              return !stop.aborted && now !== undefined && isActive(now.status);
+              // Addresses waiting for greylisting retries would hold this merge (and its slot) for the retries'
+              // delays: it gives up, and the job is merged once they have settled.
+              return !stop.aborted && now !== undefined && isActive(now.status) && now.waiting_emails === 0;
             },
           },
         });

@@ -234,7 +234,8 @@ export class JobRunner {
    */
   private mergeEarly(job: JobRow): void {
     const horizon = this.config.FILE_EARLY_MERGE_SECONDS;
-    if (horizon <= 0 || !job.started_at) return;
+    // Addresses waiting for greylisting retries would hold the merge (and its slot) for the retries' delays.
+    if (horizon <= 0 || !job.started_at || job.waiting_emails > 0) return;
     const answered = job.completed_chunks + job.failed_chunks;
     if (answered === 0) return;
     const elapsedSeconds = (Date.now() - job.started_at.getTime()) / 1000;

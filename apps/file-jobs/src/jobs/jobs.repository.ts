@@ -213,6 +213,8 @@ export class JobsRepository {
   async markFilesDeletedInternal(jobId: string): Promise<void> {
     await this.db.transaction(async (m) => {
       await m.query(`DELETE FROM files.job_chunks WHERE job_id = $1`, [jobId]);
+      // Addresses a cancelled or failed job still had waiting for a greylisting retry.
+      await m.query(`DELETE FROM files.greylist_retries WHERE job_id = $1`, [jobId]);
       await m.query(
         `UPDATE files.jobs SET files_deleted_at = now(), result_object = NULL, updated_at = now()
           WHERE id = $1 AND files_deleted_at IS NULL`,
