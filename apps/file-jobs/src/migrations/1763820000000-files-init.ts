@@ -59,7 +59,9 @@ export class FilesInit1763820000000 implements MigrationInterface {
         -- it renews: a lease rather than a lock held on a connection, so a merge needs no connection of its own
         -- for its whole length, and one whose process died is taken over once its lease has run out.
         merge_owner uuid,
-        merge_lease_until timestamptz
+        merge_lease_until timestamptz,
+        -- Addresses waiting inside the job for a greylisting retry: not yet processed nor counted.
+        waiting_emails int NOT NULL DEFAULT 0
       )`);
     await q.query(`CREATE INDEX jobs_account_idx ON files.jobs (account_id, created_at DESC)`);
     await q.query(
@@ -81,7 +83,8 @@ export class FilesInit1763820000000 implements MigrationInterface {
         job_id uuid NOT NULL REFERENCES files.jobs(id) ON DELETE CASCADE,
         chunk int NOT NULL,
         size int NOT NULL,
-        status text NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'published', 'done', 'failed')),
+        -- 'waiting': applied, but some of its addresses wait for a greylisting retry; answered once they settle.
+        status text NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'published', 'waiting', 'done', 'failed')),
         published_at timestamptz,
         done_at timestamptz,
         emails text[] NOT NULL,
@@ -106,6 +109,25 @@ export class FilesInit1763820000000 implements MigrationInterface {
     await q.query(
       `CREATE INDEX job_chunks_open_idx ON files.job_chunks (job_id, status, chunk) WHERE status IN ('queued', 'published')`,
     );
+    // Greylisted addresses waiting inside their job for a retry (GREYLIST_RETRY_DELAYS): one row each, due at a
+    // time, claimed like a chunk (claim id and time, taken over when stale), so a retry waiting in a job survives
+    // any process's restart. The chunk's stored results hold the address's greylisted answer meanwhile.
+    await q.query(`
+      CREATE TABLE files.greylist_retries (
+        job_id uuid NOT NULL REFERENCES files.jobs(id) ON DELETE CASCADE,
+        chunk int NOT NULL,
+        -- The address's place among its chunk's addresses (and results).
+        position int NOT NULL,
+        email text NOT NULL,
+        -- Retries sent so far.
+        attempts int NOT NULL DEFAULT 0,
+        due_at timestamptz NOT NULL,
+        -- The dispatch that sent the retry under way, and when; NULL while the address waits.
+        claim uuid,
+        claimed_at timestamptz,
+        PRIMARY KEY (job_id, chunk, position)
+      )`);
+    await q.query(`CREATE INDEX greylist_retries_due_idx ON files.greylist_retries (due_at)`);
     // Events a job's state change owes the EVENTS stream: written in the statement that changes the state,
     // removed once the event is published, republished by recovery when a process died in between.
     await q.query(`
@@ -118,6 +140,6 @@ export class FilesInit1763820000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP TABLE files.event_outbox, files.job_chunks, files.jobs`);
+    await q.query(`DROP TABLE files.event_outbox, files.greylist_retries, files.job_chunks, files.jobs`);
   }
 }
