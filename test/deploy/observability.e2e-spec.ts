@@ -51,7 +51,7 @@ function template(helm: string, ...set: string[]): Manifest[] {
     .filter((m): m is Manifest => m !== null);
 }
 
-describe('deploy: dashboard, alert rules, PrometheusRule and KEDA scaling', () => {
+describe('deploy: the Helm chart, its monitoring and scaling, the dashboard and alert rules', () => {
   it('every dashboard and alert query is valid PromQL naming suite metrics', () => {
     const queries = [...dashboardQueries(), ...alertRuleQueries()];
     expect(dashboardQueries().length).toBeGreaterThan(20);
@@ -152,4 +152,31 @@ describe('deploy: dashboard, alert rules, PrometheusRule and KEDA scaling', () =
     ).filter((m) => m.kind === 'ScaledObject');
     expect(scaled!.spec.triggers[0].metadata.natsServerMonitoringEndpoint).toBe('nats.messaging:8222');
   });
+
+  withHelm(
+    'points the apps at an external three-node JetStream cluster with NATS_STREAM_REPLICAS=3, bundling no NATS',
+    (helm) => {
+      const servers = [0, 1, 2].map((i) => `nats://nats-${i}.nats-headless:4222`);
+      const manifests = template(
+        helm,
+        'bundled.nats.enabled=false',
+        `external.natsUrl=${servers.join('\\,')}`,
+        'config.NATS_STREAM_REPLICAS=3',
+      );
+      const config = manifests.find(
+        (m) => m.kind === 'ConfigMap' && m.metadata.name === 't-emailverify-config',
+      );
+      expect(config?.data).toMatchObject({ NATS_URL: servers.join(','), NATS_STREAM_REPLICAS: '3' });
+      expect(manifests.filter((m) => /nats(?!-auth)/.test(m.metadata.name)).map((m) => m.kind)).toEqual([]);
+      // The bundled single server, by default, keeps one replica of each stream.
+      const bundled = template(helm);
+      expect(bundled.some((m) => m.kind === 'StatefulSet' && m.metadata.name === 't-emailverify-nats')).toBe(
+        true,
+      );
+      expect(
+        bundled.find((m) => m.kind === 'ConfigMap' && m.metadata.name === 't-emailverify-config')?.data
+          .NATS_STREAM_REPLICAS ?? '1',
+      ).toBe('1');
+    },
+  );
 });
