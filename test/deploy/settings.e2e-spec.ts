@@ -1,5 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 
 const root = process.cwd();
@@ -98,15 +102,55 @@ function appReads(): Map<string, Set<string>> {
   return reads;
 }
 
+const COMPOSE_FILE = 'deploy/compose/compose.yaml';
+
+/**
+ * The Docker Compose client (v2, which knows the Compose Specification's top-level `name`; v1 is end-of-life):
+ * the `docker compose` plugin, else a standalone `docker-compose` of v2. Undefined on a machine with neither,
+ * where the test that runs it is skipped and says so.
+ */
+function composeClient(): string[] | undefined {
+  for (const command of [['docker', 'compose'], ['docker-compose']]) {
+    const probe = spawnSync(command[0]!, [...command.slice(1), 'version', '--short'], { encoding: 'utf8' });
+    if (probe.status === 0 && /^v?[2-9]\./.test(probe.stdout.trim())) return command;
+  }
+  return undefined;
+}
+const compose = composeClient();
+if (!compose)
+  process.stderr.write('docker compose config: no Docker Compose v2 client is installed, skipped\n');
+
+/** `docker compose -f compose.yaml config` with `env` and an empty env file (not a developer's .env). */
+function composeConfig(env: NodeJS.ProcessEnv) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ev-compose-'));
+  try {
+    writeFileSync(path.join(dir, 'empty.env'), '');
+    return spawnSync(
+      compose![0]!,
+      [...compose!.slice(1), '-f', COMPOSE_FILE, '--env-file', path.join(dir, 'empty.env'), 'config'],
+      { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } },
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The variables .env.example leaves for the operator to fill in (the `--- required` block). */
+function requiredSecrets(): string[] {
+  const example = read('deploy/compose/.env.example');
+  const block = example.slice(example.indexOf('# --- required'), example.indexOf('# --- the stack'));
+  return [...block.matchAll(/^([A-Z][A-Z0-9_]*)=$/gm)].map((m) => m[1]!);
+}
+
 describe('deployment settings: compose, the Helm values schema and the apps agree', () => {
   const helm = new Set(helmSettings());
-  const compose = composeEnvironments();
+  const composeEnv = composeEnvironments();
   const reads = appReads();
 
   it('finds the lists it compares', () => {
     expect(helm.size).toBeGreaterThan(40);
     for (const app of [...APPS, 'admin'])
-      expect(compose.get(app)?.size ?? 0, `compose service ${app}`).toBeGreaterThan(3);
+      expect(composeEnv.get(app)?.size ?? 0, `compose service ${app}`).toBeGreaterThan(3);
     for (const app of APPS) expect(reads.get(app)!.has('NATS_URL'), `${app} reads NATS_URL`).toBe(true);
   });
 
@@ -114,12 +158,12 @@ describe('deployment settings: compose, the Helm values schema and the apps agre
     const missing: string[] = [];
     for (const app of APPS)
       for (const name of reads.get(app)!)
-        if (helm.has(name) && !compose.get(app)!.has(name)) missing.push(`${name} (${app})`);
+        if (helm.has(name) && !composeEnv.get(app)!.has(name)) missing.push(`${name} (${app})`);
     expect(
       missing,
       `compose.yaml does not pass these settings of values.schema.json: ${missing.join(', ')}`,
     ).toEqual([]);
-    const passed = new Set(APPS.flatMap((app) => [...compose.get(app)!]));
+    const passed = new Set(APPS.flatMap((app) => [...composeEnv.get(app)!]));
     const ignored = [...helm].filter((name) => !passed.has(name));
     expect(
       ignored,
@@ -130,7 +174,8 @@ describe('deployment settings: compose, the Helm values schema and the apps agre
   it('passes no setting in compose that the Helm chart would refuse', () => {
     const extra = new Set<string>();
     for (const app of APPS)
-      for (const name of compose.get(app)!) if (!helm.has(name) && !MANAGED.includes(name)) extra.add(name);
+      for (const name of composeEnv.get(app)!)
+        if (!helm.has(name) && !MANAGED.includes(name)) extra.add(name);
     expect(
       [...extra],
       `compose.yaml passes settings that values.schema.json does not accept: ${[...extra].join(', ')}`,
@@ -158,7 +203,7 @@ describe('deployment settings: compose, the Helm values schema and the apps agre
     const missing: string[] = [];
     for (const app of APPS)
       for (const name of MANAGED)
-        if (reads.get(app)!.has(name) && !compose.get(app)!.has(name))
+        if (reads.get(app)!.has(name) && !composeEnv.get(app)!.has(name))
           missing.push(`${name} (compose ${app})`);
     for (const name of MANAGED)
       if (!new RegExp(`(name: ${name}\\b|^\\s+${name}:)`, 'm').test(templates))
@@ -166,6 +211,31 @@ describe('deployment settings: compose, the Helm values schema and the apps agre
     expect(missing, `not set: ${missing.join(', ')}`).toEqual([]);
     // The admin CLI connects as its own NATS user.
     for (const name of ['NATS_URL', 'NATS_NAMESPACE', 'NATS_USER', 'NATS_PASSWORD'])
-      expect(compose.get('admin')!.has(name), `${name} (compose admin)`).toBe(true);
+      expect(composeEnv.get('admin')!.has(name), `${name} (compose admin)`).toBe(true);
   });
+
+  it.skipIf(!compose)(
+    'docker compose config accepts compose.yaml with the secrets of .env.example, and refuses it without them',
+    () => {
+      const secrets = requiredSecrets();
+      expect(secrets).toEqual(expect.arrayContaining(['DOWNLOAD_SIGNING_SECRET', 'NATS_ADMIN_PASSWORD']));
+      const missing = composeConfig({});
+      expect(missing.status).not.toBe(0);
+      expect(missing.stderr).toMatch(/set [A-Z_]+ in deploy\/compose\/\.env/);
+      const env = Object.fromEntries(secrets.map((name) => [name, `p${randomBytes(12).toString('hex')}`]));
+      const result = composeConfig(env);
+      expect(result.status, result.stderr).toBe(0);
+      // What compose itself resolves (anchors, merged `x-app-env`) is what the lists above were read from.
+      const resolved = parse(result.stdout) as {
+        services: Record<string, { environment?: Record<string, string | null> }>;
+      };
+      for (const app of [...APPS, 'admin']) {
+        const environment = resolved.services[app]?.environment ?? {};
+        expect(new Set(Object.keys(environment)), `environment of ${app}`).toEqual(composeEnv.get(app));
+      }
+      expect(resolved.services.gateway!.environment!.DOWNLOAD_SIGNING_SECRET).toBe(
+        env.DOWNLOAD_SIGNING_SECRET,
+      );
+    },
+  );
 });

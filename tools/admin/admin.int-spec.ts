@@ -111,11 +111,17 @@ describe('admin CLI (npm run admin)', () => {
     expect((await admin(offline, 'frobnicate')).err).toContain('unknown command "frobnicate"');
   });
 
-  it('prints the usage for --help, and names NATS_URL and NATS_NAMESPACE when NATS cannot be reached', async () => {
+  it('prints the plain-text usage for --help with exit 2, and names NATS_URL and NATS_NAMESPACE when NATS cannot be reached', async () => {
     const offline = { ...suite.env(), NATS_URL: 'nats://admin:hunter2-password@127.0.0.1:9' };
-    const help = await admin(offline, '--help');
-    expect(help.code).toBe(0);
-    expect(help.text).toContain('create-account --name N --credits C');
+    for (const args of [['--help'], ['-h'], ['help'], ['create-key', '--help']]) {
+      const help = await admin(offline, ...args);
+      expect(help.code, args.join(' ')).toBe(2);
+      expect(help.text).toMatch(/^Usage: npm run admin -- <command> \[options\]\n/);
+      expect(help.text).toContain('create-account --name N --credits C');
+      expect(help.text).toContain('exits with status 2');
+      expect(help.out).toBeUndefined();
+      expect(help.err).toBe('');
+    }
     const unreachable = await admin(
       offline,
       'list-keys',

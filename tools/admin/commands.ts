@@ -20,7 +20,8 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
   doctor         [--domain D] [--mx H] [--egress-ip IP] [--json]
 
 Every command but doctor prints JSON. NATS_URL and NATS_NAMESPACE select the installation (NATS_USER and
-NATS_PASSWORD its admin user). --help prints this text.
+NATS_PASSWORD its admin user). --help prints this text and exits with status 2, as a mistake on the
+command line does (the mistake told first, on stderr); a refusal by the service exits 1.
 
 doctor checks this host for verification, with the verifier's settings (DNS_SERVERS, SMTP_PORT,
 SMTP_HELO_NAME, DNSBL_IP_ZONES, ...) and without NATS: the DNS servers answer truthfully, port 25 of

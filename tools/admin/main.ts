@@ -22,7 +22,7 @@ async function main(): Promise<number> {
   }
   if (command.kind === 'help') {
     process.stdout.write(`${USAGE}\n`);
-    return 0;
+    return 2;
   }
   if (command.kind === 'local') {
     try {

@@ -5,16 +5,18 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ensureDependencies, ensureNode, root } from './lib.mjs';
 
+// The published OpenAPI document under Redocly's recommended rules (redocly.yaml): part of `lint`, and a step of
+// its own (`node tools/dev/check.mjs openapi`).
+const OPENAPI = [['redocly', 'lint', '--format=stylish', 'docs/openapi.json']];
 const STEPS = {
   format: [['prettier', '--check', '.']],
   // The module-boundary rule reads the Nx project graph, which `nx show projects` computes first.
-  lint: [
-    ['nx', 'show', 'projects'],
-    ['eslint', '.'],
-    ['redocly', 'lint', '--format=stylish', 'docs/openapi.json'],
-  ],
+  lint: [['nx', 'show', 'projects'], ['eslint', '.'], ...OPENAPI],
   typecheck: [['tsc', '-p', 'tsconfig.json', '--noEmit']],
+  openapi: OPENAPI,
 };
+/** What `npm run check` runs: every step (the OpenAPI lint within lint). */
+const ALL = ['format', 'lint', 'typecheck'];
 
 const asked = process.argv.slice(2);
 const unknown = asked.filter((name) => !(name in STEPS));
@@ -25,7 +27,7 @@ if (unknown.length > 0) {
 
 await ensureNode();
 await ensureDependencies();
-for (const name of asked.length > 0 ? asked : Object.keys(STEPS)) {
+for (const name of asked.length > 0 ? asked : ALL) {
   for (const [tool, ...args] of STEPS[name]) {
     const result = spawnSync(process.execPath, [path.join(root, 'node_modules', '.bin', tool), ...args], {
       cwd: root,

@@ -171,6 +171,14 @@ export async function ensureDependencies() {
   const marker = path.join(root, 'node_modules', '.package-lock.json');
   const lock = path.join(root, 'package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  // `npm ci` empties node_modules first: the services of a running `npm start` load from it (a restarted one
+  // would die with MODULE_NOT_FOUND), so it is not pulled from under them.
+  const starts = runningStarts();
+  if (starts.length > 0)
+    fail(
+      `package-lock.json is newer than node_modules, but npm start (pid ${starts.join(', ')}) runs its services ` +
+        `from this checkout's node_modules: stop it (Ctrl-C), then run this again to install the locked dependencies`,
+    );
   // The lock file holds every platform's optional packages, so `npm ci` installs exactly what it locks (and
   // fails when package.json and the lock disagree), as the Dockerfile does.
   await step('installing dependencies (npm ci, from package-lock.json)', 'npm', [
@@ -207,6 +215,14 @@ export async function privateBuild(name) {
     if (!pid || !alive(pid)) rmSync(path.join(buildsDir, entry), { recursive: true, force: true });
   }
   return build(path.join(buildsDir, `${name}-${process.pid}`));
+}
+
+/** The pids of the `npm start` runs of this checkout that are still running (each has a build in .data/builds). */
+function runningStarts() {
+  if (!existsSync(buildsDir)) return [];
+  return readdirSync(buildsDir)
+    .map((entry) => Number(/^start-(\d+)$/.exec(entry)?.[1]))
+    .filter((pid) => pid && pid !== process.pid && alive(pid));
 }
 
 export function removePrivateBuild(dir) {
