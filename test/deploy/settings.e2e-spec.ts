@@ -105,20 +105,19 @@ function appReads(): Map<string, Set<string>> {
 const COMPOSE_FILE = 'deploy/compose/compose.yaml';
 
 /**
- * The Docker Compose client (v2, which knows the Compose Specification's top-level `name`; v1 is end-of-life):
- * the `docker compose` plugin, else a standalone `docker-compose` of v2. Undefined on a machine with neither,
- * where the test that runs it is skipped and says so.
+ * The Docker Compose client: the `docker compose` plugin, else a standalone `docker-compose` (v2, or the v1 that
+ * distributions still ship: compose.yaml keeps to what both accept). Undefined on a machine with neither, where
+ * the test that runs it is skipped and says so.
  */
 function composeClient(): string[] | undefined {
   for (const command of [['docker', 'compose'], ['docker-compose']]) {
     const probe = spawnSync(command[0]!, [...command.slice(1), 'version', '--short'], { encoding: 'utf8' });
-    if (probe.status === 0 && /^v?[2-9]\./.test(probe.stdout.trim())) return command;
+    if (probe.status === 0 && /^v?[1-9]\./.test(probe.stdout.trim())) return command;
   }
   return undefined;
 }
 const compose = composeClient();
-if (!compose)
-  process.stderr.write('docker compose config: no Docker Compose v2 client is installed, skipped\n');
+if (!compose) process.stderr.write('docker compose config: no Docker Compose client is installed, skipped\n');
 
 /** `docker compose -f compose.yaml config` with `env` and an empty env file (not a developer's .env). */
 function composeConfig(env: NodeJS.ProcessEnv) {
