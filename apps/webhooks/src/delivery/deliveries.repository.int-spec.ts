@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhooksMigrations } from '../migrations';
 import { SecretBox } from '../webhooks/secret-box';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
-import { type AttemptRecord, DeliveriesRepository } from './deliveries.repository';
+import { type AttemptRecord, DeliveriesRepository, type NewEvent } from './deliveries.repository';
 
 /** A new account's id, as the services receive one. */
 const newAccountId = () => randomUUID() as AccountId;
@@ -43,8 +43,14 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
       jobId,
       body: `{"event":"${kind}"}`,
       requestId: null,
-      firstDelayMs: 0,
     };
+  }
+
+  /** The deliveries of one event, due at once; with `claimForMs`, made claimed (as many as there are). */
+  async function make(e: NewEvent, claimForMs?: number) {
+    const claim = claimForMs === undefined ? undefined : { ms: claimForMs, max: 1_000 };
+    const [made] = await deliveries.createForEvents([e], { delayMs: 0, ...(claim ? { claim } : {}) });
+    return made!;
   }
 
   function attempt(delivery: { id: string; webhook_id: string; attempt_count: number }): AttemptRecord {
@@ -78,16 +84,71 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     await webhooks.update(account, inactive.id, { isActive: false });
     const other = await makeWebhook(newAccountId());
     const e = event(account);
-    expect((await deliveries.createForEvent(e)).ids).toHaveLength(1);
-    expect((await deliveries.createForEvent(e)).ids).toHaveLength(0);
+    expect((await make(e)).ids).toHaveLength(1);
+    expect((await make(e)).ids).toHaveLength(0);
     const claimed = await claimAll([both.id, failedOnly.id, inactive.id, other.id]);
     expect(claimed.map((d) => d.webhook_id)).toEqual([both.id]);
+  });
+
+  it('makes the deliveries of a batch of events of several accounts in one go, each event once', async () => {
+    const first = newAccountId();
+    const second = newAccountId();
+    const firstHooks = await Promise.all([makeWebhook(first), makeWebhook(first)]);
+    const failedOnly = await makeWebhook(second, ['file.failed']);
+    const secondHook = await makeWebhook(second);
+    const earlier = event(first);
+    await make(earlier);
+    const a = event(first);
+    const b = event(second);
+    const failed = event(second, 'file.failed');
+    const made = await deliveries.createForEvents([a, b, a, earlier, failed], { delayMs: 0 });
+    expect(made.map((m) => m.ids.length)).toEqual([2, 1, 0, 0, 2]);
+    expect(made.every((m) => m.claimed.length === 0)).toBe(true);
+    const claimed = await claimAll([...firstHooks.map((h) => h.id), failedOnly.id, secondHook.id]);
+    expect(claimed).toHaveLength(2 + 2 + 1 + 2);
+    const byBody = (hookId: string) =>
+      claimed
+        .filter((d) => d.webhook_id === hookId)
+        .map((d) => d.event)
+        .sort();
+    expect(byBody(firstHooks[0]!.id)).toEqual(['file.completed', 'file.completed']);
+    expect(byBody(secondHook.id)).toEqual(['file.completed', 'file.failed']);
+    expect(byBody(failedOnly.id)).toEqual(['file.failed']);
+  });
+
+  it('makes at most as many deliveries claimed as asked; the others are left for any claimer', async () => {
+    const account = newAccountId();
+    const hooks = await Promise.all(Array.from({ length: 5 }, () => makeWebhook(account)));
+    const made = await deliveries.createForEvents([event(account), event(account)], {
+      delayMs: 0,
+      claim: { ms: 60_000, max: 3 },
+    });
+    const claimed = made.flatMap((m) => m.claimed);
+    expect(claimed).toHaveLength(3);
+    expect(claimed.every((d) => d.attempt_count === 1)).toBe(true);
+    const rest = await claimAll(hooks.map((h) => h.id));
+    expect(rest).toHaveLength(7);
+    expect(rest.every((d) => d.attempt_count === 1)).toBe(true);
+    expect(new Set([...claimed, ...rest].map((d) => d.id)).size).toBe(10);
+  });
+
+  it('makes each delivery once when two replicas are given the same events at once', async () => {
+    const account = newAccountId();
+    const hooks = await Promise.all(Array.from({ length: 5 }, () => makeWebhook(account)));
+    const events = Array.from({ length: 20 }, () => event(account));
+    const results = await Promise.all(
+      [events, [...events].reverse(), events, [...events].reverse()].map((batch) =>
+        deliveries.createForEvents(batch, { delayMs: 0 }),
+      ),
+    );
+    expect(results.flat().reduce((n, m) => n + m.ids.length, 0)).toBe(100);
+    expect(await claimAll(hooks.map((h) => h.id))).toHaveLength(100);
   });
 
   it('hands each due delivery to exactly one of several concurrent claimers', async () => {
     const account = newAccountId();
     const hooks = await Promise.all(Array.from({ length: 5 }, () => makeWebhook(account)));
-    for (let i = 0; i < 20; i++) await deliveries.createForEvent(event(account));
+    for (let i = 0; i < 20; i++) await make(event(account));
     const ids = hooks.map((h) => h.id);
     const rounds = await Promise.all(Array.from({ length: 6 }, () => claimAll(ids)));
     const claimed = rounds.flat().map((d) => d.id);
@@ -98,7 +159,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   it('gives an expired claim to the next claimer, and the first process then records nothing', async () => {
     const account = newAccountId();
     const hook = await makeWebhook(account);
-    await deliveries.createForEvent(event(account));
+    await make(event(account));
     const [first] = (await deliveries.claimDue(100, 1)).filter((d) => d.webhook_id === hook.id);
     expect(first?.attempt_count).toBe(1);
     await db.query(
@@ -121,7 +182,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   it('stores a batch of outcomes, each as a whole, and says which were stored', async () => {
     const account = newAccountId();
     const [a, b, c] = await Promise.all([makeWebhook(account), makeWebhook(account), makeWebhook(account)]);
-    for (let i = 0; i < 2; i++) await deliveries.createForEvent(event(account));
+    for (let i = 0; i < 2; i++) await make(event(account));
     const claimed = await claimAll([a.id, b.id, c.id]);
     const of = (hook: { id: string }) => claimed.filter((d) => d.webhook_id === hook.id);
     const [aOk, aRetry] = of(a);
@@ -168,7 +229,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   it('stores concurrent batches over the same webhooks without losing any (rows locked in one order)', async () => {
     const account = newAccountId();
     const hooks = await Promise.all(Array.from({ length: 6 }, () => makeWebhook(account)));
-    for (let i = 0; i < 10; i++) await deliveries.createForEvent(event(account));
+    for (let i = 0; i < 10; i++) await make(event(account));
     const claimed = await claimAll(hooks.map((h) => h.id));
     expect(claimed).toHaveLength(60);
     const success = (d: (typeof claimed)[number]) => ({
@@ -194,7 +255,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   it('makes deliveries already claimed for their first attempt when asked, which no other claimer gets', async () => {
     const account = newAccountId();
     const hook = await makeWebhook(account);
-    const made = await deliveries.createForEvent(event(account), 60_000);
+    const made = await make(event(account), 60_000);
     expect(made.claimed).toHaveLength(1);
     expect(made.claimed[0]).toMatchObject({
       id: made.ids[0],
@@ -221,7 +282,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   it('gives back claims not started: the same attempt is claimed again at once', async () => {
     const account = newAccountId();
     const hook = await makeWebhook(account);
-    await deliveries.createForEvent(event(account));
+    await make(event(account));
     const [first] = await claimAll([hook.id]);
     expect(first?.attempt_count).toBe(1);
     expect(await claimAll([hook.id])).toEqual([]);
@@ -237,7 +298,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     const account = newAccountId();
     const hook = await makeWebhook(account);
     const fail = async () => {
-      await deliveries.createForEvent(event(account));
+      await make(event(account));
       const [claimed] = await claimAll([hook.id]);
       await deliveries.recordAttempt(attempt(claimed!), { kind: 'failed' }, { disableAfterDays: 5 });
       return (await webhooks.find(account, hook.id))!;
@@ -270,10 +331,10 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     await db.query(`UPDATE webhooks.webhooks SET failing_since = now() - interval '9 days' WHERE id = $1`, [
       hook.id,
     ]);
-    await deliveries.createForEvent(event(account));
+    await make(event(account));
     const [ok] = await claimAll([hook.id]);
     await deliveries.recordAttempt(attempt(ok!), { kind: 'success' }, { disableAfterDays: 5 });
-    await deliveries.createForEvent(event(account));
+    await make(event(account));
     const [failed] = await claimAll([hook.id]);
     await deliveries.recordAttempt(attempt(failed!), { kind: 'failed' }, { disableAfterDays: 5 });
     expect(await webhooks.find(account, hook.id)).toMatchObject({
@@ -285,7 +346,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   it('pages the delivery log newest first without skipping or repeating rows', async () => {
     const account = newAccountId();
     const hook = await makeWebhook(account);
-    for (let i = 0; i < 7; i++) await deliveries.createForEvent(event(account));
+    for (let i = 0; i < 7; i++) await make(event(account));
     const seen: string[] = [];
     let after: { createdKey: string; id: string } | undefined;
     for (;;) {

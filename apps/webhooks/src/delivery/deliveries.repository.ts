@@ -7,15 +7,28 @@ import {
   returnedRows,
 } from '@emailverify/persistence';
 
-export interface NewEventDeliveries {
+/** An event to be turned into deliveries. */
+export interface NewEvent {
   accountId: AccountId;
   eventId: string;
   event: string;
   jobId: string;
   body: string;
   requestId: string | null;
+}
+
+/** When the first attempts of new deliveries are due, and whether some are made claimed by the caller. */
+export interface FirstAttempts {
   /** Delay before the first attempt. */
-  firstDelayMs: number;
+  delayMs: number;
+  /** Make up to `max` of the deliveries claimed for their first attempt by the calling process, for `ms`. */
+  claim?: { ms: number; max: number };
+}
+
+/** The deliveries made for one event: all of their ids, and those made claimed with what their attempts need. */
+export interface EventDeliveries {
+  ids: string[];
+  claimed: ClaimedDelivery[];
 }
 
 /** A delivery claimed for one attempt, with what the attempt needs of its webhook. */
@@ -99,45 +112,69 @@ export class DeliveriesRepository {
   constructor(private readonly db: DataSource) {}
 
   /**
-   * One delivery per active webhook of the account subscribed to the event, in one statement. The unique key
-   * (event, webhook) makes a repeated event add nothing. With `claimForMs`, the deliveries are made already
-   * claimed for their first attempt by the calling process, for that long (as `claimDue` claims), which saves
-   * claiming them afterwards. Returns the ids of the deliveries made now and, when claimed, what their attempts
-   * need.
+   * One delivery per active webhook of its account subscribed to the event, for every event of a batch, in one
+   * statement. The unique key (event, webhook) makes a repeated event (a JetStream redelivery, or the same event
+   * twice in the batch) add nothing. With `first.claim`, up to `max` of the deliveries are made already claimed
+   * for their first attempt by the calling process, for that long (as `claimDue` claims), which saves claiming
+   * them afterwards. Returns, per event in order, the ids of the deliveries made now for it and those of them
+   * made claimed, with what their attempts need.
    *
-   * This commit waits for its WAL flush: the event is acknowledged on the strength of it.
+   * This commit waits for its WAL flush: the events are acknowledged on the strength of it. Rows are inserted in
+   * (event, webhook) order, so two replicas given the same events cannot deadlock on the unique key; a statement
+   * that loses a deadlock anyway is run again.
    */
-  async createForEvent(
-    input: NewEventDeliveries,
-    claimForMs?: number,
-  ): Promise<{ ids: string[]; claimed: ClaimedDelivery[] }> {
-    const rows = returnedRows<ClaimedDelivery>(
-      await this.db.query(
-        `WITH made AS (
-           INSERT INTO webhooks.deliveries
-                  (id, webhook_id, account_id, event_id, event, job_id, body, request_id, next_attempt_at,
-                   attempt_count, claimed_until)
-           SELECT gen_random_uuid(), w.id, w.account_id, $2, $3, $4, $5, $6, now() + make_interval(secs => $7),
-                  CASE WHEN $8::float8 IS NULL THEN 0 ELSE 1 END, now() + make_interval(secs => $8::float8)
-             FROM webhooks.webhooks w
-            WHERE w.account_id = $1 AND w.is_active AND $3 = ANY (w.events)
-           ON CONFLICT (event_id, webhook_id) DO NOTHING
-           RETURNING id, webhook_id, event, body, attempt_count, max_attempts, request_id)
-         SELECT made.*, w.url, w.secret_sealed, w.is_active
-           FROM made JOIN webhooks.webhooks w ON w.id = made.webhook_id`,
-        [
-          input.accountId,
-          input.eventId,
-          input.event,
-          input.jobId,
-          input.body,
-          input.requestId,
-          input.firstDelayMs / 1000,
-          claimForMs === undefined ? null : claimForMs / 1000,
-        ],
+  async createForEvents(events: readonly NewEvent[], first: FirstAttempts): Promise<EventDeliveries[]> {
+    if (events.length === 0) return [];
+    const columns = [
+      events.map((e) => e.accountId),
+      events.map((e) => e.eventId),
+      events.map((e) => e.event),
+      events.map((e) => e.jobId),
+      events.map((e) => e.body),
+      events.map((e) => e.requestId),
+    ];
+    const rows = await retryConflicts(async () =>
+      returnedRows<ClaimedDelivery & { account_id: string; event_id: string }>(
+        await this.db.query(
+          `WITH input AS (
+             SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[])
+                        AS i(account_id, event_id, event, job_id, body, request_id)),
+           made AS (
+             INSERT INTO webhooks.deliveries
+                    (id, webhook_id, account_id, event_id, event, job_id, body, request_id, next_attempt_at,
+                     attempt_count, claimed_until)
+             SELECT gen_random_uuid(), w.id, w.account_id, i.event_id, i.event, i.job_id, i.body, i.request_id,
+                    now() + make_interval(secs => $7),
+                    CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9 THEN 1 ELSE 0 END,
+                    CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9
+                         THEN now() + make_interval(secs => $8) END
+               FROM input i
+               JOIN webhooks.webhooks w ON w.account_id = i.account_id AND w.is_active AND i.event = ANY (w.events)
+              ORDER BY i.event_id, w.id
+             ON CONFLICT (event_id, webhook_id) DO NOTHING
+             RETURNING id, webhook_id, account_id, event_id, event, body, attempt_count, max_attempts, request_id)
+           SELECT made.*, w.url, w.secret_sealed, w.is_active
+             FROM made JOIN webhooks.webhooks w ON w.id = made.webhook_id`,
+          [...columns, first.delayMs / 1000, (first.claim?.ms ?? 0) / 1000, first.claim?.max ?? 0],
+        ),
       ),
     );
-    return { ids: rows.map((r) => r.id), claimed: claimForMs === undefined ? [] : rows };
+    // Each event's deliveries go to its first occurrence in the batch; a repeat made none.
+    const byEvent = new Map<string, EventDeliveries>();
+    const made = events.map((e) => {
+      const key = `${e.accountId}:${e.eventId}`;
+      if (byEvent.has(key)) return { ids: [], claimed: [] };
+      const deliveries: EventDeliveries = { ids: [], claimed: [] };
+      byEvent.set(key, deliveries);
+      return deliveries;
+    });
+    for (const { account_id, event_id, ...delivery } of rows) {
+      const deliveries = byEvent.get(`${account_id}:${event_id}`)!;
+      deliveries.ids.push(delivery.id);
+      // A fresh delivery counts its first attempt only when it was made claimed for it.
+      if (delivery.attempt_count > 0) deliveries.claimed.push(delivery);
+    }
+    return made;
   }
 
   /**

@@ -2,10 +2,15 @@ import { withRequestId } from '@emailverify/messaging';
 import type { Counter, Histogram } from 'prom-client';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../webhooks/secret-box';
-import type { AttemptOutcome, ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
-import type { FreshDeliveries } from './event-intake';
+import type {
+  AttemptOutcome,
+  AttemptResult,
+  ClaimedDelivery,
+  DeliveriesRepository,
+} from './deliveries.repository';
+import type { FreshClaim, FreshDeliveries } from './event-intake';
 import type { HttpSender, SendResult } from './http-sender';
-import { AttemptRecorder } from './attempt-recorder';
+import { Batches } from './batches';
 import { parseRetryAfter, withJitter } from './retry-schedule';
 import { deliveryHeaders, type SigningKeys, signingKeys } from './signing';
 
@@ -34,6 +39,8 @@ const AHEAD = 4;
 const HOLD = 8;
 /** Signing keys kept ready, one set per webhook, at most this many. */
 const KEPT_KEYS = 10_000;
+/** The most attempts one statement stores. */
+const MAX_RECORD_BATCH = 256;
 
 /** A delivery claimed ahead of a free slot, and the time (this process's clock) by which it must start. */
 interface Claimed {
@@ -50,7 +57,7 @@ interface Claimed {
  * Up to `concurrency` HTTP exchanges run at a time. Claims are made ahead of need, in batches: while the slots
  * are busy, the next deliveries are already claimed and wait in memory, so a slot that frees up starts the next
  * attempt without a round trip to the database. An attempt's slot is freed as soon as its HTTP exchange is
- * over; its outcome is stored with others in the next batch (AttemptRecorder), and its claim lasts until
+ * over; its outcome is stored with others in the next batch (`recordAttempts`), and its claim lasts until
  * then. A process holds at most AHEAD times `concurrency` claimed deliveries waiting to start, and HOLD times in
  * all (waiting, being sent, or waiting for their outcome to be stored). A process killed meanwhile leaves them
  * claimed until their claims run out, then they are attempted again; a process that stops gives back those it
@@ -63,7 +70,8 @@ export class Dispatcher implements FreshDeliveries {
   private readonly ready: Claimed[] = [];
   /** HTTP exchanges running. */
   private sending = 0;
-  private readonly recorder: AttemptRecorder;
+  /** Outcomes of attempts, stored in batches: per attempt, whether it was stored (its claim still held). */
+  private readonly recorder: Batches<AttemptResult, boolean>;
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private claiming = false;
@@ -83,7 +91,8 @@ export class Dispatcher implements FreshDeliveries {
     private readonly logger: Logger,
     private readonly metrics: DispatcherMetrics,
   ) {
-    this.recorder = new AttemptRecorder(repo, { disableAfterDays: options.disableAfterDays });
+    const rules = { disableAfterDays: options.disableAfterDays };
+    this.recorder = new Batches((results) => repo.recordAttempts(results, rules), MAX_RECORD_BATCH);
   }
 
   start(): void {
@@ -100,18 +109,17 @@ export class Dispatcher implements FreshDeliveries {
   }
 
   /**
-   * Fresh deliveries may be made claimed for this process while it has room for them, leaving room for one
+   * Fresh deliveries may be made claimed for this process as far as it has room for them, leaving room for one
    * claim of `concurrency` so that due retries are not held back by a stream of fresh deliveries.
    */
-  freshClaimMs(): number | undefined {
+  freshClaim(): FreshClaim | undefined {
     const concurrency = this.options.concurrency;
-    if (
-      this.stopped ||
-      this.held() >= (HOLD - 1) * concurrency ||
-      this.ready.length >= (AHEAD - 1) * concurrency
-    )
-      return undefined;
-    return this.options.timeoutMs + LEASE_MARGIN_MS;
+    const max = Math.min(
+      (HOLD - 1) * concurrency - this.held(),
+      (AHEAD - 1) * concurrency - this.ready.length,
+    );
+    if (this.stopped || max <= 0) return undefined;
+    return { ms: this.options.timeoutMs + LEASE_MARGIN_MS, max };
   }
 
   adopt(claimed: ClaimedDelivery[], claimedAt: number): void {
@@ -215,8 +223,8 @@ export class Dispatcher implements FreshDeliveries {
       this.sending--;
     }
     const { outcome, error } = this.judge(delivery, result);
-    const recording = this.recorder.record(
-      {
+    const recording = this.recorder.add({
+      attempt: {
         deliveryId: delivery.id,
         webhookId: delivery.webhook_id,
         n,
@@ -227,7 +235,7 @@ export class Dispatcher implements FreshDeliveries {
         responseBody: result.body,
       },
       outcome,
-    );
+    });
     this.fill(); // the slot is free: the next attempt need not wait for this one's record
     const recorded = await recording;
     this.metrics.attempts.inc({ outcome: outcome.kind });

@@ -2,26 +2,46 @@ import { Consumers, Streams } from '@emailverify/contracts';
 import type { ConsumerHandle, JetStreamKit } from '@emailverify/messaging';
 import type { Logger } from 'pino';
 import { fileEventSchema } from '../webhooks.schemas';
-import type { ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
+import { Batches } from './batches';
+import type {
+  ClaimedDelivery,
+  DeliveriesRepository,
+  EventDeliveries,
+  FirstAttempts,
+  NewEvent,
+} from './deliveries.repository';
+
+/** How fresh deliveries may be made claimed for the dispatcher: for how long, and at most how many. */
+export type FreshClaim = NonNullable<FirstAttempts['claim']>;
 
 /** Where fresh deliveries go: the dispatcher of this process. */
 export interface FreshDeliveries {
-  /** How long fresh deliveries may be made claimed for this process, or undefined when it has no room now. */
-  freshClaimMs(): number | undefined;
-  /** Deliveries made claimed for this process (`freshClaimMs`) at `claimedAt`: their first attempts. */
+  /** Whether, how long and how many fresh deliveries may be made claimed for this process now. */
+  freshClaim(): FreshClaim | undefined;
+  /** Deliveries made claimed for this process (`freshClaim`) at `claimedAt`: their first attempts. */
   adopt(claimed: ClaimedDelivery[], claimedAt: number): void;
   /** Deliveries were made unclaimed: look for due ones. */
   kick(): void;
 }
 
 /**
+ * Events in hand at once: the events that arrive while one batch is being written make the next, so this
+ * bounds a batch. The event stream's consumer allows at least 1,000 unacknowledged.
+ */
+const IN_HAND = 128;
+
+/**
  * Turns each event on the EVENTS stream into one delivery per subscribed, active webhook of its account, then
- * acknowledges it. The body every attempt will send is fixed here. An event redelivered by JetStream (a crash
- * before the ack) makes no second delivery: deliveries are unique per event and webhook. When the first attempt
- * is due at once and the dispatcher has room, the deliveries are made claimed for it and handed over directly.
+ * acknowledges it. The body every attempt will send is fixed here. Events are taken in batches: those that
+ * arrive while a batch is being written go in the next, whose deliveries are made in one statement and one
+ * commit, and each event is acknowledged once that commit is flushed. An event redelivered by JetStream (a
+ * crash before the ack) makes no second delivery: deliveries are unique per event and webhook. When the first
+ * attempts are due at once and the dispatcher has room, deliveries are made claimed for it and handed over
+ * directly.
  */
 export class EventIntake {
   private consumer?: ConsumerHandle;
+  private readonly batches = new Batches<NewEvent, EventDeliveries>((events) => this.make(events), IN_HAND);
 
   constructor(
     private readonly kit: JetStreamKit,
@@ -34,7 +54,12 @@ export class EventIntake {
   async start(): Promise<void> {
     await this.kit.ensureStream(Streams.events);
     this.consumer = await this.kit.consume<unknown>(
-      { stream: Streams.events.name, durable: Consumers.webhooksEvents, ackWaitMs: 30_000, concurrency: 8 },
+      {
+        stream: Streams.events.name,
+        durable: Consumers.webhooksEvents,
+        ackWaitMs: 30_000,
+        concurrency: IN_HAND,
+      },
       async ({ payload, requestId }) => this.take(payload, requestId),
       (err) =>
         this.logger.error({ err }, 'event could not be turned into deliveries; it will be redelivered'),
@@ -53,26 +78,30 @@ export class EventIntake {
       return { terminate: 'malformed event' };
     }
     const { accountId, event, timestamp, data } = parsed.data;
-    const body = JSON.stringify({ event, timestamp, data });
-    const claimForMs = this.options.firstDelayMs === 0 ? this.dispatcher.freshClaimMs() : undefined;
-    const claimedAt = Date.now();
-    const { ids, claimed } = await this.repo.createForEvent(
-      {
-        accountId,
-        eventId: `${data.job_id}:${event}`,
-        event,
-        jobId: data.job_id,
-        body,
-        requestId,
-        firstDelayMs: this.options.firstDelayMs,
-      },
-      claimForMs,
-    );
-    if (ids.length > 0) {
+    const { ids } = await this.batches.add({
+      accountId,
+      eventId: `${data.job_id}:${event}`,
+      event,
+      jobId: data.job_id,
+      body: JSON.stringify({ event, timestamp, data }),
+      requestId,
+    });
+    if (ids.length > 0)
       this.logger.info({ event, jobId: data.job_id, deliveries: ids.length }, 'deliveries made');
-      if (claimed.length > 0) this.dispatcher.adopt(claimed, claimedAt);
-      else this.dispatcher.kick();
-    }
     return 'ack';
+  }
+
+  /** The deliveries of a batch of events, in one statement; those made claimed go to the dispatcher. */
+  private async make(events: NewEvent[]): Promise<EventDeliveries[]> {
+    const claim = this.options.firstDelayMs === 0 ? this.dispatcher.freshClaim() : undefined;
+    const claimedAt = Date.now();
+    const made = await this.repo.createForEvents(events, {
+      delayMs: this.options.firstDelayMs,
+      ...(claim ? { claim } : {}),
+    });
+    const claimed = made.flatMap((m) => m.claimed);
+    if (claimed.length > 0) this.dispatcher.adopt(claimed, claimedAt);
+    if (made.some((m) => m.ids.length > m.claimed.length)) this.dispatcher.kick();
+    return made;
   }
 }
