@@ -286,7 +286,18 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     const [first] = await claimAll([hook.id]);
     expect(first?.attempt_count).toBe(1);
     expect(await claimAll([hook.id])).toEqual([]);
+    // While claimed, its next attempt is when the claim runs out (should this attempt be lost).
+    const nextAttempt = async () =>
+      (
+        (await db.query(
+          `SELECT next_attempt_at = claimed_until AS at_claim_end, next_attempt_at <= now() AS due
+             FROM webhooks.deliveries WHERE id = $1`,
+          [first!.id],
+        )) as Array<{ at_claim_end: boolean | null; due: boolean }>
+      )[0];
+    expect(await nextAttempt()).toEqual({ at_claim_end: true, due: false });
     await deliveries.release([first!]);
+    expect(await nextAttempt()).toEqual({ at_claim_end: null, due: true });
     const [again] = await claimAll([hook.id]);
     expect(again).toMatchObject({ id: first!.id, attempt_count: 1 });
     // A claim that is no longer held (taken over meanwhile) is left alone.

@@ -116,7 +116,7 @@ export class DeliveriesRepository {
    * statement. The unique key (event, webhook) makes a repeated event (a JetStream redelivery, or the same event
    * twice in the batch) add nothing. With `first.claim`, up to `max` of the deliveries are made already claimed
    * for their first attempt by the calling process, for that long (as `claimDue` claims), which saves claiming
-   * them afterwards. Returns, per event in order, the ids of the deliveries made now for it and those of them
+   * them afterwards (their next attempt is, as for any claim, when the claim runs out). Returns, per event in order, the ids of the deliveries made now for it and those of them
    * made claimed, with what their attempts need.
    *
    * This commit waits for its WAL flush: the events are acknowledged on the strength of it. Rows are inserted in
@@ -144,7 +144,8 @@ export class DeliveriesRepository {
                     (id, webhook_id, account_id, event_id, event, job_id, body, request_id, next_attempt_at,
                      attempt_count, claimed_until)
              SELECT gen_random_uuid(), w.id, w.account_id, i.event_id, i.event, i.job_id, i.body, i.request_id,
-                    now() + make_interval(secs => $7),
+                    CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9
+                         THEN now() + make_interval(secs => $8) ELSE now() + make_interval(secs => $7) END,
                     CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9 THEN 1 ELSE 0 END,
                     CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9
                          THEN now() + make_interval(secs => $8) END
@@ -180,7 +181,9 @@ export class DeliveriesRepository {
   /**
    * Claims up to `limit` deliveries whose next attempt is due, skipping rows another replica holds (FOR UPDATE
    * SKIP LOCKED), and counts the attempt. The claim lasts `leaseMs`: a process that dies mid-attempt leaves the
-   * delivery to be claimed again once it runs out.
+   * delivery to be claimed again once it runs out. The claim also moves the delivery's next attempt to its end,
+   * which is when that next attempt happens should this one be lost (the outcome sets the real one): claimed
+   * deliveries leave the due part of the index, so a claim does not look through the attempts in flight.
    *
    * Like the records of attempts, a claim does not wait for its WAL flush: a claim lost in a PostgreSQL crash
    * can only make an attempt that had been made be made again.
@@ -190,7 +193,8 @@ export class DeliveriesRepository {
       await this.db.query(
         `WITH ${NO_FLUSH_WAIT}
          UPDATE webhooks.deliveries d
-            SET attempt_count = d.attempt_count + 1, claimed_until = now() + make_interval(secs => $2)
+            SET attempt_count = d.attempt_count + 1, claimed_until = now() + make_interval(secs => $2),
+                next_attempt_at = now() + make_interval(secs => $2)
            FROM webhooks.webhooks w, no_flush_wait
           WHERE w.id = d.webhook_id
             AND d.id IN (SELECT id FROM webhooks.deliveries
@@ -269,7 +273,8 @@ export class DeliveriesRepository {
   async release(claims: ReadonlyArray<{ id: string; attempt_count: number }>): Promise<void> {
     if (claims.length === 0) return;
     await this.db.query(
-      `UPDATE webhooks.deliveries d SET attempt_count = d.attempt_count - 1, claimed_until = NULL
+      `UPDATE webhooks.deliveries d
+          SET attempt_count = d.attempt_count - 1, claimed_until = NULL, next_attempt_at = now()
          FROM unnest($1::uuid[], $2::int[]) AS r(id, n)
         WHERE d.id = r.id AND d.attempt_count = r.n AND d.status = 'pending'`,
       [claims.map((c) => c.id), claims.map((c) => c.attempt_count)],
