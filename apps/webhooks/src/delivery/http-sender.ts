@@ -58,8 +58,31 @@ export class HttpSender {
 
   async post(target: string, headers: Record<string, string>, body: string): Promise<SendResult> {
     const started = performance.now();
+    // The attempt's time limit, cleared when it ends (AbortSignal.timeout would fire for every attempt, long
+    // after it ended, making an error object each time).
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), this.options.timeoutMs);
+    try {
+      return await this.attempt(target, headers, body, timeout.signal, started);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    for (const { agent } of this.agents.values()) agent.destroy();
+    this.agents.clear();
+  }
+
+  private async attempt(
+    target: string,
+    headers: Record<string, string>,
+    body: string,
+    signal: AbortSignal,
+    started: number,
+  ): Promise<SendResult> {
     const elapsed = () => performance.now() - started;
-    const signal = AbortSignal.timeout(this.options.timeoutMs);
     let url: URL;
     try {
       url = new URL(target);
@@ -127,12 +150,6 @@ export class HttpSender {
         : `could not deliver: ${describeError(err)}`;
       return failure(message, elapsed());
     }
-  }
-
-  close(): void {
-    clearInterval(this.sweeper);
-    for (const { agent } of this.agents.values()) agent.destroy();
-    this.agents.clear();
   }
 
   /** Resolves the host (an IP literal is its own answer) and applies the address rule to every answer. */
