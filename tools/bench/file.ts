@@ -1,21 +1,28 @@
 // Benchmark "file": a generated CSV of 100,000 rows (1,000,000 with `--large`) over about
-// 20,000 mail-world domains, MX-only (check_smtp false): addresses/s from the start of the upload to
-// `completed`, and the peak RSS of every process, against one process (this one) parsing the same file with
-// the files library and verifying it with the verification library; then the service again with two verifier
-// processes. A first, separate upload of just under 100 MiB (padded rows, one distinct address) measures the
+// 20,000 mail-world domains, 10% of the rows repeating an earlier row's address, MX-only (check_smtp false):
+// the time from the start of the upload to `completed`, and the peak RSS of every process, against the floor
+// (file-floor.ts: one process reading the same CSV, resolving MX once per unique domain through the same DNS
+// server, writing the result CSV); then the service again with two verifier processes. For information, this
+// process also parses a file of the same shape with the files library and verifies it with the verification
+// library. A first, separate upload of just under 100 MiB (padded rows, one distinct address) measures the
 // gateway's RSS while it streams a file of the maximum size.
 //
 // Every phase has its own addresses (a prefix per phase), so the verifier's result cache never answers, and
 // its own cold verifier processes (restarted before the phase), so the domain cache starts empty in every
 // phase, as it does for the library's fresh engine.
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
 import { MailWorld, mailWorldEnv, TestSuite, freePort, launch, waitUntilReady } from '@emailverify/testing';
 import { openTable } from '@emailverify/files';
 import {
+  benchRoot,
   Cleanup,
   benchDomain,
   mailWorldEngine,
+  median,
   assertLocalInfrastructure,
   assertLoopback,
   log,
@@ -29,7 +36,7 @@ import {
 } from './common';
 import { CpuMeter } from './load';
 import { profileEnv, profiled, PROFILE } from './profile';
-import { RssSampler, peakRssFromMetrics } from './memory';
+import { RssSampler, peakRssFromMetrics, peakRssMiB, resetPeakRss } from './memory';
 
 const LARGE = process.argv.includes('--large');
 /** `BENCH_ROWS` overrides the row count (for exploring; the reported figures use the defaults). */
@@ -37,6 +44,14 @@ const ROWS = Number(process.env.BENCH_ROWS) || (quick ? 10_000 : LARGE ? 1_000_0
 /** `BENCH_PHASES=s1` runs only the one-verifier phase (for exploring). */
 const PHASES = (process.env.BENCH_PHASES || 's1,s2').split(',');
 const DOMAINS = quick ? 2_000 : 20_000;
+/** Every DUPLICATE_EVERY-th row repeats an earlier row's address: 10% duplicate rows. */
+const DUPLICATE_EVERY = 10;
+/** The distinct addresses of a file: what the service verifies and charges. */
+const UNIQUE = ROWS - Math.floor(ROWS / DUPLICATE_EVERY);
+/** Floor runs (the median is reported): it takes about a second, so a few runs cost little and steady it. */
+const FLOOR_RUNS = quick ? 1 : 3;
+/** The service's target: upload to `completed` within this many times the floor. */
+const FLOOR_RATIO_TARGET = 8;
 /** The library side: rows handed to verifyMany at a time, and its concurrency. */
 const LIBRARY_BATCH = 2_000;
 const LIBRARY_CONCURRENCY = 50;
@@ -67,12 +82,28 @@ const mxHost = (i: number) => `mx${i}.provider.bench.test`;
  * domain cache, which holds 10,000 domains and evicts the oldest: with 20,000 domains it would never hit.)
  */
 function domainOf(n: number): number {
+  return mix(n) % DOMAINS;
+}
+function mix(n: number): number {
   let x = Math.imul(n ^ 0x9e3779b9, 0x85ebca6b);
   x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
-  return ((x ^ (x >>> 16)) >>> 0) % DOMAINS;
+  return (x ^ (x >>> 16)) >>> 0;
 }
-/** The n-th row of a phase's file: a distinct address (phase prefix). */
-const address = (phase: string, n: number) => `u${n}.${phase}@${benchDomain(domainOf(n))}`;
+/**
+ * Which address the n-th row holds: its own, or (every DUPLICATE_EVERY-th row) the address of a pseudo-random
+ * earlier row that holds its own, from anywhere before it in the file.
+ */
+function addressIndex(n: number): number {
+  if (n % DUPLICATE_EVERY !== DUPLICATE_EVERY - 1) return n;
+  const h = mix(n + 0x5bd1e995);
+  const groupsBefore = Math.floor(n / DUPLICATE_EVERY);
+  return (h % (groupsBefore + 1)) * DUPLICATE_EVERY + (h % (DUPLICATE_EVERY - 1));
+}
+/** The address of the n-th row of a phase's file (phase prefix). */
+const address = (phase: string, n: number) => {
+  const i = addressIndex(n);
+  return `u${i}.${phase}@${benchDomain(domainOf(i))}`;
+};
 
 /**
  * The mail world's DNS server is one JavaScript event loop on a UDP socket with the kernel's default receive
@@ -156,14 +187,14 @@ interface ServicePhase {
   fileBytes: number;
   /** Upload start to the job's `completed`, as the client sees it. */
   seconds: number;
-  addressesPerSecond: number;
+  rowsPerSecond: number;
   /** Where the time went: upload reply (stream + parse + stage + reserve), verification, merge. */
   split: { uploadS: number; verifyS: number; mergeS: number };
   /** CPU (cores) in each part, per process. */
   cpu: { upload: Record<string, number>; verify: Record<string, number>; merge: Record<string, number> };
   cpuWhole: Record<string, number>;
-  /** Highest RSS sampled during the phase (MiB), per process. */
-  sampledPeakRssMiB: Record<string, number>;
+  /** Each process's own peak RSS during the phase (VmHWM, reset at the phase's start), MiB. */
+  peakRssMiB: Record<string, number>;
   /** emailverify_process_max_resident_memory_bytes after the phase (MiB): the peak since the process started. */
   peakRssSinceStartMiB: Record<string, number>;
   final: StatusBody;
@@ -183,21 +214,37 @@ interface UploadProbe {
   uploadReplySeconds: number;
   gatewayPeakRssBeforeMiB: number;
   gatewayPeakRssMiB: number;
-  gatewaySampledPeakRssMiB: number;
-  sampledPeakRssMiB: Record<string, number>;
+  /** Each process's own peak RSS during the upload (VmHWM, reset before it), MiB. */
+  peakRssMiB: Record<string, number>;
   peakRssSinceStartMiB: Record<string, number>;
 }
 
 type LibraryFigures = Awaited<ReturnType<typeof inProcess>>;
 
+interface FloorFigures {
+  rows: number;
+  uniqueDomains: number;
+  failedDomains: number;
+  /** Median of the runs: first byte read to last byte written. */
+  seconds: number;
+  rowsPerSecond: number;
+  /** CPU time of the floor process (median of the runs), seconds. */
+  cpuSeconds: number;
+  /** The floor process's own peak RSS (VmHWM), highest of the runs, MiB. */
+  peakRssMiB: number;
+  runs: { seconds: number; cpuSeconds: number; peakRssMiB: number }[];
+}
+
 async function main(cleanup: Cleanup): Promise<void> {
   assertLocalInfrastructure();
   log(
     `file: ${ROWS.toLocaleString('en')} rows over ${DOMAINS.toLocaleString('en')} domains, MX-only, ` +
-      `every address distinct; phases: 100 MiB upload probe, library in-process, service with 1 then 2 verifiers`,
+      `${UNIQUE.toLocaleString('en')} distinct addresses; phases: the floor, library in-process, ` +
+      `100 MiB upload probe, service with 1 then 2 verifiers`,
   );
   log(`service knobs: ${JSON.stringify(knobsUsed)}${Object.keys(knobEnv).length ? '' : ' (defaults)'}`);
   const world = await startMailWorld(cleanup);
+  const floor = await measureFloor(world, cleanup);
   const library = await measureLibrary(world);
   const installation = await startInstallation(world, cleanup);
   const uploadProbe = await measureUploadProbe(installation);
@@ -209,7 +256,56 @@ async function main(cleanup: Cleanup): Promise<void> {
       measureServicePhase(installation, world, 'p1', 1, false),
     );
   }
-  report(library, uploadProbe, phases);
+  report(floor, library, uploadProbe, phases);
+}
+
+/**
+ * The floor (file-floor.ts) in its own process, FLOOR_RUNS times, over the very file the one-verifier phase
+ * uploads, against the same DNS server.
+ */
+async function measureFloor(world: MailWorld, cleanup: Cleanup): Promise<FloorFigures> {
+  const dir = path.join(benchRoot, '.data', 'bench', 'file-floor');
+  mkdirSync(dir, { recursive: true });
+  cleanup.add('floor files', () => rmSync(dir, { recursive: true, force: true }));
+  const input = path.join(dir, 'input.csv');
+  const output = path.join(dir, 'output.csv');
+  writeFileSync(input, csvFile('s1'));
+  const runs: FloorFigures['runs'] = [];
+  let last: { rows: number; uniqueDomains: number; failedDomains: number } | undefined;
+  for (let i = 0; i < FLOOR_RUNS; i++) {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [path.join(__dirname, 'file-floor.js'), input, output, world.dnsServers],
+      { maxBuffer: 1 << 20 },
+    );
+    const figures = JSON.parse(stdout.trim().split('\n').at(-1)!) as FloorFigures & { seconds: number };
+    runs.push({
+      seconds: round(figures.seconds, 3),
+      cpuSeconds: round(figures.cpuSeconds, 3),
+      peakRssMiB: round(figures.peakRssMiB, 1),
+    });
+    last = figures;
+  }
+  const rowsWritten = readFileSync(output, 'utf8').split('\n').length - 2;
+  if (last!.rows !== ROWS || rowsWritten !== ROWS)
+    throw new Error(`floor: read ${last!.rows} rows and wrote ${rowsWritten}, expected ${ROWS}`);
+  if (last!.failedDomains) log(`floor: WARNING ${last!.failedDomains} domains without an MX answer`);
+  const seconds = median(runs.map((r) => r.seconds));
+  const floor = {
+    rows: ROWS,
+    uniqueDomains: last!.uniqueDomains,
+    failedDomains: last!.failedDomains,
+    seconds: round(seconds, 3),
+    rowsPerSecond: round(ROWS / seconds, 1),
+    cpuSeconds: median(runs.map((r) => r.cpuSeconds)),
+    peakRssMiB: Math.max(...runs.map((r) => r.peakRssMiB)),
+    runs,
+  };
+  log(
+    `floor: ${ROWS} rows, ${floor.uniqueDomains} domains in ${floor.seconds} s (runs ${runs.map((r) => r.seconds).join(', ')}), ` +
+      `peak RSS ${floor.peakRssMiB} MiB`,
+  );
+  return floor;
 }
 
 /** The mail world: DOMAINS domains on MX_HOSTS mail hosts, its DNS server with a larger receive buffer. */
@@ -236,7 +332,7 @@ async function startMailWorld(cleanup: Cleanup): Promise<MailWorld> {
 async function measureLibrary(world: MailWorld): Promise<LibraryFigures> {
   const library = await inProcess(world);
   log(
-    `library in-process: ${library.rows} rows in ${library.seconds} s = ${library.addressesPerSecond}/s, ` +
+    `library in-process: ${library.rows} rows in ${library.seconds} s = ${library.rowsPerSecond}/s, ` +
       `bench peak RSS ${library.peakRssMiB} MiB, CPU ${JSON.stringify(library.cpu)}, DNS ${JSON.stringify(library.dns)}`,
   );
   return library;
@@ -367,7 +463,8 @@ async function measureUploadProbe(installation: Installation): Promise<UploadPro
   const { suite, apiKey } = installation;
   const probe = probeFile();
   const gatewayBefore = (await installation.peaks()).gateway;
-  const probeSampler = new RssSampler(installation.pids(), 100);
+  const probePids = installation.pids();
+  for (const pid of Object.values(probePids)) resetPeakRss(pid);
   const probeStarted = performance.now();
   const probeReply = await suite.upload({
     key: apiKey,
@@ -377,7 +474,7 @@ async function measureUploadProbe(installation: Installation): Promise<UploadPro
   const probeSeconds = round((performance.now() - probeStarted) / 1000, 2);
   if (probeReply.status !== 200)
     throw new Error(`probe upload: ${probeReply.status} ${probeReply.text.slice(0, 500)}`);
-  const probeSampled = probeSampler.stop();
+  const probePeakRss = peakRssMiB(probePids);
   const probeDone = await installation.waitTerminal(probeReply.json.data.task_id as string);
   if (probeDone.status !== 'completed') throw new Error(`probe job ended ${probeDone.status}`);
   const probePeaks = await installation.peaks();
@@ -387,12 +484,11 @@ async function measureUploadProbe(installation: Installation): Promise<UploadPro
     uploadReplySeconds: probeSeconds,
     gatewayPeakRssBeforeMiB: gatewayBefore,
     gatewayPeakRssMiB: probePeaks.gateway,
-    gatewaySampledPeakRssMiB: probeSampled.gateway,
-    sampledPeakRssMiB: probeSampled,
+    peakRssMiB: probePeakRss,
     peakRssSinceStartMiB: probePeaks,
   };
   log(
-    `upload probe: ${uploadProbe.fileMiB} MiB in ${probeSeconds} s; gateway peak RSS ${uploadProbe.gatewayPeakRssMiB} MiB ` +
+    `upload probe: ${uploadProbe.fileMiB} MiB in ${probeSeconds} s; gateway peak RSS ${uploadProbe.peakRssMiB.gateway} MiB ` +
       `(${gatewayBefore} MiB before the upload)`,
   );
   return uploadProbe;
@@ -410,14 +506,14 @@ async function measureServicePhases(installation: Installation, world: MailWorld
     const phase = await measureServicePhase(installation, world, label, verifiers);
     phases.push(phase);
     log(
-      `service, ${verifiers} verifier(s): ${phase.rows} rows in ${phase.seconds} s = ${phase.addressesPerSecond}/s ` +
+      `service, ${verifiers} verifier(s): ${phase.rows} rows in ${phase.seconds} s = ${phase.rowsPerSecond}/s ` +
         `(upload ${phase.split.uploadS} s, verify ${phase.split.verifyS} s, merge ${phase.split.mergeS} s)`,
     );
     log(`  CPU during verification (cores): ${JSON.stringify(phase.cpu.verify)}`);
     log(
       `  DNS: ${phase.dns.queries} questions answered, ${phase.dns.udpReceiveDrops} UDP datagrams dropped (machine-wide)`,
     );
-    log(`  sampled peak RSS (MiB): ${JSON.stringify(phase.sampledPeakRssMiB)}`);
+    log(`  peak RSS in the phase (MiB, VmHWM): ${JSON.stringify(phase.peakRssMiB)}`);
   }
   return phases;
 }
@@ -436,7 +532,7 @@ async function measureServicePhase(
   const processes = installation.pids();
   world.resetCounters();
   const dropsBefore = udpReceiveDrops();
-  const sampler = new RssSampler(processes, 250);
+  for (const pid of Object.values(processes)) resetPeakRss(pid);
   const pg = new PgActivitySampler(suite);
   const whole = new CpuMeter(processes);
   let meter = new CpuMeter(processes);
@@ -447,8 +543,10 @@ async function measureServicePhase(
   const cpuUpload = meter.stop();
   meter = new CpuMeter(processes);
   const jobId = reply.json.data.task_id as string;
-  if (reply.json.data.unique_emails !== ROWS)
-    throw new Error(`${label}: ${reply.json.data.unique_emails} unique addresses, expected ${ROWS}`);
+  if (reply.json.data.unique_emails !== UNIQUE || reply.json.data.total_rows !== ROWS)
+    throw new Error(
+      `${label}: ${reply.json.data.unique_emails} unique addresses in ${reply.json.data.total_rows} rows, expected ${UNIQUE} in ${ROWS}`,
+    );
   log(`${label}: upload accepted after ${round(uploadS, 1)} s (job ${jobId}); verifying…`);
   pg.start();
 
@@ -488,13 +586,13 @@ async function measureServicePhase(
   const cpuMerge = meter.stop();
   const cpuWhole = whole.stop();
   pg.stop();
-  const sampled = sampler.stop();
+  const peakRss = peakRssMiB(processes);
   const dns = { queries: world.dnsQueries(), udpReceiveDrops: udpReceiveDrops() - dropsBefore };
-  if (!TERMINAL.slice(0, 2).includes(final.status) || final.processed_emails !== ROWS) {
-    throw new Error(`${label}: job ended ${JSON.stringify(final)}; expected ${ROWS} processed addresses`);
+  if (!TERMINAL.slice(0, 2).includes(final.status) || final.processed_emails !== UNIQUE) {
+    throw new Error(`${label}: job ended ${JSON.stringify(final)}; expected ${UNIQUE} processed addresses`);
   }
   // Every address should be valid/mx_found (as on the library side); anything else is reported with reasons.
-  const notValid = ROWS - (final.valid_emails ?? 0);
+  const notValid = UNIQUE - (final.valid_emails ?? 0);
   let notValidReasons: Record<string, number> = {};
   if (notValid > 0) {
     notValidReasons = await installation.reasonsOf(jobId);
@@ -508,7 +606,7 @@ async function measureServicePhase(
     rows: ROWS,
     fileBytes: file.length,
     seconds: round(seconds, 2),
-    addressesPerSecond: round(ROWS / seconds, 1),
+    rowsPerSecond: round(ROWS / seconds, 1),
     split: {
       uploadS: round(uploadS, 2),
       verifyS: round((mergingAt - started) / 1000 - uploadS, 2),
@@ -516,7 +614,7 @@ async function measureServicePhase(
     },
     cpu: { upload: cpuUpload, verify: cpuVerify ?? cpuMerge, merge: cpuVerify ? cpuMerge : {} },
     cpuWhole,
-    sampledPeakRssMiB: sampled,
+    peakRssMiB: peakRss,
     peakRssSinceStartMiB: await installation.peaks(),
     final,
     dns,
@@ -528,8 +626,26 @@ async function measureServicePhase(
 }
 
 /** Tables on the console, targets, and every figure in .data/bench/file(-large).json. */
-function report(library: LibraryFigures, uploadProbe: UploadProbe, phases: ServicePhase[]): void {
-  const ratio = (p: ServicePhase) => round(p.addressesPerSecond / library.addressesPerSecond, 3);
+function report(
+  floor: FloorFigures,
+  library: LibraryFigures,
+  uploadProbe: UploadProbe,
+  phases: ServicePhase[],
+): void {
+  /** Service time over the floor's: the target is at most FLOOR_RATIO_TARGET. */
+  const overFloor = (p: ServicePhase) => round(p.seconds / floor.seconds, 2);
+  /**
+   * CPU seconds of the service's own processes over the phase (PostgreSQL and NATS are counted machine-wide,
+   * with other work on them, so they are left out): less sensitive to a busy machine than the elapsed time.
+   */
+  const serviceCpuS = (p: ServicePhase) =>
+    round(
+      ['gateway', 'file-jobs', 'verifier', 'verifier2', 'credits'].reduce(
+        (sum, n) => sum + (p.cpuWhole[n] ?? 0),
+        0,
+      ) * p.seconds,
+      2,
+    );
   const cpuCell = (c: Record<string, number>) =>
     [
       `gw ${c.gateway ?? 0}`,
@@ -544,25 +660,46 @@ function report(library: LibraryFigures, uploadProbe: UploadProbe, phases: Servi
   warnIfBusy([library.cpu, ...phases.map((p) => p.cpuWhole)]);
   printTable(
     [
-      `file, ${ROWS.toLocaleString('en')} rows, MX-only`,
-      'addresses/s',
+      `file, ${ROWS.toLocaleString('en')} rows (${UNIQUE.toLocaleString('en')} distinct), MX-only`,
+      'rows/s',
       'seconds',
-      'ratio',
+      'x floor',
+      'own CPU s',
       'upload s',
       'verify s',
       'merge s',
     ],
     [
-      ['library in-process (parse + verify)', library.addressesPerSecond, library.seconds, 1, '', '', ''],
+      [
+        `floor: one process, MX once per domain (median of ${floor.runs.length})`,
+        floor.rowsPerSecond,
+        floor.seconds,
+        1,
+        floor.cpuSeconds,
+        '',
+        '',
+        '',
+      ],
       ...phases.map((p) => [
         `service, ${p.verifiers} verifier${p.verifiers > 1 ? 's' : ''} (upload to completed)`,
-        p.addressesPerSecond,
+        p.rowsPerSecond,
         p.seconds,
-        ratio(p),
+        overFloor(p),
+        serviceCpuS(p),
         p.split.uploadS,
         p.split.verifyS,
         p.split.mergeS,
       ]),
+      [
+        'library in-process, parse + verify every row (information)',
+        library.rowsPerSecond,
+        library.seconds,
+        round(library.seconds / floor.seconds, 2),
+        round(library.cpu.bench * library.seconds, 2),
+        '',
+        '',
+        '',
+      ],
     ],
   );
   printTable(
@@ -575,40 +712,39 @@ function report(library: LibraryFigures, uploadProbe: UploadProbe, phases: Servi
   );
   const names = ['gateway', 'file-jobs', 'verifier', 'verifier2', 'credits'];
   printTable(
-    ['peak RSS MiB (since start / sampled in phase)', ...names, 'bench'],
+    ['peak RSS MiB in the phase (VmHWM)', 'floor', ...names],
     [
-      ['library in-process', ...names.map(() => ''), library.peakRssMiB],
-      [
-        `upload probe (${uploadProbe.fileMiB} MiB)`,
-        ...names.map((n) =>
-          n in uploadProbe.peakRssSinceStartMiB
-            ? `${uploadProbe.peakRssSinceStartMiB[n]} / ${uploadProbe.sampledPeakRssMiB[n] ?? ''}`
-            : '',
-        ),
-        uploadProbe.sampledPeakRssMiB.bench ?? '',
-      ],
+      ['floor (its own process)', floor.peakRssMiB, ...names.map(() => '')],
+      [`upload probe (${uploadProbe.fileMiB} MiB)`, '', ...names.map((n) => uploadProbe.peakRssMiB[n] ?? '')],
       ...phases.map((p) => [
         `service, ${p.verifiers} verifier(s)`,
-        ...names.map((n) =>
-          n in p.peakRssSinceStartMiB ? `${p.peakRssSinceStartMiB[n]} / ${p.sampledPeakRssMiB[n] ?? ''}` : '',
-        ),
-        p.sampledPeakRssMiB.bench ?? '',
+        '',
+        ...names.map((n) => p.peakRssMiB[n] ?? ''),
       ]),
     ],
   );
-  const maxRss = Math.max(...phases.flatMap((p) => Object.values(p.peakRssSinceStartMiB)));
+  const maxRss = Math.max(...phases.flatMap((p) => Object.values(p.peakRssMiB)));
+  const one = phases.find((p) => p.verifiers === 1);
+  const two = phases.find((p) => p.verifiers === 2);
   const targets = {
-    halfTheInProcessRate: phases.map((p) => ({
+    withinEightTimesTheFloor: phases.map((p) => ({
       verifiers: p.verifiers,
-      ratio: ratio(p),
-      met: ratio(p) >= 0.5,
+      ratio: overFloor(p),
+      met: overFloor(p) <= FLOOR_RATIO_TARGET,
     })),
     gatewayUnder256MiBDuringUpload: {
-      peakMiB: uploadProbe.gatewayPeakRssMiB,
+      peakMiB: uploadProbe.peakRssMiB.gateway,
       fileMiB: uploadProbe.fileMiB,
-      met: uploadProbe.gatewayPeakRssMiB < 256,
+      met: uploadProbe.peakRssMiB.gateway < 256,
     },
-    noProcessOver1GiB: { rows: ROWS, highestPeakMiB: maxRss, met: maxRss < 1024, applies: ROWS >= 1_000_000 },
+    noProcessOver512MiB: {
+      rows: ROWS,
+      highestPeakMiB: maxRss,
+      met: maxRss <= 512,
+      applies: ROWS >= 1_000_000,
+    },
+    twoVerifiersNoSlowerThanOne:
+      one && two ? { oneS: one.seconds, twoS: two.seconds, met: two.seconds <= one.seconds } : undefined,
   };
   log(`targets: ${JSON.stringify(targets)}`);
   for (const p of phases) {
@@ -622,6 +758,7 @@ function report(library: LibraryFigures, uploadProbe: UploadProbe, phases: Servi
     machine: machine(),
     settings: {
       rows: ROWS,
+      uniqueAddresses: UNIQUE,
       domains: DOMAINS,
       checkSmtp: false,
       libraryBatch: LIBRARY_BATCH,
@@ -632,10 +769,12 @@ function report(library: LibraryFigures, uploadProbe: UploadProbe, phases: Servi
       quick,
       large: LARGE,
     },
+    floor,
     library,
     uploadProbe,
     service: phases,
-    ratios: Object.fromEntries(phases.map((p) => [`verifiers${p.verifiers}`, ratio(p)])),
+    ratiosOverFloor: Object.fromEntries(phases.map((p) => [`verifiers${p.verifiers}`, overFloor(p)])),
+    serviceOwnCpuSeconds: Object.fromEntries(phases.map((p) => [`verifiers${p.verifiers}`, serviceCpuS(p)])),
     targets,
   });
   log(`figures written to ${file}`);
@@ -693,7 +832,7 @@ async function inProcess(world: MailWorld) {
     rows: done,
     fileBytes: file.length,
     seconds: round(seconds, 2),
-    addressesPerSecond: round(done / seconds, 1),
+    rowsPerSecond: round(done / seconds, 1),
     statuses,
     cpu,
     dns: { queries: world.dnsQueries(), udpReceiveDrops: udpReceiveDrops() - dropsBefore },

@@ -1,6 +1,6 @@
 // Resident memory of the processes under test: sampled from /proc during a phase, and the peak since start
 // that every service reports on /metrics (emailverify_process_max_resident_memory_bytes).
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { assertLoopback, round } from './common';
 
 /** Current RSS of a process in bytes (Linux /proc/<pid>/status VmRSS; 0 when unavailable). */
@@ -11,6 +11,33 @@ export function rssBytes(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/** The peak RSS of a process in bytes since it started or since `resetPeakRss` (VmHWM; 0 when unavailable). */
+export function peakRssBytes(pid: number): number {
+  try {
+    const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Starts a process's peak RSS (VmHWM) again from its current RSS (Linux clear_refs "5"); false if refused. */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Each named process's own peak RSS (VmHWM) in MiB. */
+export function peakRssMiB(pids: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(pids).map(([name, pid]) => [name, round(peakRssBytes(pid) / 2 ** 20, 1)]),
+  );
 }
 
 /**
