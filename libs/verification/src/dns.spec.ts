@@ -122,6 +122,37 @@ describe('DomainFactsLookup', () => {
     expect(resolver.count('flaky.example', 'MX')).toBe(2);
   });
 
+  it('asks once for the addresses of a mail host that many domains share, until the TTL passes', async () => {
+    const resolver = new FakeResolver({
+      'a.example': { mx: [{ exchange: 'mx.provider.example', priority: 10 }] },
+      'b.example': { mx: [{ exchange: 'mx.provider.example', priority: 10 }] },
+      'c.example': { mx: [{ exchange: 'mx.provider.example', priority: 10 }] },
+      'mx.provider.example': { a: ['192.0.2.9'] },
+    });
+    const clock = new FakeClock();
+    const facts = lookup(resolver, clock);
+    const host = { exchange: 'mx.provider.example', priority: 10, addresses: ['192.0.2.9'] };
+    for (const domain of ['a.example', 'b.example']) {
+      expect(await facts.lookup(domain)).toMatchObject({ kind: 'deliverable', hosts: [host] });
+    }
+    expect(resolver.count('mx.provider.example', 'A')).toBe(1);
+    clock.advance(TTL);
+    expect(await facts.lookup('c.example')).toMatchObject({ kind: 'deliverable', hosts: [host] });
+    expect(resolver.count('mx.provider.example', 'A')).toBe(2);
+  });
+
+  it('asks again for the addresses of a mail host whose lookup failed', async () => {
+    const resolver = new FakeResolver({
+      'a.example': { mx: [{ exchange: 'mx.flaky.example', priority: 10 }] },
+      'b.example': { mx: [{ exchange: 'mx.flaky.example', priority: 10 }] },
+      'mx.flaky.example': { a: DNS_ERROR.TIMEOUT, aaaa: DNS_ERROR.TIMEOUT },
+    });
+    const facts = lookup(resolver);
+    expect(await facts.lookup('a.example')).toMatchObject({ kind: 'dns_error' });
+    expect(await facts.lookup('b.example')).toMatchObject({ kind: 'dns_error' });
+    expect(resolver.count('mx.flaky.example', 'A')).toBe(2);
+  });
+
   it('joins concurrent lookups of one domain into one query', async () => {
     const resolver = new FakeResolver({ 'implicit.example': { a: ['192.0.2.7'] } });
     const facts = lookup(resolver);

@@ -119,13 +119,23 @@ export type DomainFacts =
 /** Bounds the address lookups for domains that publish absurd numbers of MX records. */
 const MAX_MX_HOSTS_RESOLVED = 10;
 
+/** A mail host's addresses (A, then AAAA), and how the lookups went. */
+interface HostAddresses {
+  addresses: string[];
+  transientError: boolean;
+  notFound: boolean;
+}
+
 /**
- * Classifies a domain's mail routing. Definite answers are cached for `ttlMs`;
- * transient DNS failures are not, so a retry asks again.
+ * Classifies a domain's mail routing. Definite answers are cached for `ttlMs`, per domain and, since many
+ * domains share a few mail hosts, each host's addresses per host; transient DNS failures are not, so a retry
+ * asks again.
  */
 export class DomainFactsLookup {
   private readonly cache: TtlCache<string, DomainFacts>;
   private readonly inFlight = new InFlight<string, DomainFacts>();
+  private readonly hostCache: TtlCache<string, HostAddresses>;
+  private readonly hostsInFlight = new InFlight<string, HostAddresses>();
 
   constructor(
     private readonly resolver: Resolver,
@@ -133,6 +143,7 @@ export class DomainFactsLookup {
     private readonly ttlMs: number,
   ) {
     this.cache = new TtlCache(clock);
+    this.hostCache = new TtlCache(clock);
   }
 
   lookup(domain: string): Promise<DomainFacts> {
@@ -214,11 +225,19 @@ export class DomainFactsLookup {
     };
   }
 
-  private async addressesOf(
-    host: string,
-  ): Promise<{ addresses: string[]; transientError: boolean; notFound: boolean }> {
+  private addressesOf(host: string): Promise<HostAddresses> {
     // A misconfigured MX may name an IP address instead of a host; it still routes mail in practice.
-    if (isIP(host)) return { addresses: [host], transientError: false, notFound: false };
+    if (isIP(host)) return Promise.resolve({ addresses: [host], transientError: false, notFound: false });
+    const cached = this.hostCache.get(host);
+    if (cached) return Promise.resolve(cached);
+    return this.hostsInFlight.run(host, async () => {
+      const found = await this.resolveAddresses(host);
+      if (!found.transientError) this.hostCache.set(host, found, this.ttlMs);
+      return found;
+    });
+  }
+
+  private async resolveAddresses(host: string): Promise<HostAddresses> {
     const [v4, v6] = await Promise.allSettled([this.resolver.resolve4(host), this.resolver.resolve6(host)]);
     const addresses: string[] = [];
     let transientError = false;

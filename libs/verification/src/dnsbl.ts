@@ -48,6 +48,13 @@ export class ReputationChecker {
       ? this.zones.ipZones.map((zone) => ({ zone, name: `${reversed}.${zone}` }))
       : [];
 
+    // No zone to ask (blocklists off): nothing to wait for.
+    if (domainQueries.length === 0 && ipQueries.length === 0) {
+      return {
+        reputation: { mxIp: isIPv4(mxIp) ? mxIp : '', isListed: false, blacklists: [], checked: false },
+        domainListed: false,
+      };
+    }
     const [domainAnswers, ipAnswers] = await Promise.all([
       Promise.all(domainQueries.map(async (q) => ({ zone: q.zone, answer: await this.query(q.name) }))),
       Promise.all(ipQueries.map(async (q) => ({ zone: q.zone, answer: await this.query(q.name) }))),

@@ -493,6 +493,23 @@ describe('VerificationEngine.verifyMany', () => {
     expect(peak).toBeGreaterThan(0);
   });
 
+  it('gives every address on a domain the same domain flags, and each address its own role and verdict', async () => {
+    const { engine } = world({ 'gnail.com': mx('mx1.example.com') });
+    const results = await engine.verifyMany(
+      ['info@gnail.com', 'alice@gnail.com', 'sales@gnail.com', 'bob@gnail.com'],
+      { checkSmtp: false },
+      { concurrency: 2, normalised: true },
+    );
+    expect(results.map((r) => [r.email, r.status, r.reason, r.isRole, r.domainSuggestion, r.isFree])).toEqual(
+      [
+        ['info@gnail.com', 'role', 'role_account', true, 'gmail.com', false],
+        ['alice@gnail.com', 'valid', 'mx_found', false, 'gmail.com', false],
+        ['sales@gnail.com', 'role', 'role_account', true, 'gmail.com', false],
+        ['bob@gnail.com', 'valid', 'mx_found', false, 'gmail.com', false],
+      ],
+    );
+  });
+
   it('handles an empty list', async () => {
     expect(await world().engine.verifyMany([], { checkSmtp: true })).toEqual([]);
   });

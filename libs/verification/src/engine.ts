@@ -9,6 +9,7 @@ import {
 import { isIPv4 } from 'node:net';
 import { parseAddress, parseNormalised, type AddressError, type ParsedAddress } from './address';
 import type { VerificationDependencies } from './dependencies';
+import { TtlCache } from './cache';
 import { DomainFactsLookup, type DomainFacts, type MailHost } from './dns';
 import { DomainReporter } from './domain-report';
 import { ReputationChecker, type ReputationCheck } from './dnsbl';
@@ -74,6 +75,16 @@ type Parse = (email: string) => ReturnType<typeof parseAddress>;
 
 const NO_REPUTATION: DomainReputation = { mxIp: '', isListed: false, blacklists: [], checked: false };
 
+/** What the lists say about a domain: the same for every address on it. */
+interface DomainListFlags {
+  isDisposable: boolean;
+  isFree: boolean;
+  domainSuggestion: string;
+}
+
+/** An address literal is on no list and suggests nothing. */
+const LITERAL_FLAGS: DomainListFlags = { isDisposable: false, isFree: false, domainSuggestion: '' };
+
 /**
  * The verification pipeline for one address at a time (its steps: docs/design.md, "Verifying one address").
  * Framework-free: every network access goes through the injected dependencies. `verify` never throws;
@@ -87,6 +98,9 @@ export class VerificationEngine {
   private readonly extras: ExtrasLookup;
   private readonly domainReporter: DomainReporter;
   private readonly allowPrivateNetworks: boolean;
+  /** The lists' flags per domain, worked out once per domain (the typo suggestion is most of an address's CPU). */
+  private readonly listFlags: TtlCache<string, DomainListFlags>;
+  private readonly cacheTtlMs: number;
 
   constructor(
     options: VerificationOptions,
@@ -108,6 +122,8 @@ export class VerificationEngine {
     this.allowPrivateNetworks = options.smtpAllowPrivateNetworks;
     const cacheTtlMs = options.domainCacheTtlMs ?? DEFAULT_TUNING.domainCacheTtlMs;
     const { clock } = this.deps;
+    this.cacheTtlMs = cacheTtlMs;
+    this.listFlags = new TtlCache(clock);
     const resolver = observedResolver(this.deps.resolver, observer);
     this.domainFacts = new DomainFactsLookup(resolver, clock, cacheTtlMs);
     this.reputation = new ReputationChecker(
@@ -230,10 +246,8 @@ export class VerificationEngine {
     const result: VerificationResult = {
       ...fallbackResult(parsed.email, parsed.domain),
       validFormat: true,
-      isDisposable: !literal && isDisposableDomain(parsed.domain),
-      isFree: !literal && isFreeProvider(parsed.domain),
+      ...(literal ? LITERAL_FLAGS : this.listFlagsOf(parsed.domain)),
       isRole: isRoleLocalPart(unquote(parsed.local)),
-      domainSuggestion: literal ? '' : suggestDomain(parsed.domain),
     };
 
     // Only public mail hosts are kept (unless allowed), before anything can connect to one.
@@ -278,6 +292,19 @@ export class VerificationEngine {
     findings.push({ status: 'valid', reason: result.smtpValid ? 'accepted' : 'mx_found' });
     result.isDeliverable = smtp === undefined || smtp.kind === 'accepted';
     return finish(result, decide(findings), result.smtpValid, errorMessage);
+  }
+
+  private listFlagsOf(domain: string): DomainListFlags {
+    let flags = this.listFlags.get(domain);
+    if (!flags) {
+      flags = {
+        isDisposable: isDisposableDomain(domain),
+        isFree: isFreeProvider(domain),
+        domainSuggestion: suggestDomain(domain),
+      };
+      this.listFlags.set(domain, flags, this.cacheTtlMs);
+    }
+    return flags;
   }
 
   private applySmtp(result: VerificationResult, smtp: SmtpOutcome, findings: Finding[]): string {
