@@ -22,7 +22,6 @@ import {
   Cleanup,
   benchDomain,
   mailWorldEngine,
-  median,
   assertLocalInfrastructure,
   assertLoopback,
   log,
@@ -48,7 +47,10 @@ const DOMAINS = quick ? 2_000 : 20_000;
 const DUPLICATE_EVERY = 10;
 /** The distinct addresses of a file: what the service verifies and charges. */
 const UNIQUE = ROWS - Math.floor(ROWS / DUPLICATE_EVERY);
-/** Floor runs (the median is reported): it takes about a second, so a few runs cost little and steady it. */
+/**
+ * Floor runs: it takes about a second, so a few runs cost little. The fastest is reported: the floor is what
+ * the machine can do at best, and other work on the machine only ever slows a run down.
+ */
 const FLOOR_RUNS = quick ? 1 : 3;
 /** The service's target: upload to `completed` within this many times the floor. */
 const FLOOR_RATIO_TARGET = 8;
@@ -225,10 +227,10 @@ interface FloorFigures {
   rows: number;
   uniqueDomains: number;
   failedDomains: number;
-  /** Median of the runs: first byte read to last byte written. */
+  /** The fastest run: first byte read to last byte written. */
   seconds: number;
   rowsPerSecond: number;
-  /** CPU time of the floor process (median of the runs), seconds. */
+  /** CPU time of the floor process in its fastest run, seconds. */
   cpuSeconds: number;
   /** The floor process's own peak RSS (VmHWM), highest of the runs, MiB. */
   peakRssMiB: number;
@@ -290,14 +292,15 @@ async function measureFloor(world: MailWorld, cleanup: Cleanup): Promise<FloorFi
   if (last!.rows !== ROWS || rowsWritten !== ROWS)
     throw new Error(`floor: read ${last!.rows} rows and wrote ${rowsWritten}, expected ${ROWS}`);
   if (last!.failedDomains) log(`floor: WARNING ${last!.failedDomains} domains without an MX answer`);
-  const seconds = median(runs.map((r) => r.seconds));
+  const fastest = runs.reduce((best, r) => (r.seconds < best.seconds ? r : best));
+  const seconds = fastest.seconds;
   const floor = {
     rows: ROWS,
     uniqueDomains: last!.uniqueDomains,
     failedDomains: last!.failedDomains,
     seconds: round(seconds, 3),
     rowsPerSecond: round(ROWS / seconds, 1),
-    cpuSeconds: median(runs.map((r) => r.cpuSeconds)),
+    cpuSeconds: fastest.cpuSeconds,
     peakRssMiB: Math.max(...runs.map((r) => r.peakRssMiB)),
     runs,
   };
@@ -671,7 +674,7 @@ function report(
     ],
     [
       [
-        `floor: one process, MX once per domain (median of ${floor.runs.length})`,
+        `floor: one process, MX once per domain (fastest of ${floor.runs.length})`,
         floor.rowsPerSecond,
         floor.seconds,
         1,
