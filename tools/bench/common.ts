@@ -92,8 +92,10 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** An error's message, with its causes (a failed fetch says why only in its cause). */
 export function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  if (!(err instanceof Error)) return String(err);
+  return err.cause === undefined ? err.message : `${err.message} (${describe(err.cause)})`;
 }
 
 export function median(values: readonly number[]): number {
