@@ -74,7 +74,7 @@ export class Cleanup {
       // After a signal or the deadline the services are being stopped under the run: that failure is expected.
       if (!stopping)
         process.stderr.write(
-          `[bench] ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : err}\n`,
+          `[bench] ${name} failed: ${describe(err)}\n${err instanceof Error ? (err.stack ?? '') : ''}\n`,
         );
       process.exitCode = 1;
     } finally {

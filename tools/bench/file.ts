@@ -75,6 +75,8 @@ const knobEnv = Object.fromEntries(
 );
 const knobsUsed = { ...KNOBS, ...knobEnv };
 const VERIFIER_ENTRY = 'dist/apps/verifier/src/main.js';
+/** Longer than the gateway's keep-alive timeout (Node's default, 5 s): idle connections are closed by then. */
+const KEEP_ALIVE_EXPIRY_MS = 6_000;
 
 const MX_HOSTS = 200;
 const mxHost = (i: number) => `mx${i}.provider.bench.test`;
@@ -532,6 +534,10 @@ async function measureServicePhase(
   const { suite, apiKey } = installation;
   if (restart && (verifiers > 1 || label !== 's1')) await installation.restartVerifiers(verifiers);
   const file = csvFile(label);
+  // Generating a large file takes seconds: a connection that the last request left idle may be closed by the
+  // gateway (keep-alive timeout) just as the upload starts writing on it, which fails the upload (EPIPE). It is
+  // let go first.
+  await sleep(KEEP_ALIVE_EXPIRY_MS);
   const processes = installation.pids();
   world.resetCounters();
   const dropsBefore = udpReceiveDrops();
@@ -540,7 +546,16 @@ async function measureServicePhase(
   const whole = new CpuMeter(processes);
   let meter = new CpuMeter(processes);
   const started = performance.now();
-  const reply = await suite.upload({ key: apiKey, file: { name: `contacts-${label}.csv`, content: file } });
+  const reply = await suite
+    .upload({ key: apiKey, file: { name: `contacts-${label}.csv`, content: file } })
+    .catch((err: unknown) => {
+      // What the gateway and file-jobs said last tells why an upload got no reply.
+      for (const name of ['gateway0', 'file-jobs']) {
+        const out = suite.processes.get(name)?.output.join('') ?? '';
+        log(`${name}, last output:\n${out.split('\n').slice(-15).join('\n')}`);
+      }
+      throw err;
+    });
   const uploadS = (performance.now() - started) / 1000;
   if (reply.status !== 200) throw new Error(`${label} upload: ${reply.status} ${reply.text.slice(0, 500)}`);
   const cpuUpload = meter.stop();
