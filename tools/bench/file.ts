@@ -199,6 +199,8 @@ interface ServicePhase {
   cpuWhole: Record<string, number>;
   /** Each process's own peak RSS during the phase (VmHWM, reset at the phase's start), MiB. */
   peakRssMiB: Record<string, number>;
+  /** The same, read when the upload was answered: what parsing and creating the job took. */
+  peakRssAtUploadReplyMiB: Record<string, number>;
   /** emailverify_process_max_resident_memory_bytes after the phase (MiB): the peak since the process started. */
   peakRssSinceStartMiB: Record<string, number>;
   final: StatusBody;
@@ -518,7 +520,10 @@ async function measureServicePhases(installation: Installation, world: MailWorld
     log(
       `  DNS: ${phase.dns.queries} questions answered, ${phase.dns.udpReceiveDrops} UDP datagrams dropped (machine-wide)`,
     );
-    log(`  peak RSS in the phase (MiB, VmHWM): ${JSON.stringify(phase.peakRssMiB)}`);
+    log(
+      `  peak RSS in the phase (MiB, VmHWM): ${JSON.stringify(phase.peakRssMiB)}; by the upload's reply: ` +
+        JSON.stringify(phase.peakRssAtUploadReplyMiB),
+    );
   }
   return phases;
 }
@@ -559,6 +564,7 @@ async function measureServicePhase(
   const uploadS = (performance.now() - started) / 1000;
   if (reply.status !== 200) throw new Error(`${label} upload: ${reply.status} ${reply.text.slice(0, 500)}`);
   const cpuUpload = meter.stop();
+  const peakAtUploadReply = peakRssMiB(processes);
   meter = new CpuMeter(processes);
   const jobId = reply.json.data.task_id as string;
   if (reply.json.data.unique_emails !== UNIQUE || reply.json.data.total_rows !== ROWS)
@@ -633,6 +639,7 @@ async function measureServicePhase(
     cpu: { upload: cpuUpload, verify: cpuVerify ?? cpuMerge, merge: cpuVerify ? cpuMerge : {} },
     cpuWhole,
     peakRssMiB: peakRss,
+    peakRssAtUploadReplyMiB: peakAtUploadReply,
     peakRssSinceStartMiB: await installation.peaks(),
     final,
     dns,
