@@ -1,13 +1,8 @@
-import { type Account, MailWorld, mailWorldEnv, TestSuite, eventually } from '@emailverify/testing';
+import { type Account, eventually, type MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
 import { isTerminalJobState, type JobState } from '@emailverify/contracts';
-import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectCompletedExactly, faultJobWorld, uploadFaultJob } from './fault-job';
 
-const DOMAINS = 50;
-const ADDRESSES = 20_000;
-const REPEATED = 1_000;
-/** Every 100th address is on a domain that does not exist: invalid, and charged like any verified address. */
-const LOST = ADDRESSES / 100;
 /** A wide column beside each address: the result file is about 20 MiB, so writing it takes a while. */
 const NOTE = 'n'.repeat(1_000);
 
@@ -22,14 +17,7 @@ describe('file-jobs stopped (SIGTERM) in the middle of a merge', () => {
   let account: Account;
 
   beforeAll(async () => {
-    world = await MailWorld.start();
-    for (let d = 0; d < DOMAINS; d++) {
-      world.domain(`mg${d}.test`, {
-        mx: [{ priority: 10, host: `mx.mg${d}.test`, smtp: { catchAll: true } }],
-      });
-    }
-    world.domain('gone.test', { nxdomain: true });
-    await world.ready();
+    world = await faultJobWorld('mg');
     suite = await TestSuite.start({
       env: {
         ...mailWorldEnv(world),
@@ -48,9 +36,6 @@ describe('file-jobs stopped (SIGTERM) in the middle of a merge', () => {
     await world?.stop();
   });
 
-  const balance = async (): Promise<number> =>
-    (await suite.call('/v1/credits', { key: account.apiKey })).json.data.credits_balance as number;
-
   const jobRow = async (id: string) =>
     (
       await suite.sql<{
@@ -65,16 +50,8 @@ describe('file-jobs stopped (SIGTERM) in the middle of a merge', () => {
     'gives the merge up storing nothing; file-jobs started again completes the job exactly',
     { timeout: 420_000 },
     async () => {
-      const unique = Array.from({ length: ADDRESSES }, (_, i) =>
-        i % 100 === 99 ? `lost${i}@gone.test` : `user${i}@mg${i % DOMAINS}.test`,
-      );
-      const rows = [...unique, ...unique.slice(0, REPEATED)];
-      const csv = `id,email,note\n${rows.map((e, i) => `${i},${e},${NOTE}`).join('\n')}\n`;
-      const before = await balance();
-      const created = await suite.upload({ key: account.apiKey, file: { name: 'merge.csv', content: csv } });
-      expect(created.status).toBe(200);
-      expect(created.json.data).toMatchObject({ total_rows: rows.length, unique_emails: ADDRESSES });
-      const id = created.json.data.task_id as string;
+      const job = await uploadFaultJob(suite, account, { tag: 'mg', prefix: 'merge', note: NOTE });
+      const id = job.id;
 
       // Every chunk answered, the result file being written under the merge's lease.
       const merging = await eventually(
@@ -102,35 +79,7 @@ describe('file-jobs stopped (SIGTERM) in the middle of a merge', () => {
       expect(await suite.partialObjects()).toBe(0);
 
       await suite.startService('file-jobs');
-      const done: Record<string, number | string> = await suite.finishedJob(id, account.apiKey, {
-        timeoutMs: 240_000,
-      });
-      expect(done).toMatchObject({
-        status: 'completed',
-        total_emails: ADDRESSES,
-        processed_emails: ADDRESSES,
-        // MX-only: a catch-all domain is not probed, so its addresses are valid.
-        valid_emails: ADDRESSES - LOST,
-        invalid_emails: LOST,
-        catchall_emails: 0,
-        unknown_emails: 0,
-        failed_chunks: 0,
-        credits_used: ADDRESSES,
-      });
-      expect(before - (await balance())).toBe(ADDRESSES);
-      const file = await suite.call(`/v1/verify/file/${id}/results`, {
-        key: account.apiKey,
-        style: 'legacy',
-      });
-      expect(file.status).toBe(200);
-      const result = Papa.parse<string[]>(file.text.trimEnd()).data;
-      expect(result).toHaveLength(rows.length + 1);
-      // id, the original address, the note, then verify_email and status.
-      expect(result.slice(1).map((r) => r[0])).toEqual(rows.map((_, i) => String(i)));
-      expect(result.slice(1).map((r) => r[1])).toEqual(rows);
-      expect(result.slice(1).every((r) => r[2] === NOTE)).toBe(true);
-      const statuses = result.slice(1).map((r) => r[4]);
-      expect(statuses.filter((s) => s === 'invalid')).toHaveLength(LOST + REPEATED / 100);
+      await expectCompletedExactly(suite, account, job);
       // One result file, stored once.
       expect((await suite.storedObjects()).sort()).toEqual([left.upload_object, `results/${id}.csv`].sort());
     },
