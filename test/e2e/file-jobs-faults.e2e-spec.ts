@@ -1,17 +1,14 @@
-import {
-  type Account,
-  eventually,
-  MailWorld,
-  type ServiceName,
-  mailWorldEnv,
-  TestSuite,
-} from '@emailverify/testing';
-import { isTerminalJobState, type JobState } from '@emailverify/contracts';
+import { type Account, type ServiceName, MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const DOMAINS = 50;
-const ADDRESSES = 20_000;
+import {
+  expectCompletedExactly,
+  FAULT_JOB_ADDRESSES as ADDRESSES,
+  faultJobWorld,
+  jobProgress,
+  untilAFifthDone,
+  uploadFaultJob,
+} from './fault-job';
 
 /**
  * kill -9 of a service half-way through a 20,000-address job, then a restart: the job still completes, every
@@ -23,14 +20,7 @@ describe.each<ServiceName>(['verifier', 'file-jobs'])('a %s killed half-way thro
   let account: Account;
 
   beforeAll(async () => {
-    world = await MailWorld.start();
-    for (let d = 0; d < DOMAINS; d++) {
-      world.domain(`crash${d}.test`, {
-        mx: [{ priority: 10, host: `mx.crash${d}.test`, smtp: { catchAll: true } }],
-      });
-    }
-    world.domain('gone.test', { nxdomain: true });
-    await world.ready();
+    world = await faultJobWorld('crash');
     suite = await TestSuite.start({
       env: {
         ...mailWorldEnv(world),
@@ -56,81 +46,25 @@ describe.each<ServiceName>(['verifier', 'file-jobs'])('a %s killed half-way thro
     'completes with exact counts, one charge per unique address, and every row',
     { timeout: 600_000 },
     async () => {
-      // 20,000 unique addresses plus 1,000 repeated rows; every 100th address is on a domain that does not exist.
-      const unique = Array.from({ length: ADDRESSES }, (_, i) =>
-        i % 100 === 99 ? `lost${i}@gone.test` : `user${i}@crash${i % DOMAINS}.test`,
-      );
-      const rows = [...unique, ...unique.slice(0, 1000)];
-      const csv = `id,email\n${rows.map((e, i) => `${i},${e}`).join('\n')}\n`;
-      const before = (await suite.call('/v1/credits', { key: account.apiKey })).json.data
-        .credits_balance as number;
-
-      const created = await suite.upload({ key: account.apiKey, file: { name: 'crash.csv', content: csv } });
-      expect(created.status).toBe(200);
-      expect(created.json.data).toMatchObject({ total_rows: 21_000, unique_emails: ADDRESSES });
-      const id = created.json.data.task_id as string;
-
+      const job = await uploadFaultJob(suite, account, { tag: 'crash', prefix: 'user', note: '' });
       // Wait until a good part of the job is done, then kill the victim without warning.
-      const progress = async () =>
-        (
-          await suite.sql<{ status: string; processed: number }>(
-            `SELECT status, processed_emails AS processed FROM files.jobs WHERE id = $1`,
-            [id],
-          )
-        )[0]!;
-      const ready = await eventually(
-        async () => {
-          const now = await progress();
-          if (now.processed < ADDRESSES / 5 && !isTerminalJobState(now.status as JobState))
-            throw new Error(`${now.processed} done, ${now.status}`);
-          return now;
-        },
-        { timeoutMs: 240_000, intervalMs: 25 },
-      );
-      expect(ready.status, 'the job finished before the kill').toMatch(/^(running|processing)$/);
+      await untilAFifthDone(suite, job.id);
       await suite.stopService(victim, 'SIGKILL');
       // The kill landed while the job was in flight: neither finished nor (with no verifier, or no file-jobs
       // to record results) able to finish meanwhile.
-      const hit = await progress();
+      const hit = await jobProgress(suite, job.id);
       expect(hit.status).toMatch(/^(running|processing)$/);
       expect(hit.processed).toBeGreaterThanOrEqual(ADDRESSES / 5);
       expect(hit.processed).toBeLessThan(ADDRESSES);
       await suite.startService(victim);
 
-      const done: Record<string, number | string> = await suite.finishedJob(id, account.apiKey, {
-        timeoutMs: 300_000,
-      });
-      const lost = ADDRESSES / 100;
-      expect(done).toMatchObject({
-        status: 'completed',
-        total_emails: ADDRESSES,
-        processed_emails: ADDRESSES,
-        // MX-only: a catch-all domain is not probed, so its addresses are valid.
-        valid_emails: ADDRESSES - lost,
-        invalid_emails: lost,
-        catchall_emails: 0,
-        unknown_emails: 0,
-        failed_chunks: 0,
-        credits_used: ADDRESSES,
-      });
-      const after = (await suite.call('/v1/credits', { key: account.apiKey })).json.data
-        .credits_balance as number;
-      expect(before - after).toBe(ADDRESSES);
+      await expectCompletedExactly(suite, account, job, 300_000);
       const [stored] = await suite.sql<{ n: number; verified: number }>(
         `SELECT sum(cardinality(emails))::int AS n, sum(COALESCE(json_array_length(results::json), 0))::int AS verified
            FROM files.job_chunks WHERE job_id = $1`,
-        [id],
+        [job.id],
       );
       expect(stored).toEqual({ n: ADDRESSES, verified: ADDRESSES });
-
-      const file = await suite.call(`/v1/verify/file/${id}/results`, {
-        key: account.apiKey,
-        style: 'legacy',
-      });
-      const result = Papa.parse<string[]>(file.text.trimEnd()).data;
-      expect(result).toHaveLength(rows.length + 1);
-      expect(result.slice(1).map((r) => r[1])).toEqual(rows);
-      expect(new Set(result.slice(1).map((r) => r[3]))).toEqual(new Set(['valid', 'invalid']));
     },
   );
 });

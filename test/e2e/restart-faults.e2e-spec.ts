@@ -2,35 +2,28 @@ import { randomBytes } from 'node:crypto';
 import {
   type Account,
   eventually,
-  MailWorld,
+  type MailWorld,
   mailWorldEnv,
   NatsCluster,
   PrivatePostgres,
   TestSuite,
 } from '@emailverify/testing';
-import { isTerminalJobState, type JobState } from '@emailverify/contracts';
-import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const DOMAINS = 50;
-const ADDRESSES = 20_000;
-const REPEATED = 1_000;
-/** Every 100th address is on a domain that does not exist: invalid, and charged like any verified address. */
-const LOST = ADDRESSES / 100;
+import {
+  expectCompletedExactly,
+  FAULT_JOB_ADDRESSES as ADDRESSES,
+  faultJobRows,
+  faultJobWorld,
+  jobProgress,
+  untilAFifthDone,
+  uploadFaultJob,
+} from './fault-job';
 
 /**
  * A wide column beside each address: the upload and the result file are megabytes, so the merge, which reads
  * the one and stores the other while the job is verified, talks to NATS all along.
  */
 const NOTE = 'n'.repeat(400);
-
-/** 20,000 unique addresses, then the first 1,000 again. */
-function jobRows(tag: string): string[] {
-  const unique = Array.from({ length: ADDRESSES }, (_, i) =>
-    i % 100 === 99 ? `${tag}${i}@gone.test` : `${tag}${i}@rs${i % DOMAINS}.test`,
-  );
-  return [...unique, ...unique.slice(0, REPEATED)];
-}
 
 /**
  * The whole suite on a NATS server and a PostgreSQL server of its own, each restarted while a 20,000-address job
@@ -49,14 +42,7 @@ describe('NATS and PostgreSQL restarted mid-job, a gateway killed mid-upload', (
   let uploadKilledAt = 0;
 
   beforeAll(async () => {
-    world = await MailWorld.start();
-    for (let d = 0; d < DOMAINS; d++) {
-      world.domain(`rs${d}.test`, {
-        mx: [{ priority: 10, host: `mx.rs${d}.test`, smtp: { catchAll: true } }],
-      });
-    }
-    world.domain('gone.test', { nxdomain: true });
-    await world.ready();
+    world = await faultJobWorld('rs');
     // A single nats-server of this file's own (JetStream, its own store), which the test may kill and restart.
     nats = await NatsCluster.start({ nodes: 1 });
     postgres = await PrivatePostgres.start();
@@ -86,28 +72,6 @@ describe('NATS and PostgreSQL restarted mid-job, a gateway killed mid-upload', (
   const balance = async (key: string): Promise<number> =>
     (await suite.call('/v1/credits', { key })).json.data.credits_balance as number;
 
-  const processed = async (id: string): Promise<{ status: string; processed: number }> => {
-    const [row] = await suite.sql<{ status: string; processed: number }>(
-      `SELECT status, processed_emails AS processed FROM files.jobs WHERE id = $1`,
-      [id],
-    );
-    return row!;
-  };
-
-  /** Waits until the job has verified at least a fifth of its addresses; fails when it finished before that. */
-  const untilAFifthDone = async (id: string) => {
-    const now = await eventually(
-      async () => {
-        const row = await processed(id);
-        if (row.processed < ADDRESSES / 5 && !isTerminalJobState(row.status as JobState))
-          throw new Error(`${row.processed} done, ${row.status}`);
-        return row;
-      },
-      { timeoutMs: 240_000, intervalMs: 25 },
-    );
-    expect(now.status, 'the job finished before the fault').toMatch(/^(running|processing)$/);
-  };
-
   /**
    * The API answers again within a minute of the fault: credits, and the job's status (each service reconnects
    * on its own, so one may answer a moment before another).
@@ -126,55 +90,6 @@ describe('NATS and PostgreSQL restarted mid-job, a gateway killed mid-upload', (
     );
   };
 
-  /** The job completed with exact counts and charges, and its result file has every row in input order. */
-  const completedExactly = async (id: string, rows: string[], before: number) => {
-    const done: Record<string, number | string> = await suite.finishedJob(id, account.apiKey, {
-      timeoutMs: 240_000,
-    });
-    expect(done).toMatchObject({
-      status: 'completed',
-      total_emails: ADDRESSES,
-      processed_emails: ADDRESSES,
-      // MX-only: a catch-all domain is not probed, so its addresses are valid.
-      valid_emails: ADDRESSES - LOST,
-      invalid_emails: LOST,
-      catchall_emails: 0,
-      unknown_emails: 0,
-      risky_emails: 0,
-      disposable_emails: 0,
-      role_emails: 0,
-      failed_chunks: 0,
-      credits_used: ADDRESSES,
-    });
-    const [job] = await suite.sql<{ unique_emails: number; total_rows: number }>(
-      `SELECT unique_emails, total_rows FROM files.jobs WHERE id = $1`,
-      [id],
-    );
-    expect(job).toEqual({ unique_emails: ADDRESSES, total_rows: rows.length });
-    expect(before - (await balance(account.apiKey))).toBe(ADDRESSES);
-    const file = await suite.call(`/v1/verify/file/${id}/results`, { key: account.apiKey, style: 'legacy' });
-    expect(file.status).toBe(200);
-    const result = Papa.parse<string[]>(file.text.trimEnd()).data;
-    expect(result).toHaveLength(rows.length + 1);
-    // id, the original address, the note, then verify_email and status.
-    expect(result.slice(1).map((r) => r[0])).toEqual(rows.map((_, i) => String(i)));
-    expect(result.slice(1).map((r) => r[1])).toEqual(rows);
-    expect(result.slice(1).every((r) => r[2] === NOTE)).toBe(true);
-    const statuses = result.slice(1).map((r) => r[4]);
-    expect(statuses.filter((s) => s === 'invalid')).toHaveLength(LOST + REPEATED / 100);
-    expect(new Set(statuses)).toEqual(new Set(['valid', 'invalid']));
-  };
-
-  const upload = async (tag: string) => {
-    const rows = jobRows(tag);
-    const csv = `id,email,note\n${rows.map((e, i) => `${i},${e},${NOTE}`).join('\n')}\n`;
-    const before = await balance(account.apiKey);
-    const created = await suite.upload({ key: account.apiKey, file: { name: `${tag}.csv`, content: csv } });
-    expect(created.status).toBe(200);
-    expect(created.json.data).toMatchObject({ total_rows: rows.length, unique_emails: ADDRESSES });
-    return { id: created.json.data.task_id as string, rows, before };
-  };
-
   it(
     'a gateway killed -9 mid-upload leaves no job and no charge, and serves again once restarted',
     { timeout: 120_000 },
@@ -183,7 +98,7 @@ describe('NATS and PostgreSQL restarted mid-job, a gateway killed mid-upload', (
       const before = await balance(uploader.apiKey);
       // About 24 MiB: 20,000 addresses with a wide column beside each.
       const pad = 'x'.repeat(1_200);
-      const rows = jobRows('up').map((e, i) => `${i},${e},${pad}\n`);
+      const rows = faultJobRows('rs', 'up').map((e, i) => `${i},${e},${pad}\n`);
       const boundary = `----fault${randomBytes(8).toString('hex')}`;
       const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.csv"\r\nContent-Type: text/csv\r\n\r\nid,email,note\n`;
       const encoder = new TextEncoder();
@@ -252,21 +167,21 @@ describe('NATS and PostgreSQL restarted mid-job, a gateway killed mid-upload', (
     'NATS killed and restarted at 20-60 %: the job completes exactly, charged once, every row in order',
     { timeout: 420_000 },
     async () => {
-      const { id, rows, before } = await upload('nr');
-      await untilAFifthDone(id);
+      const job = await uploadFaultJob(suite, account, { tag: 'rs', prefix: 'nr', note: NOTE });
+      await untilAFifthDone(suite, job.id);
       // Killed outright: whatever was waiting for an answer from it (a publish, a stored chunk) never gets one.
       await nats.stopNode(0, 'SIGKILL');
       const faultAt = Date.now();
       // Where the fault landed: nothing more is verified while NATS is away.
-      const hit = await processed(id);
+      const hit = await jobProgress(suite, job.id);
       expect(hit.status).toMatch(/^(running|processing)$/);
       expect(hit.processed).toBeGreaterThanOrEqual(ADDRESSES / 5);
       expect(hit.processed).toBeLessThanOrEqual((ADDRESSES * 3) / 5);
       // Down longer than a request's deadline (NATS_REQUEST_TIMEOUT_MS): what was in flight times out.
       await new Promise((resolve) => setTimeout(resolve, 6_000));
       await nats.startNode(0);
-      await answersAgain(faultAt, id);
-      await completedExactly(id, rows, before);
+      await answersAgain(faultAt, job.id);
+      await expectCompletedExactly(suite, account, job);
     },
   );
 
@@ -274,18 +189,18 @@ describe('NATS and PostgreSQL restarted mid-job, a gateway killed mid-upload', (
     'PostgreSQL restarted (fast) at 20-60 %: the job completes exactly, charged once, every row in order',
     { timeout: 420_000 },
     async () => {
-      const { id, rows, before } = await upload('pr');
-      await untilAFifthDone(id);
+      const job = await uploadFaultJob(suite, account, { tag: 'rs', prefix: 'pr', note: NOTE });
+      await untilAFifthDone(suite, job.id);
       await postgres.stop();
       const faultAt = Date.now();
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       await postgres.startAgain();
       // Where the fault landed: nothing was recorded while PostgreSQL was away.
-      const hit = await processed(id);
+      const hit = await jobProgress(suite, job.id);
       expect(hit.status).toMatch(/^(running|processing)$/);
       expect(hit.processed).toBeLessThanOrEqual((ADDRESSES * 3) / 5);
-      await answersAgain(faultAt, id);
-      await completedExactly(id, rows, before);
+      await answersAgain(faultAt, job.id);
+      await expectCompletedExactly(suite, account, job);
     },
   );
 

@@ -197,6 +197,8 @@ describe('npm start', () => {
       const all = [...run.pids().values()].flat();
       expect(all.length).toBe(apps.length * 2);
       expect(all.filter(run.runs), `still running after Ctrl-C:\n${run.output()}`).toEqual([]);
+      // Nor any other process running this run's build.
+      expect(processesNaming(`start-${run.child.pid}/`)).toEqual([]);
       const ports = [port, ...Object.values(SERVICE_OFFSETS).map((offset) => port + offset)];
       const open: number[] = [];
       for (const p of ports) if (await listening(p)) open.push(p);
@@ -242,14 +244,19 @@ describe('npm start', () => {
     },
   );
 
-  it('with the gateway port taken, stops at once naming the port and starts nothing', async () => {
+  it('with port 3000 taken, stops at once naming the port and starts nothing', async () => {
+    // The default gateway port, held here unless something else on this machine holds it already.
     const holder = net.createServer();
-    const port = await new Promise<number>((resolve) =>
-      holder.listen(0, '127.0.0.1', () => resolve((holder.address() as net.AddressInfo).port)),
-    );
+    const held = await new Promise<boolean>((resolve, reject) => {
+      holder.once('error', (err: NodeJS.ErrnoException) =>
+        err.code === 'EADDRINUSE' ? resolve(false) : reject(err),
+      );
+      holder.listen(3000, '0.0.0.0', () => resolve(true));
+    });
     try {
+      expect(await bindable(3000)).toBe(false);
       const run = npmStart({
-        PORT: String(port),
+        PORT: undefined,
         // Nothing may be reached or started: not even the database is looked for.
         DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none',
         NATS_NAMESPACE: `t_start_busy_${id}`,
@@ -257,11 +264,11 @@ describe('npm start', () => {
       });
       children.push(run.child);
       expect(await run.exited).toBe(1);
-      expect(run.output()).toContain(`port already in use: ${port} (gateway)`);
+      expect(run.output()).toMatch(/port(s)? already in use: 3000 \(gateway\)/);
       expect(run.output()).toContain('Nothing was started.');
       expect(run.output()).not.toMatch(/started \(pid|building|PostgreSQL|not available/);
     } finally {
-      await new Promise((resolve) => holder.close(resolve));
+      if (held) await new Promise((resolve) => holder.close(resolve));
     }
   });
 

@@ -76,7 +76,7 @@ export interface ConsumerHandle {
   /**
    * Stops taking messages and hands the ones in hand back to the server at once (a nak without delay), so
    * another consumer gets them now rather than after the ack wait; their handlers' outcomes are dropped.
-   * Resolves to the number of messages handed back.
+   * Resolves to the number of messages handed back (each counted once).
    */
   handBack(): Promise<number>;
 }
@@ -213,7 +213,9 @@ export class JetStreamKit {
       stopped.signal.addEventListener('abort', () => resolve(), { once: true }),
     );
     const handingBack = new AbortController();
-    let handedBackCount = 0;
+    // Stream sequences of the messages handed back: one nak'd while this consumer's last pull is still open may
+    // come back to it and be handed back again, and counts once.
+    const handedBackSeqs = new Set<number>();
     const handedBack = new Promise<typeof HANDED_BACK>((resolve) =>
       handingBack.signal.addEventListener('abort', () => resolve(HANDED_BACK), { once: true }),
     );
@@ -236,7 +238,7 @@ export class JetStreamKit {
       const outcome = await Promise.race([handled, handedBack]);
       if (outcome === HANDED_BACK) {
         msg.nak();
-        handedBackCount++;
+        handedBackSeqs.add(msg.seq);
         return;
       }
       if ('error' in outcome) {
@@ -263,7 +265,7 @@ export class JetStreamKit {
             // Pulled but not started: back to the server at once.
             if (stopping) {
               msg.nak();
-              if (handingBack.signal.aborted) handedBackCount++;
+              if (handingBack.signal.aborted) handedBackSeqs.add(msg.seq);
               continue;
             }
             const task = work(msg).finally(() => inHand.delete(task));
@@ -294,7 +296,7 @@ export class JetStreamKit {
         handingBack.abort();
         await close();
         await Promise.allSettled([...inHand]);
-        return handedBackCount;
+        return handedBackSeqs.size;
       },
     };
   }

@@ -106,13 +106,12 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
     },
     {
       provide: SHUTDOWN_HOOKS,
-      inject: [MessageBus, SERVICE_DATA_SOURCE, LOGGER],
-      useFactory: (bus: MessageBus, dataSource: DataSource | null, logger: Logger) => [
+      inject: [MessageBus, SERVICE_DATA_SOURCE],
+      useFactory: (bus: MessageBus, dataSource: DataSource | null) => [
         async () => bus.close(),
         async () => {
           if (dataSource?.isInitialized) await dataSource.destroy();
         },
-        async () => logger.flush(),
       ],
     },
   );

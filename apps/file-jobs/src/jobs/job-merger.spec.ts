@@ -112,9 +112,21 @@ function setup(write: ResultWriter['write']) {
 describe('JobMerger', () => {
   it('finishes a job: merging, the file, settled, completed, its event published', async () => {
     const t = setup(async () => 'results/1.csv');
-    await t.merger.finish(makeJob());
+    await t.merger.finish(makeJob(), new AbortController().signal);
     expect(t.did).toEqual(['merging', 'settled', 'completed', 'published file.completed']);
     expect(t.job).toMatchObject({ status: 'completed', result_object: 'results/1.csv' });
+  });
+
+  it('finishing: gives up storing nothing when the process stops, leaving the job merging', async () => {
+    const stop = new AbortController();
+    const t = setup(async (job, options) => {
+      stop.abort();
+      if (options?.signal?.aborted) throw new MergeAbandoned(job.id);
+      return 'results/1.csv';
+    });
+    await t.merger.finish(makeJob(), stop.signal);
+    expect(t.did).toEqual(['merging']);
+    expect(t.job).toMatchObject({ status: 'merging', result_object: null });
   });
 
   it('following a job: completes it with the file written while it was verified', async () => {
@@ -161,13 +173,13 @@ describe('JobMerger', () => {
     const nats = setup(async () => {
       throw new Error('CsvWriter: the stream was aborted', { cause: new errors.TimeoutError() });
     });
-    await nats.merger.finish(makeJob());
+    await nats.merger.finish(makeJob(), new AbortController().signal);
     const postgres = setup(async () => {
       throw Object.assign(new Error('terminating connection due to administrator command'), {
         code: '57P01',
       });
     });
-    await postgres.merger.finish(makeJob());
+    await postgres.merger.finish(makeJob(), new AbortController().signal);
     expect([nats.did, postgres.did]).toEqual([['merging'], ['merging']]);
     expect([nats.job.status, postgres.job.status]).toEqual(['merging', 'merging']);
   });
@@ -176,7 +188,7 @@ describe('JobMerger', () => {
     const t = setup(async () => {
       throw new Error('job 1: the file held 3 addresses, the job 4');
     });
-    await t.merger.finish(makeJob());
+    await t.merger.finish(makeJob(), new AbortController().signal);
     expect(t.did).toEqual(['merging', 'settled', 'failed', 'published file.failed']);
     expect(t.job.status).toBe('failed');
   });

@@ -44,9 +44,13 @@ export class JobMerger {
     private readonly metrics: FileJobsMetrics,
   ) {}
 
-  /** Merges a job whose every chunk has been answered (or that is merging already), and completes it. */
-  async finish(job: JobRow): Promise<void> {
-    await this.underLease(job.id, (lease) => this.complete(job, lease));
+  /**
+   * Merges a job whose every chunk has been answered (or that is merging already), and completes it. When `stop`
+   * is aborted (the process is stopping) while the result file is being written, the merge gives up storing
+   * nothing and releases its lease at once: another replica, or the restarted process, merges the job again.
+   */
+  async finish(job: JobRow, stop: AbortSignal): Promise<void> {
+    await this.underLease(job.id, (lease) => this.complete(job, lease, stop));
   }
 
   /**
@@ -81,7 +85,7 @@ export class JobMerger {
         await this.mergeFailed(current, err);
         return;
       }
-      await this.complete(job, lease, written);
+      await this.complete(job, lease, stop, written);
     });
   }
 
@@ -205,7 +209,7 @@ export class JobMerger {
    * and completes the job. Runs under the job's merge lease; a merge interrupted by an unreachable database or
    * NATS leaves the job `merging` for the runner's next pass, which merges it again.
    */
-  private async complete(job: JobRow, lease: MergeLease, written?: string): Promise<void> {
+  private async complete(job: JobRow, lease: MergeLease, stop: AbortSignal, written?: string): Promise<void> {
     const merging = await this.repo.transitionInternal(
       job.id,
       ['running', 'processing', 'merging'],
@@ -219,7 +223,8 @@ export class JobMerger {
     }
     broadcastStatus(this.bus, merging);
     try {
-      const resultObject = written ?? (await this.writer.write(merging, { signal: lease.signal }));
+      const resultObject =
+        written ?? (await this.writer.write(merging, { signal: AbortSignal.any([lease.signal, stop]) }));
       const used = await this.repo.creditsUsed(job.id);
       await this.settle(merging, used);
       const status = merging.failed_chunks > 0 ? 'completed_with_warning' : 'completed';

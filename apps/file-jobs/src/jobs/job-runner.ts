@@ -87,7 +87,8 @@ export class JobRunner {
     clearInterval(this.timer);
     clearInterval(this.sweeper);
     await this.consumer?.stop();
-    // A following merge gives up at its next wait for results (another replica, or a restart, merges again).
+    // A merge writing a result file gives up (a following one at its next wait for results), storing nothing
+    // and releasing its lease: another replica, or a restart, merges again at once.
     await Promise.allSettled([...this.merges.values()]);
   }
 
@@ -245,7 +246,7 @@ export class JobRunner {
 
   /** Merges and completes a job whose chunks are all answered, in the background (see startMerge). */
   private startFinishing(job: JobRow): void {
-    this.startMerge(job, () => this.merger.finish(job));
+    this.startMerge(job, () => this.merger.finish(job, this.stopping.signal));
   }
 
   /**
