@@ -132,6 +132,9 @@ describe('NATS users and permissions of compose and Helm', () => {
         body: { emails: ['bob@auth.test', 'nobody@auth.test'], check_smtp: true },
       });
       expect(bulk.status, bulk.text).toBe(200);
+      const report = await suite.call('/v1/verify/domain?domain=auth.test&check_smtp=true', { key });
+      expect(report.status, report.text).toBe(200);
+      expect(report.json.data).toMatchObject({ domain: 'auth.test', accepts_mail: true });
 
       // Gateway -> object store -> file-jobs -> credits, VERIFY_CHUNKS -> verifier -> CHUNK_RESULTS -> file-jobs,
       // EVENTS -> webhooks; status broadcasts wake the long poll.
