@@ -3,34 +3,14 @@
 // styles, logging, metrics or Nest. Runs as its own process like the gateway; prints {"port":N} once
 // listening on 127.0.0.1 and exits when its stdin closes (its parent ended) or on SIGTERM.
 import http from 'node:http';
-import { checkDisposable } from '@emailverify/verification';
+import { DISPOSABLE_PATH, disposableReply, serveUntilParentEnds } from './disposable-reply';
 
 const server = http.createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-  let status = 200;
-  let body: unknown;
-  if (req.method !== 'GET' || url.pathname !== '/v1/verify/disposable') {
-    status = 404;
-    body = { success: false, code: '4040', message: 'Not found' };
-  } else {
-    try {
-      const check = checkDisposable(url.searchParams.get('email') ?? '');
-      body = {
-        success: true,
-        code: '0',
-        message: 'Success',
-        data: {
-          email: check.email,
-          domain: check.domain,
-          is_disposable: check.isDisposable,
-          checked_at: new Date().toISOString(),
-        },
-      };
-    } catch (err) {
-      status = 400;
-      body = { success: false, code: '4001', message: err instanceof Error ? err.message : String(err) };
-    }
-  }
+  const { status, body } =
+    req.method !== 'GET' || url.pathname !== DISPOSABLE_PATH
+      ? { status: 404, body: { success: false, code: '4040', message: 'Not found' } }
+      : disposableReply(url.searchParams.get('email') ?? '');
   const text = JSON.stringify(body);
   res.writeHead(status, {
     'Content-Type': 'application/json; charset=utf-8',
@@ -39,12 +19,10 @@ const server = http.createServer((req, res) => {
   res.end(text);
 });
 
-const stop = () => server.close(() => process.exit(0));
-process.once('SIGTERM', stop);
-process.stdin.on('end', stop);
-process.stdin.resume();
-
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address() as { port: number };
-  process.stdout.write(`${JSON.stringify({ port })}\n`);
-});
+serveUntilParentEnds(
+  () =>
+    new Promise((resolve) =>
+      server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)),
+    ),
+  () => new Promise((resolve) => server.close(() => resolve())),
+);

@@ -1,6 +1,7 @@
 // Benchmark "gateway": GET /v1/verify/disposable through the real gateway process
-// (auth, rate limits, validation, presenter, logging, metrics, Nest) against a bare node:http process doing
-// the same lookup, both on loopback at 64 connections. The ratio gateway / bare is the cost of the gateway.
+// (auth, rate limits, validation, presenter, logging, metrics, Nest) against two baselines doing the same
+// lookup: a minimal NestJS + Express application (the ratio is the cost of what the gateway adds to Nest and
+// Express) and a bare node:http process (the cost of the whole gateway), all on loopback at 64 connections.
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -24,8 +25,8 @@ import { type LoadFigures, assertClean, load } from './load';
 import { profileEnv, profiled } from './profile';
 
 const CONNECTIONS = 64;
-const WARMUP_S = quick ? 2 : 4;
-const MEASURE_S = quick ? 3 : 10;
+const WARMUP_S = quick ? 2 : 3;
+const MEASURE_S = quick ? 3 : 8;
 const ROUNDS = quick ? 1 : 3;
 /** Rounds run again at most when other work on the machine disturbed them (keeps the run under 2 minutes). */
 const EXTRA_ROUNDS = quick ? 0 : 1;
@@ -34,12 +35,26 @@ const PATH = `/v1/verify/disposable?email=${encodeURIComponent(EMAIL)}`;
 /** The gateway's own default is info (one access log line per request); BENCH_LOG_LEVEL=warn shows its share. */
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'info';
 
-async function startBare(cleanup: Cleanup): Promise<{ url: string; pid: number }> {
-  const child: ChildProcess = spawn(process.execPath, [path.join(__dirname, 'bare-disposable-server.js')], {
+/** The sides, in the order of a round; `nest` and `bare` are the baselines. */
+const SIDES = ['gateway', 'nest', 'bare'] as const;
+type Side = (typeof SIDES)[number];
+const LABELS: Record<Side, string> = {
+  gateway: 'gateway',
+  nest: 'minimal Nest + Express',
+  bare: 'bare node:http',
+};
+
+/** A baseline server (a script of this directory) in its own process, with this process's Node flags. */
+async function startBaseline(
+  cleanup: Cleanup,
+  name: string,
+  script: string,
+): Promise<{ url: string; pid: number }> {
+  const child: ChildProcess = spawn(process.execPath, [...process.execArgv, path.join(__dirname, script)], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  cleanup.add('bare server', async () => {
+  cleanup.add(name, async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
@@ -51,10 +66,10 @@ async function startBare(cleanup: Cleanup): Promise<{ url: string; pid: number }
   const port = await withTimeout(
     new Promise<number>((resolve, reject) => {
       lines.once('line', (line) => resolve((JSON.parse(line) as { port: number }).port));
-      child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+      child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
     }),
     15_000,
-    'bare server start',
+    `${name} start`,
   );
   return { url: `http://127.0.0.1:${port}${PATH}`, pid: child.pid! };
 }
@@ -67,9 +82,9 @@ async function expectDisposable(what: string, url: string, headers: Record<strin
   }
 }
 
-/** The gateway and the bare server, each under `load` at CONNECTIONS connections for a given time. */
-type Sides = Record<'gateway' | 'bare', (duration: number) => Promise<LoadFigures>>;
-type Runs = Record<'gateway' | 'bare', LoadFigures[]>;
+/** The gateway and the baselines, each under `load` at CONNECTIONS connections for a given time. */
+type Sides = Record<Side, (duration: number) => Promise<LoadFigures>>;
+type Runs = Record<Side, LoadFigures[]>;
 
 async function main(cleanup: Cleanup): Promise<void> {
   assertLocalInfrastructure();
@@ -84,7 +99,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   report(runs, discarded);
 }
 
-/** Credits, verifier and a gateway, and the bare server beside them; both answer the request checked here. */
+/** Credits, verifier and a gateway, and the baselines beside them; all answer the request checked here. */
 async function startInstallation(cleanup: Cleanup): Promise<{ suite: TestSuite; sides: Sides }> {
   const env: Record<string, string> = {
     LOG_LEVEL,
@@ -98,41 +113,44 @@ async function startInstallation(cleanup: Cleanup): Promise<{ suite: TestSuite; 
   cleanup.add('suite', () => suite.stop());
   const account = await suite.createAccount({ credits: 1000, name: 'bench gateway' });
   const gatewayPid = suite.processes.get('gateway0')!.child.pid!;
-  const bare = await startBare(cleanup);
+  const nest = await startBaseline(cleanup, 'Nest baseline', 'nest-disposable-server.js');
+  const bare = await startBaseline(cleanup, 'bare server', 'bare-disposable-server.js');
   const gatewayUrl = `${suite.gatewayUrl()}${PATH}`;
   const headers = { 'SVC-API-KEY': account.apiKey };
   await expectDisposable('gateway', gatewayUrl, headers);
+  await expectDisposable('Nest baseline', nest.url, {});
   await expectDisposable('bare server', bare.url, {});
 
-  const sides = {
+  const sides: Sides = {
     gateway: (duration: number) =>
-      load({ url: gatewayUrl, connections: CONNECTIONS, duration, headers, pids: { gateway: gatewayPid } }),
+      load({ url: gatewayUrl, connections: CONNECTIONS, duration, headers, pids: { server: gatewayPid } }),
+    nest: (duration: number) =>
+      load({ url: nest.url, connections: CONNECTIONS, duration, pids: { server: nest.pid } }),
     bare: (duration: number) =>
-      load({ url: bare.url, connections: CONNECTIONS, duration, pids: { bare: bare.pid } }),
+      load({ url: bare.url, connections: CONNECTIONS, duration, pids: { server: bare.pid } }),
   };
   return { suite, sides };
 }
 
-/** Both sides under load for WARMUP_S first: JIT warm, connections and pools open. */
+/** Every side under load for WARMUP_S first: JIT warm, connections and pools open. */
 async function warmUp(sides: Sides): Promise<void> {
   log('warming up…');
-  assertClean('gateway warm-up', await sides.gateway(WARMUP_S));
-  assertClean('bare warm-up', await sides.bare(WARMUP_S));
+  for (const side of SIDES) assertClean(`${side} warm-up`, await sides[side](WARMUP_S));
 }
 
 /**
- * ROUNDS rounds of both sides, in alternating order; a round that other work on the machine disturbed is run
+ * ROUNDS rounds of every side, in rotating order; a round that other work on the machine disturbed is run
  * again, at most EXTRA_ROUNDS times.
  */
 async function measureRounds(
   sides: Sides,
 ): Promise<{ runs: Runs; discarded: Record<string, LoadFigures>[] }> {
-  const runs: Runs = { gateway: [], bare: [] };
+  const runs: Runs = { gateway: [], nest: [], bare: [] };
   const discarded: Record<string, LoadFigures>[] = [];
   for (let round = 0; runs.gateway.length < ROUNDS; round++) {
-    // Alternate the order so that drift (thermal, other load) does not favour one side.
-    const order: ('gateway' | 'bare')[] = round % 2 === 0 ? ['gateway', 'bare'] : ['bare', 'gateway'];
-    const got: Partial<Record<'gateway' | 'bare', LoadFigures>> = {};
+    // Rotate the order so that drift (thermal, other load) does not favour one side.
+    const order = SIDES.map((_, i) => SIDES[(i + round) % SIDES.length]!);
+    const got: Partial<Record<Side, LoadFigures>> = {};
     for (const side of order) {
       const figures = await sides[side](MEASURE_S);
       assertClean(side, figures);
@@ -143,16 +161,19 @@ async function measureRounds(
       );
     }
     // Other work on the machine competed for the cores: run the round again (a bounded number of times).
-    if (discarded.length < EXTRA_ROUNDS && disturbed([got.gateway!.cpu, got.bare!.cpu])) {
+    const figures = got as Record<Side, LoadFigures>;
+    if (discarded.length < EXTRA_ROUNDS && disturbed(SIDES.map((side) => figures[side].cpu))) {
       log(`round ${round + 1} disturbed by other work on the machine: running it again`);
-      discarded.push(got as Record<string, LoadFigures>);
+      discarded.push(figures);
       continue;
     }
-    runs.gateway.push(got.gateway!);
-    runs.bare.push(got.bare!);
+    for (const side of SIDES) runs[side].push(figures[side]);
   }
   return { runs, discarded };
 }
+
+/** Targets against the minimal Nest + Express baseline: throughput at least this share, p99 at most this multiple. */
+const NEST_TARGET = { throughput: 0.8, p99: 1.5 };
 
 /** Medians of the rounds, the table, and every figure in .data/bench/gateway.json. */
 function report(runs: Runs, discarded: Record<string, LoadFigures>[]): void {
@@ -162,36 +183,32 @@ function report(runs: Runs, discarded: Record<string, LoadFigures>[]): void {
     p50Ms: round(median(list.map((f) => f.p50Ms)), 2),
     cpu: medianCpu(list.map((f) => f.cpu)),
   });
-  const gateway = summary(runs.gateway);
-  const bareSummary = summary(runs.bare);
-  const ratios = {
-    throughput: round(gateway.rps / bareSummary.rps, 3),
-    p99: round(gateway.p99Ms / bareSummary.p99Ms, 2),
-  };
-  warnIfBusy([...runs.gateway, ...runs.bare].map((f) => f.cpu));
+  const sums = Object.fromEntries(SIDES.map((side) => [side, summary(runs[side])])) as Record<
+    Side,
+    ReturnType<typeof summary>
+  >;
+  // Each round's sides ran seconds apart: the ratio is the median of the rounds' ratios.
+  const ratioAgainst = (baseline: Side) => ({
+    throughput: round(median(runs.gateway.map((f, i) => f.rps / runs[baseline][i]!.rps)), 3),
+    p99: round(median(runs.gateway.map((f, i) => f.p99Ms / runs[baseline][i]!.p99Ms)), 2),
+  });
+  const ratios = { nest: ratioAgainst('nest'), bare: ratioAgainst('bare') };
+  const met = ratios.nest.throughput >= NEST_TARGET.throughput && ratios.nest.p99 <= NEST_TARGET.p99;
+  warnIfBusy(SIDES.flatMap((side) => runs[side].map((f) => f.cpu)));
   printTable(
     ['GET /v1/verify/disposable', 'req/s', 'p50 ms', 'p99 ms', 'server CPU', 'client CPU', 'other CPU'],
     [
-      [
-        'gateway (median)',
-        gateway.rps,
-        gateway.p50Ms,
-        gateway.p99Ms,
-        gateway.cpu.gateway,
-        gateway.cpu.bench,
-        gateway.cpu.other,
-      ],
-      [
-        'bare node:http (median)',
-        bareSummary.rps,
-        bareSummary.p50Ms,
-        bareSummary.p99Ms,
-        bareSummary.cpu.bare,
-        bareSummary.cpu.bench,
-        bareSummary.cpu.other,
-      ],
-      ['ratio gateway / bare', ratios.throughput, '', ratios.p99, '', '', ''],
+      ...SIDES.map((side) => {
+        const s = sums[side];
+        return [`${LABELS[side]} (median)`, s.rps, s.p50Ms, s.p99Ms, s.cpu.server, s.cpu.bench, s.cpu.other];
+      }),
+      ['ratio gateway / Nest + Express', ratios.nest.throughput, '', ratios.nest.p99, '', '', ''],
+      ['ratio gateway / bare', ratios.bare.throughput, '', ratios.bare.p99, '', '', ''],
     ],
+  );
+  log(
+    `target against Nest + Express: throughput >= ${NEST_TARGET.throughput}, p99 <= ${NEST_TARGET.p99}x: ` +
+      (met ? 'met' : 'NOT met'),
   );
   const file = writeReport('gateway', {
     benchmark: 'gateway',
@@ -207,14 +224,14 @@ function report(runs: Runs, discarded: Record<string, LoadFigures>[]): void {
       gatewayLogLevel: LOG_LEVEL,
       quick,
     },
-    gateway: { ...gateway, runs: runs.gateway },
-    bare: { ...bareSummary, runs: runs.bare },
+    ...Object.fromEntries(SIDES.map((side) => [side, { ...sums[side], runs: runs[side] }])),
     discardedRounds: discarded,
     ratio: {
-      throughput: ratios.throughput,
-      p99: ratios.p99,
+      nest: { ...ratios.nest, target: NEST_TARGET, met },
+      bare: ratios.bare,
       meaning:
-        'throughput: gateway req/s / bare req/s (below 1 = slower); p99: gateway p99 / bare p99 (above 1 = slower)',
+        'per round, then the median: throughput = gateway req/s / baseline req/s (below 1 = slower); ' +
+        'p99 = gateway p99 / baseline p99 (above 1 = slower)',
     },
   });
   log(`figures written to ${file}`);
