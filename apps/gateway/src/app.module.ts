@@ -1,13 +1,12 @@
 import type { DynamicModule, Provider } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { JetStreamKit } from '@emailverify/messaging';
 import { serviceModule } from '@emailverify/service-kit';
 import { MulterModule } from '@nestjs/platform-express';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { AuthService } from './common/auth/auth.service';
 import { ApiExceptionFilter } from './common/http/api-exception.filter';
-import { JsonBodyInterceptor } from './common/http/json-body.interceptor';
-import { PresenterInterceptor } from './common/http/presenter.interceptor';
+import { JsonBodyGuard } from './common/http/json-body.guard';
 import { createValidationPipe } from './common/http/validation';
 import { RateLimitGuard } from './common/rate-limit/rate-limit.guard';
 import { RateLimiterService } from './common/rate-limit/rate-limiter.service';
@@ -24,16 +23,16 @@ import { WebhooksController } from './webhooks/webhooks.controller';
 import { WebhooksService } from './webhooks/webhooks.service';
 
 /**
- * What every request passes, in order: guards authenticate then rate-limit; interceptors parse the body and
- * render presenters; one pipe validates DTOs; one filter renders every error in the caller's style.
+ * What every request passes, in order: guards authenticate, rate-limit, then parse a JSON body; one pipe
+ * validates DTOs; one filter renders every error in the caller's style. Presenters are rendered as the reply is
+ * sent (GatewayExpressAdapter). No interceptor runs on every route: each would wrap every reply in rxjs.
  */
 const HTTP_PIPELINE: Provider[] = [
   AuthService,
   RateLimiterService,
   { provide: APP_GUARD, useClass: ApiKeyGuard },
   { provide: APP_GUARD, useClass: RateLimitGuard },
-  { provide: APP_INTERCEPTOR, useClass: JsonBodyInterceptor },
-  { provide: APP_INTERCEPTOR, useClass: PresenterInterceptor },
+  { provide: APP_GUARD, useClass: JsonBodyGuard },
   { provide: APP_PIPE, useFactory: createValidationPipe },
   { provide: APP_FILTER, useClass: ApiExceptionFilter },
 ];

@@ -16,7 +16,7 @@ import { ApiTags } from '@nestjs/swagger';
 import type { ResponseStyle } from '@emailverify/contracts';
 import { Public } from '@emailverify/service-kit';
 import type { Response } from 'express';
-import { RawBody } from '../common/http/json-body.interceptor';
+import { RawBody } from '../common/http/route-policy';
 import { PostOk } from '../common/http/post-ok';
 import { present } from '../common/http/presenter';
 import { Auth, type AuthContext, type GatewayRequest, RequestId } from '../common/http/request-context';

@@ -18,7 +18,7 @@ import { CsvWriter, readCsv } from '@emailverify/files';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { downloadLink, resultsUrl, verifyDownload } from '@emailverify/service-kit';
 import type { Response } from 'express';
-import { checkJsonShape } from '../common/http/json-body.interceptor';
+import { checkJsonShape } from '../common/http/json-body.guard';
 import type { AuthContext } from '../common/http/request-context';
 import { validateDto } from '../common/http/validation';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';

@@ -1,9 +1,9 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { DomainError } from '@emailverify/contracts';
-import { IS_PUBLIC } from '@emailverify/service-kit';
 import type { Response } from 'express';
 import type { GatewayRequest } from '../http/request-context';
+import { routePolicy } from '../http/route-policy';
 import { requestedStyle } from '../http/style';
 import { clientAddressKey } from '../rate-limit/client-address';
 import { RateLimiterService } from '../rate-limit/rate-limiter.service';
@@ -23,8 +23,7 @@ export class ApiKeyGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]))
-      return true;
+    if (routePolicy(this.reflector, context).isPublic) return true;
     const req = context.switchToHttp().getRequest<GatewayRequest>();
     const res = context.switchToHttp().getResponse<Response>();
     const override = requestedStyle(req);

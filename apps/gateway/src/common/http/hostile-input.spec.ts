@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { DomainError, type FileJobResultsReply, type ResponseStyle, Subjects } from '@emailverify/contracts';
 import { downloadLink } from '@emailverify/service-kit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { accessRequest } from '../../bootstrap';
+import { accessRequest } from './access.middleware';
 import { loadGatewayConfig } from '../../config';
 import { attachment } from '../../files/files.service';
 import { ACCOUNT, GatewayHarness, type StandInBus } from '../../testing/gateway-harness';

@@ -1,30 +1,19 @@
-import {
-  type CallHandler,
-  type ExecutionContext,
-  Inject,
-  Injectable,
-  type NestInterceptor,
-  SetMetadata,
-} from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { DomainError } from '@emailverify/contracts';
 import express from 'express';
-import type { Observable } from 'rxjs';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../../config';
 import type { GatewayRequest } from './request-context';
-
-const RAW_BODY = 'emailverify:raw-body';
-/** Routes that read the request stream themselves (multipart uploads). */
-export const RawBody = (): MethodDecorator => SetMetadata(RAW_BODY, true);
+import { routePolicy } from './route-policy';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
- * Parses JSON bodies after authentication and rate limiting, so unauthenticated callers never make the
- * gateway read a body, and body errors render in the caller's response style.
+ * Parses JSON bodies after authentication and rate limiting (the last of the guards), so unauthenticated
+ * callers never make the gateway read a body, and body errors render in the caller's response style.
  */
 @Injectable()
-export class JsonBodyInterceptor implements NestInterceptor {
+export class JsonBodyGuard implements CanActivate {
   private readonly parse: express.RequestHandler;
 
   constructor(
@@ -34,16 +23,15 @@ export class JsonBodyInterceptor implements NestInterceptor {
     this.parse = express.json({ limit: config.JSON_BODY_LIMIT_BYTES, strict: true, type: () => true });
   }
 
-  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
-    if (context.getType() !== 'http') return next.handle();
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
     const req = context.switchToHttp().getRequest<GatewayRequest>();
-    if (!BODY_METHODS.has(req.method) || this.reflector.get<boolean>(RAW_BODY, context.getHandler()))
-      return next.handle();
+    if (!BODY_METHODS.has(req.method) || routePolicy(this.reflector, context).rawBody) return true;
     const hasBody =
       Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
     if (!hasBody) {
       req.body = {};
-      return next.handle();
+      return true;
     }
     const type = req.headers['content-type'] ?? '';
     if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
@@ -61,7 +49,7 @@ export class JsonBodyInterceptor implements NestInterceptor {
       throw new DomainError('INVALID_REQUEST', 'The request body must be a JSON object');
     }
     checkJsonShape(req.body);
-    return next.handle();
+    return true;
   }
 }
 

@@ -6,7 +6,7 @@ export interface Presenter<T> {
   legacy(value: T): unknown;
 }
 
-/** A controller's result, rendered by the PresenterInterceptor in the request's style. */
+/** A controller's result, rendered in the request's style as the reply is sent (GatewayExpressAdapter). */
 export class Presented<T> {
   constructor(
     readonly presenter: Presenter<T>,

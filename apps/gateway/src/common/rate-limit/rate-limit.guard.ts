@@ -4,7 +4,7 @@ import { DomainError } from '@emailverify/contracts';
 import type { Response } from 'express';
 import type { GatewayRequest } from '../http/request-context';
 import { clientAddressKey } from './client-address';
-import { PER_ADDRESS_LIMIT, RATE_CLASS, type RateClass } from './rate-classes';
+import { routePolicy } from '../http/route-policy';
 import { setRateLimitHeaders } from './rate-limit-headers';
 import { type LimitDecision, RateLimiterService } from './rate-limiter.service';
 
@@ -22,13 +22,11 @@ export class RateLimitGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<GatewayRequest>();
     const res = context.switchToHttp().getResponse<Response>();
+    const policy = routePolicy(this.reflector, context);
     let decision: LimitDecision;
     if (req.auth) {
-      const cls =
-        this.reflector.getAllAndOverride<RateClass>(RATE_CLASS, [context.getHandler(), context.getClass()]) ??
-        'other';
-      decision = await this.limits.consume(cls, req.auth.apiKeyId);
-    } else if (this.reflector.get<boolean>(PER_ADDRESS_LIMIT, context.getHandler())) {
+      decision = await this.limits.consume(policy.rateClass, req.auth.apiKeyId);
+    } else if (policy.perAddress) {
       decision = await this.limits.consumeDownload(clientAddressKey(req));
     } else {
       return true; // public route without a limit (health, metrics, docs)
