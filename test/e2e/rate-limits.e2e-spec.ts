@@ -72,6 +72,29 @@ describe('rate limits per API key and class (two gateways sharing Redis)', () =>
     const other = await suite.createAccount();
     expect((await suite.call('/v1/credits', { key: other.apiKey })).status).toBe(200);
   });
+
+  // Last: it locks the loopback address out for the rest of the minute.
+  it('refuses an address that keeps failing, on both gateways, even with a key they already know', async () => {
+    const { apiKey } = await suite.createAccount();
+    for (const gateway of [0, 1])
+      expect((await suite.call('/v1/credits', { key: apiKey, gateway })).status).toBe(200);
+    // The default limit of failed attempts (60 a minute), spread over both gateways, then one more.
+    const failures = await burst(61, 8, (i) =>
+      suite.call('/v1/credits', { key: `ev_guess_${i}`, gateway: i % 2 }),
+    );
+    const statuses = failures.map((r) => r.status).sort();
+    expect(statuses).toEqual([...new Array(60).fill(401), 429]);
+    for (const gateway of [0, 1]) {
+      const known = await suite.call('/v1/credits', { key: apiKey, gateway, style: 'legacy' });
+      expect(known.status).toBe(429);
+      expect(known.json.error).toMatchObject({
+        code: 'RATE_LIMIT_EXCEEDED',
+        retry_after: expect.any(Number),
+      });
+      expect(known.json.error.message).toMatch(/failed authentication/);
+      expect(Number(known.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+  });
 });
 
 describe('failed authentication is limited per client address', () => {

@@ -182,6 +182,8 @@ function report(runs: Runs, discarded: Record<string, LoadFigures>[]): void {
     p99Ms: round(median(list.map((f) => f.p99Ms)), 2),
     p50Ms: round(median(list.map((f) => f.p50Ms)), 2),
     cpu: medianCpu(list.map((f) => f.cpu)),
+    /** The server's CPU per request (µs): steadier than req/s when other work competes for the cores. */
+    cpuUsPerRequest: round(median(list.map((f) => ((f.cpu.server ?? 0) * 1e6) / f.rps)), 1),
   });
   const sums = Object.fromEntries(SIDES.map((side) => [side, summary(runs[side])])) as Record<
     Side,
@@ -191,19 +193,48 @@ function report(runs: Runs, discarded: Record<string, LoadFigures>[]): void {
   const ratioAgainst = (baseline: Side) => ({
     throughput: round(median(runs.gateway.map((f, i) => f.rps / runs[baseline][i]!.rps)), 3),
     p99: round(median(runs.gateway.map((f, i) => f.p99Ms / runs[baseline][i]!.p99Ms)), 2),
+    /** Server CPU per request, gateway ÷ baseline (above 1 = the gateway spends more). */
+    cpu: round(sums.gateway.cpuUsPerRequest / sums[baseline].cpuUsPerRequest, 2),
   });
   const ratios = { nest: ratioAgainst('nest'), bare: ratioAgainst('bare') };
   const met = ratios.nest.throughput >= NEST_TARGET.throughput && ratios.nest.p99 <= NEST_TARGET.p99;
   warnIfBusy(SIDES.flatMap((side) => runs[side].map((f) => f.cpu)));
   printTable(
-    ['GET /v1/verify/disposable', 'req/s', 'p50 ms', 'p99 ms', 'server CPU', 'client CPU', 'other CPU'],
+    [
+      'GET /v1/verify/disposable',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'server CPU',
+      'server µs/req',
+      'client CPU',
+      'other CPU',
+    ],
     [
       ...SIDES.map((side) => {
         const s = sums[side];
-        return [`${LABELS[side]} (median)`, s.rps, s.p50Ms, s.p99Ms, s.cpu.server, s.cpu.bench, s.cpu.other];
+        return [
+          `${LABELS[side]} (median)`,
+          s.rps,
+          s.p50Ms,
+          s.p99Ms,
+          s.cpu.server ?? 0,
+          s.cpuUsPerRequest,
+          s.cpu.bench ?? 0,
+          s.cpu.other ?? 0,
+        ];
       }),
-      ['ratio gateway / Nest + Express', ratios.nest.throughput, '', ratios.nest.p99, '', '', ''],
-      ['ratio gateway / bare', ratios.bare.throughput, '', ratios.bare.p99, '', '', ''],
+      [
+        'ratio gateway / Nest + Express',
+        ratios.nest.throughput,
+        '',
+        ratios.nest.p99,
+        '',
+        ratios.nest.cpu,
+        '',
+        '',
+      ],
+      ['ratio gateway / bare', ratios.bare.throughput, '', ratios.bare.p99, '', ratios.bare.cpu, '', ''],
     ],
   );
   log(
@@ -231,7 +262,7 @@ function report(runs: Runs, discarded: Record<string, LoadFigures>[]): void {
       bare: ratios.bare,
       meaning:
         'per round, then the median: throughput = gateway req/s / baseline req/s (below 1 = slower); ' +
-        'p99 = gateway p99 / baseline p99 (above 1 = slower)',
+        'p99 = gateway p99 / baseline p99 (above 1 = slower); cpu = server CPU per request, gateway / baseline',
     },
   });
   log(`figures written to ${file}`);

@@ -6,7 +6,7 @@ import type { GatewayRequest } from '../http/request-context';
 import { routePolicy } from '../http/route-policy';
 import { requestedStyle } from '../http/style';
 import { clientAddressKey } from '../rate-limit/client-address';
-import { RateLimiterService } from '../rate-limit/rate-limiter.service';
+import { RateLimiterService, tooManyAuthFailures } from '../rate-limit/rate-limiter.service';
 import { AuthService } from './auth.service';
 import { extractApiKey } from './carriers';
 
@@ -30,14 +30,22 @@ export class ApiKeyGuard implements CanActivate {
     if (override) req.style = override;
     const ip = clientAddressKey(req);
 
-    const blocked = await this.limits.authBlocked(ip);
-    if (blocked) throw tooManyFailures(res, blocked.retryAfter);
-
     const carried = extractApiKey(req.headers);
-    const resolved = carried?.key ? await this.auth.resolve(carried.key, req.requestId) : undefined;
+    const keyHash = carried?.key ? this.auth.hash(carried.key) : undefined;
+    // A key this gateway knows already: whether the address is blocked is asked with the request's count, in
+    // one round trip to the limits' store (RateLimitGuard). Anything else is checked first, so a blocked
+    // address never makes the gateway ask the credits service about a key.
+    let resolved = keyHash ? this.auth.cached(keyHash) : undefined;
+    if (resolved) {
+      req.unblockedAddress = ip;
+    } else {
+      const blocked = await this.limits.authBlocked(ip);
+      if (blocked) throw tooManyAuthFailures(res, blocked.retryAfter);
+      resolved = keyHash ? await this.auth.resolve(keyHash, req.requestId) : undefined;
+    }
     if (!resolved) {
       const failure = await this.limits.recordAuthFailure(ip);
-      if (!failure.allowed) throw tooManyFailures(res, failure.retryAfter);
+      if (!failure.allowed) throw tooManyAuthFailures(res, failure.retryAfter);
       throw new DomainError(
         'INVALID_API_KEY',
         carried ? 'The API key is invalid or revoked' : 'An API key is required (SVC-API-KEY header)',
@@ -54,11 +62,4 @@ export class ApiKeyGuard implements CanActivate {
     req.style = override ?? resolved.style;
     return true;
   }
-}
-
-function tooManyFailures(res: Response, retryAfter: number): DomainError {
-  res.setHeader('Retry-After', String(retryAfter));
-  return new DomainError('RATE_LIMIT_EXCEEDED', 'Too many failed authentication attempts from this address', {
-    retry_after: retryAfter,
-  });
 }

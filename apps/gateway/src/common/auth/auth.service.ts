@@ -26,10 +26,21 @@ export class AuthService implements OnModuleInit {
     this.bus.onBroadcast<KeyChangedBroadcast>(Broadcasts.keyChanged, (event) => this.evict(event));
   }
 
-  async resolve(apiKey: string, requestId: string): Promise<ResolvedKey | undefined> {
-    const keyHash = createHash('sha256').update(apiKey, 'utf8').digest('hex');
+  /** What the key's hash is looked up (and cached) under. */
+  hash(apiKey: string): string {
+    return createHash('sha256').update(apiKey, 'utf8').digest('hex');
+  }
+
+  /** The key of this hash as this gateway resolved it within AUTH_CACHE_TTL_MS, if it did. */
+  cached(keyHash: string): ResolvedKey | undefined {
     const cached = this.cache.get(keyHash);
-    if (cached && cached.expiresAt > Date.now()) return cached.key;
+    return cached && cached.expiresAt > Date.now() ? cached.key : undefined;
+  }
+
+  /** The key of this hash, from the cache or the credits service; undefined when it is unknown or revoked. */
+  async resolve(keyHash: string, requestId: string): Promise<ResolvedKey | undefined> {
+    const cached = this.cached(keyHash);
+    if (cached) return cached;
     const reply = await this.bus.request(Subjects.creditsAuthResolve, { keyHash }, { requestId });
     if (!reply.found) {
       this.cache.delete(keyHash);

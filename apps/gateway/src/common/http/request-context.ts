@@ -27,6 +27,11 @@ export interface GatewayRequest extends Request {
   auth?: AuthContext;
   style?: ResponseStyle;
   rateLimit?: RateLimitState;
+  /**
+   * Set when the key was known and the ApiKeyGuard left the failed-authentication check of this client address
+   * to the RateLimitGuard, which makes it with the request's count.
+   */
+  unblockedAddress?: string;
 }
 
 export const STYLE_HEADER = 'svc-response-style';

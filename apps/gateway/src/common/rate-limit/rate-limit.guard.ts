@@ -6,7 +6,8 @@ import type { GatewayRequest } from '../http/request-context';
 import { clientAddressKey } from './client-address';
 import { routePolicy } from '../http/route-policy';
 import { setRateLimitHeaders } from './rate-limit-headers';
-import { type LimitDecision, RateLimiterService } from './rate-limiter.service';
+import { requestedStyle } from '../http/style';
+import { type LimitDecision, RateLimiterService, tooManyAuthFailures } from './rate-limiter.service';
 
 /**
  * Counts the request against the key's limit for the route's class; the headers go on every reply. Public
@@ -25,7 +26,14 @@ export class RateLimitGuard implements CanActivate {
     const policy = routePolicy(this.reflector, context);
     let decision: LimitDecision;
     if (req.auth) {
-      decision = await this.limits.consume(policy.rateClass, req.auth.apiKeyId);
+      const admitted = await this.limits.admit(policy.rateClass, req.auth.apiKeyId, req.unblockedAddress);
+      if (admitted.blocked) {
+        // Refused as the ApiKeyGuard refuses a blocked address: unauthenticated, in the requested style.
+        req.auth = undefined;
+        req.style = requestedStyle(req);
+        throw tooManyAuthFailures(res, admitted.blocked.retryAfter);
+      }
+      decision = admitted.decision;
     } else if (policy.perAddress) {
       decision = await this.limits.consumeDownload(clientAddressKey(req));
     } else {

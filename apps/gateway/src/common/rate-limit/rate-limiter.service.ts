@@ -1,5 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { DomainError } from '@emailverify/contracts';
 import { LOGGER, Metrics } from '@emailverify/service-kit';
+import type { Response } from 'express';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
@@ -22,6 +24,45 @@ export interface LimitDecision extends RateLimitState {
 const WINDOW_SECONDS = 60;
 
 /**
+ * One round trip for an authenticated request whose key was known: refuses (returns {-1, ttl}) when the client
+ * address has failed authentication too often (KEYS[1] over ARGV[1]), else counts the request against the key's
+ * class (KEYS[2]) exactly as rate-limiter-flexible's RateLimiterRedis counts it (the same keys, value and expiry,
+ * so both count the same window) and returns {consumed, ttl}. ARGV[2] is the window in seconds.
+ */
+const ADMIT_SCRIPT = `
+local failed = tonumber(redis.call('get', KEYS[1]) or '0')
+if failed > tonumber(ARGV[1]) then
+  return {-1, redis.call('pttl', KEYS[1])}
+end
+redis.call('set', KEYS[2], 0, 'EX', ARGV[2], 'NX')
+local consumed = redis.call('incrby', KEYS[2], 1)
+local ttl = redis.call('pttl', KEYS[2])
+if ttl == -1 then
+  redis.call('expire', KEYS[2], ARGV[2])
+  ttl = 1000 * ARGV[2]
+end
+return {consumed, ttl}`;
+
+type AdmitCommand = (
+  authKey: string,
+  classKey: string,
+  authPoints: number,
+  windowSeconds: number,
+) => Promise<[number, number]>;
+
+/** The outcome of `admit`: the address is blocked, or the request was counted. */
+export type Admission =
+  { blocked: LimitDecision; decision?: never } | { blocked?: never; decision: LimitDecision };
+
+/** The 429 of an address that failed authentication too often, with its Retry-After. */
+export function tooManyAuthFailures(res: Response, retryAfter: number): DomainError {
+  res.setHeader('Retry-After', String(retryAfter));
+  return new DomainError('RATE_LIMIT_EXCEEDED', 'Too many failed authentication attempts from this address', {
+    retry_after: retryAfter,
+  });
+}
+
+/**
  * Fixed one-minute windows per API key and endpoint class, and per client IP for failed authentication.
  * In-process without REDIS_URL (one gateway); in Redis with it, so the limits hold across replicas. When
  * Redis fails the request is let through (fail open) with a warning and a metric, never a 500.
@@ -33,6 +74,7 @@ export class RateLimiterService implements OnApplicationShutdown {
   private readonly authFailures: RateLimiterAbstract;
   private readonly downloads: RateLimiterAbstract;
   private readonly failOpen: Counter<'limiter'>;
+  private readonly admitCommand?: AdmitCommand;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: Readonly<GatewayConfig>,
@@ -54,6 +96,9 @@ export class RateLimiterService implements OnApplicationShutdown {
         retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
       });
       this.redis.on('error', (err) => this.logger.warn({ err: err.message }, 'redis error'));
+      this.redis.defineCommand('emailverifyAdmit', { numberOfKeys: 2, lua: ADMIT_SCRIPT });
+      const redis = this.redis as Redis & { emailverifyAdmit: AdmitCommand };
+      this.admitCommand = (...args) => redis.emailverifyAdmit(...args);
     }
     const make = (name: string, points: number): RateLimiterAbstract => {
       const keyPrefix = `${config.NATS_NAMESPACE}:rl:${name}`;
@@ -87,6 +132,36 @@ export class RateLimiterService implements OnApplicationShutdown {
     return this.take(this.limiters[cls], cls, apiKeyId);
   }
 
+  /**
+   * Counts one request of `cls` for the key, unless `ip` (when given) has failed authentication too often: with
+   * Redis both in one round trip, so the limits still hold exactly across gateways.
+   */
+  async admit(cls: RateClass, apiKeyId: string, ip?: string): Promise<Admission> {
+    const limiter = this.limiters[cls];
+    if (ip === undefined) return { decision: await this.consume(cls, apiKeyId) };
+    if (!this.admitCommand || this.redis?.status !== 'ready') {
+      const blocked = await this.authBlocked(ip);
+      return blocked ? { blocked } : { decision: await this.consume(cls, apiKeyId) };
+    }
+    try {
+      const [consumed, ttl] = await this.admitCommand(
+        this.authFailures.getKey(ip),
+        limiter.getKey(apiKeyId),
+        this.authFailures.points,
+        WINDOW_SECONDS,
+      );
+      if (consumed < 0) {
+        return { blocked: this.decision(this.authFailures, new RateLimiterRes(0, ttl), false) };
+      }
+      const res = new RateLimiterRes(Math.max(0, limiter.points - consumed), ttl, consumed);
+      return { decision: this.decision(limiter, res, consumed <= limiter.points) };
+    } catch (err) {
+      // The store failed: the request is let through, as `consume` lets it through.
+      this.storeFailed(cls, err);
+      return { decision: this.openDecision(limiter) };
+    }
+  }
+
   /** Whether this client IP has already failed authentication too often in the current window. */
   async authBlocked(ip: string): Promise<LimitDecision | undefined> {
     try {
@@ -116,14 +191,19 @@ export class RateLimiterService implements OnApplicationShutdown {
     } catch (err) {
       if (err instanceof RateLimiterRes) return this.decision(limiter, err, false);
       this.storeFailed(name, err);
-      return {
-        allowed: true,
-        limit: limiter.points,
-        remaining: limiter.points,
-        resetAt: Math.ceil(Date.now() / 1000) + WINDOW_SECONDS,
-        retryAfter: 0,
-      };
+      return this.openDecision(limiter);
     }
+  }
+
+  /** What a request let through because the store failed is told. */
+  private openDecision(limiter: RateLimiterAbstract): LimitDecision {
+    return {
+      allowed: true,
+      limit: limiter.points,
+      remaining: limiter.points,
+      resetAt: Math.ceil(Date.now() / 1000) + WINDOW_SECONDS,
+      retryAfter: 0,
+    };
   }
 
   private decision(limiter: RateLimiterAbstract, res: RateLimiterRes, allowed: boolean): LimitDecision {
