@@ -4,23 +4,46 @@ import type { Counter } from 'prom-client';
 /** What a reservation's idempotency key says it was for; anything else is `other`. */
 const SOURCES = ['single', 'bulk', 'file'] as const;
 
-/** The credits service's own metrics, declared in one place. */
+/**
+ * The credits service's own metrics, declared in one place. They move when balances move, as an account's
+ * `consumed` does: credits are consumed when a reservation takes them and refunded when its settlement or expiry
+ * gives the unused part back, so consumed minus refunded is what the accounts' `credits_consumed` grew by.
+ */
 export class CreditsMetrics {
   readonly consumed: Counter<'source'>;
+  readonly refunded: Counter<'source'>;
 
   constructor(metrics: Metrics) {
     this.consumed = metrics.counter(
       'credits_consumed_total',
-      'Credits charged when reservations were settled, by what they paid for (single, bulk, file)',
+      'Credits taken from balances by reservations, by what they paid for (single, bulk, file); ' +
+        'what was given back is in credits_refunded_total',
       ['source'],
     );
+    this.refunded = metrics.counter(
+      'credits_refunded_total',
+      'Credits given back to balances when reservations were settled or expired, by what they were for',
+      ['source'],
+    );
+    // Every series exists from the start at 0, so a rate over it sees the first credit.
+    for (const source of [...SOURCES, 'other']) {
+      this.consumed.inc({ source }, 0);
+      this.refunded.inc({ source }, 0);
+    }
   }
 
-  /** Counts `used` credits of a settled reservation, by the source its key names (`file:<jobId>`, ...). */
-  settled(idempotencyKey: string, used: number): void {
-    if (used <= 0) return;
-    const prefix = idempotencyKey.slice(0, idempotencyKey.indexOf(':'));
-    const source = (SOURCES as readonly string[]).includes(prefix) ? prefix : 'other';
-    this.consumed.inc({ source }, used);
+  /** Counts the `amount` a new reservation took, by the source its key names (`file:<jobId>`, ...). */
+  reserved(idempotencyKey: string, amount: number): void {
+    if (amount > 0) this.consumed.inc({ source: sourceOf(idempotencyKey) }, amount);
   }
+
+  /** Counts the `amount` a settlement or an expiry gave back. */
+  gaveBack(idempotencyKey: string, amount: number): void {
+    if (amount > 0) this.refunded.inc({ source: sourceOf(idempotencyKey) }, amount);
+  }
+}
+
+function sourceOf(idempotencyKey: string): string {
+  const prefix = idempotencyKey.slice(0, idempotencyKey.indexOf(':'));
+  return (SOURCES as readonly string[]).includes(prefix) ? prefix : 'other';
 }

@@ -96,6 +96,7 @@ export class CreditsService {
     }
     switch (outcome.kind) {
       case 'reserved':
+        this.metrics.reserved(req.idempotencyKey, req.amount);
         return { reservationId, amount: req.amount, balance: outcome.balance, replayed: false };
       case 'replayed':
         return {
@@ -118,7 +119,7 @@ export class CreditsService {
   /** Charges `used` of a reservation and refunds the rest, once. */
   async settle(req: SettleRequest): Promise<SettleReply> {
     const reply = await this.settleOnce(req);
-    if (!reply.replayed) this.metrics.settled(req.idempotencyKey, reply.used);
+    if (!reply.replayed) this.metrics.gaveBack(req.idempotencyKey, reply.refunded);
     return reply;
   }
 
@@ -164,7 +165,9 @@ export class CreditsService {
           used: 0,
           status: 'expired',
         });
-        if (ended) refunded += 1;
+        if (!ended) continue;
+        refunded += 1;
+        this.metrics.gaveBack(idempotencyKey, ended.refunded);
       }
       // A short page is the last; a page another replica refunded first would only come back again.
       if (due.length < batch || refunded === before) return refunded;
