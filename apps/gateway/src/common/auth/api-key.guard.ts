@@ -37,7 +37,7 @@ export class ApiKeyGuard implements CanActivate {
     // address never makes the gateway ask the credits service about a key.
     let resolved = keyHash ? this.auth.cached(keyHash) : undefined;
     if (resolved) {
-      req.unblockedAddress = ip;
+      req.addressToCheck = ip;
     } else {
       const blocked = await this.limits.authBlocked(ip);
       if (blocked) throw tooManyAuthFailures(res, blocked.retryAfter);

@@ -31,7 +31,7 @@ export interface GatewayRequest extends Request {
    * Set when the key was known and the ApiKeyGuard left the failed-authentication check of this client address
    * to the RateLimitGuard, which makes it with the request's count.
    */
-  unblockedAddress?: string;
+  addressToCheck?: string;
 }
 
 export const STYLE_HEADER = 'svc-response-style';

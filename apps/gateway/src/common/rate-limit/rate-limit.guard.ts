@@ -26,7 +26,7 @@ export class RateLimitGuard implements CanActivate {
     const policy = routePolicy(this.reflector, context);
     let decision: LimitDecision;
     if (req.auth) {
-      const admitted = await this.limits.admit(policy.rateClass, req.auth.apiKeyId, req.unblockedAddress);
+      const admitted = await this.limits.admit(policy.rateClass, req.auth.apiKeyId, req.addressToCheck);
       if (admitted.blocked) {
         // Refused as the ApiKeyGuard refuses a blocked address: unauthenticated, in the requested style.
         req.auth = undefined;
