@@ -19,7 +19,7 @@ import type { Response } from 'express';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './config';
 import { type HealthCheck, runHealthChecks } from './health';
-import { createLogger } from './logger';
+import { createLogger, flushLogs } from './logger';
 import { Metrics } from './metrics';
 
 export const HEALTH_CHECKS = Symbol('HEALTH_CHECKS');
@@ -141,6 +141,8 @@ export class ShutdownCoordinator implements OnApplicationShutdown {
         this.logger.warn({ err }, 'shutdown step failed');
       }
     }
+    // Nest ends the process by its signal next, which would drop what the log still holds.
+    flushLogs();
   }
 }
 
