@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { eventually } from '../eventually';
@@ -7,14 +7,62 @@ import { eventually } from '../eventually';
 export const repoRoot = process.cwd();
 
 /** A free TCP port on loopback (bound and released; the process that gets it binds it right away). */
-export function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
+  const held = await holdPort();
+  await held.release();
+  return held.port;
+}
+
+/**
+ * A free TCP port on loopback, kept bound until `release()`: for a port that must be known long before the
+ * process that will listen on it starts (other suites running beside this one could be given it meanwhile).
+ */
+export function holdPort(): Promise<{ port: number; release: () => Promise<void> }> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+      resolve({ port, release: () => new Promise<void>((done) => server.close(() => done())) });
     });
+  });
+}
+
+/**
+ * Whether process `pid` holds the socket listening on TCP `port` (Linux, from /proc); undefined where that cannot
+ * be read. Suites running side by side each pick free ports: a port released before its process bound it can go
+ * to another suite's process, whose health endpoint then answers in its place.
+ */
+function listensOn(pid: number, port: number): boolean | undefined {
+  if (process.platform !== 'linux') return undefined;
+  const hexPort = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      // sl local_address rem_address st ... inode: a listening socket has state 0A.
+      const fields = line.trim().split(/\s+/);
+      if (fields.length > 9 && fields[1]!.endsWith(hexPort) && fields[3] === '0A') inodes.add(fields[9]!);
+    }
+  }
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return undefined;
+  }
+  return fds.some((fd) => {
+    try {
+      const socket = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      return socket !== null && inodes.has(socket[1]!);
+    } catch {
+      return false;
+    }
   });
 }
 
@@ -57,6 +105,8 @@ export async function waitUntilReady(proc: RunningProcess, url: string, timeoutM
       if (proc.child.exitCode !== null) return 'exited';
       const res = await fetch(url);
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      if (listensOn(proc.child.pid!, Number(new URL(url).port)) === false)
+        throw new Error('another process answers on its port');
       return 'ready';
     },
     { timeoutMs, intervalMs: 200 },

@@ -9,7 +9,7 @@ import {
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { Client } from 'pg';
 import { eventually } from '../eventually';
-import { freePort, launch, type RunningProcess, stopProcess, waitUntilReady } from './processes';
+import { freePort, holdPort, launch, type RunningProcess, stopProcess, waitUntilReady } from './processes';
 
 export type ServiceName = 'credits' | 'verifier' | 'file-jobs' | 'webhooks';
 
@@ -85,6 +85,8 @@ export class TestSuite {
   readonly gatewayPorts: number[] = [];
   /** The first gateway's port, chosen before any process starts so every service knows PUBLIC_BASE_URL. */
   private firstGatewayPort?: number;
+  /** Keeps the first gateway's port bound until the gateway starts (the services are given its URL first). */
+  private firstGatewayPortHold?: { port: number; release: () => Promise<void> };
   private readonly servicePorts = new Map<string, number>();
   bus!: MessageBus;
 
@@ -101,7 +103,8 @@ export class TestSuite {
   static async start(options: SuiteOptions = {}): Promise<TestSuite> {
     const suite = new TestSuite(options);
     try {
-      suite.firstGatewayPort = await freePort();
+      suite.firstGatewayPortHold = await holdPort();
+      suite.firstGatewayPort = suite.firstGatewayPortHold.port;
       suite.bus = await MessageBus.connect({
         url: suite.natsUrl,
         namespace: suite.namespace,
@@ -187,6 +190,7 @@ export class TestSuite {
 
   private async launchGateway(index: number, extraEnv: Record<string, string>): Promise<void> {
     const port = this.gatewayPorts[index]!;
+    if (index === 0) await this.releaseFirstGatewayPort();
     const proc = launch(
       `gateway${index}`,
       ENTRIES.gateway,
@@ -352,7 +356,14 @@ export class TestSuite {
     }
   }
 
+  private async releaseFirstGatewayPort(): Promise<void> {
+    const hold = this.firstGatewayPortHold;
+    this.firstGatewayPortHold = undefined;
+    await hold?.release();
+  }
+
   async stop(): Promise<void> {
+    await this.releaseFirstGatewayPort();
     await Promise.all([...this.processes.values()].map((p) => stopProcess(p)));
     if (this.bus) {
       await new JetStreamKit(this.bus).deleteNamespaceStreams().catch(() => undefined);
