@@ -111,7 +111,9 @@ export class ResultWriter {
                   `job ${job.id}: result ${position} of chunk ${chunk} is for ${result.email}, the row holds ${cell.key}`,
                 );
               }
-              if (current!.repeated?.has(position) ?? true) retained.set(cell.key, result);
+              // Keyed by the result's own copy of the address: the row's cell is a slice of the text the parser
+              // read, and keeping it would keep that whole piece of the file until the merge ends.
+              if (current!.repeated?.has(position) ?? true) retained.set(result.email, result);
             }
           }
           // A chunk result carries every result-file cell (and what it cost, which the file does not show).
