@@ -11,23 +11,9 @@ import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { Resolver } from 'node:dns/promises';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { resultHeader } from '@emailverify/files';
 
 const IN_FLIGHT = 64;
-const VERIFY_COLUMNS = [
-  'email',
-  'status',
-  'reason',
-  'score',
-  'is_deliverable',
-  'is_disposable',
-  'is_catchall',
-  'is_role',
-  'is_free',
-  'domain',
-  'mx_records',
-  'domain_suggestion',
-  'smtp_check',
-];
 
 /** Peak resident memory of this process (VmHWM), in bytes. */
 function peakRssBytes(): number {
@@ -93,9 +79,8 @@ async function main(): Promise<void> {
   const write = async (text: string) => {
     if (!out.write(text)) await once(out, 'drain');
   };
-  // A verification column whose name clashes with an original one is prefixed, as in the service's file.
-  const original = new Set(header.split(',').map((c) => c.trim().toLowerCase()));
-  await write(`${header},${VERIFY_COLUMNS.map((c) => (original.has(c) ? `verify_${c}` : c)).join(',')}\n`);
+  // The service's header: a verification column whose name clashes with an original one is prefixed.
+  await write(`${resultHeader(header.split(','), true).join(',')}\n`);
   let buffer = '';
   for (const line of lines) {
     const email = line.slice(0, line.indexOf(','));
