@@ -6,6 +6,22 @@ type Destination = ReturnType<typeof pino.destination>;
 /** Every destination this process logs to, so the end of a graceful shutdown can write out what they hold. */
 const destinations = new Set<Destination>();
 
+/** How long the last synchronous write-out may wait for a reader of stdout that takes nothing. */
+const FINAL_FLUSH_WAIT_MS = 3000;
+
+/**
+ * When a destination stops waiting for a full stdout to take its lines. Until the process's last write-out it
+ * waits as long as it takes (a reader that falls behind catches up, and nothing is dropped); the last one
+ * (`flushLogs`, or the write-out when the process exits) waits at most `FINAL_FLUSH_WAIT_MS`, so a stalled
+ * reader of stdout can never keep a stopping process alive.
+ */
+let giveUpAt = Number.POSITIVE_INFINITY;
+const retryWhileWaiting = (): boolean => Date.now() < giveUpAt;
+let exitLimited = false;
+function limitFinalWait(waitMs: number): void {
+  giveUpAt = Math.min(giveUpAt, Date.now() + waitMs);
+}
+
 /**
  * One JSON line per event, as every service logs (pino). A line written while a message is being handled names
  * the request it belongs to (`requestId`, from the message's X-Request-Id), unless it names one itself.
@@ -17,7 +33,16 @@ const destinations = new Set<Destination>();
  * words first: what a stopping verifier handed back, why a merge stopped) and when the process exits.
  */
 export function createLogger(service: string, level: string): Logger {
-  const destination = pino.destination({ dest: 1, sync: false });
+  if (!exitLimited) {
+    // Registered before the destination, so it runs before the destination's own write-out at exit.
+    exitLimited = true;
+    process.once('exit', () => limitFinalWait(FINAL_FLUSH_WAIT_MS));
+  }
+  // Opening process.stdout makes a piped stdout non-blocking (libuv): a write that a full pipe cannot take then
+  // fails with EAGAIN, which the destination retries (and the last write-out only for a while), instead of
+  // blocking the whole process inside the kernel until its reader reads.
+  void process.stdout;
+  const destination = pino.destination({ dest: 1, sync: false, retryEAGAIN: retryWhileWaiting });
   destinations.add(destination);
   return pino(
     {
@@ -38,13 +63,21 @@ export function createLogger(service: string, level: string): Logger {
   );
 }
 
-/** Writes every line still held in memory to stdout, synchronously: the last step of a graceful shutdown. */
-export function flushLogs(): void {
+/**
+ * Writes every line still held in memory to stdout, synchronously: the last step of a graceful shutdown. When
+ * stdout has not taken everything within `waitMs` (its reader stalled), it keeps what it took and the rest is
+ * dropped.
+ */
+export function flushLogs(waitMs = FINAL_FLUSH_WAIT_MS): void {
+  limitFinalWait(waitMs);
   for (const destination of destinations) {
     try {
       destination.flushSync();
     } catch {
-      // Not open yet, or already closed: it holds nothing that could still be written.
+      // Not open yet, already closed, or its reader took nothing in time: nothing more can be written, so the
+      // write-out at exit must not try again.
+      destinations.delete(destination);
+      destination.destroy();
     }
   }
 }

@@ -1,0 +1,74 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { repoRoot } from '@emailverify/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+
+/**
+ * A process of the suite (the built logger, as the apps use it) that logs `lines` lines of about 600 bytes,
+ * then ends as a graceful shutdown does: `flushLogs`, then exit. Its stdout is a pipe to this test, as under a
+ * supervisor or a log shipper.
+ */
+const started: ChildProcess[] = [];
+
+function stoppingProcess(lines: number) {
+  const logger = path.join(repoRoot, 'dist/libs/service-kit/src/logger.js');
+  const script = `
+    const { createLogger, flushLogs } = require(${JSON.stringify(logger)});
+    const logger = createLogger('verifier', 'info');
+    const padding = 'x'.repeat(500);
+    for (let i = 0; i < ${lines}; i++) logger.info({ i, padding }, 'handed back');
+    flushLogs(300);
+    process.stderr.write('flushed\\n');
+    process.exit(0);
+  `;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  started.push(child);
+  return child;
+}
+
+function collect(stream: NodeJS.ReadableStream): () => string {
+  const chunks: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return () => Buffer.concat(chunks).toString('utf8');
+}
+
+const exitCode = (child: ReturnType<typeof spawn>) =>
+  new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+describe('the log at the end of a graceful shutdown', () => {
+  // A process that did not end (the failure these tests look for) must not outlive them.
+  afterEach(() => {
+    for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it('writes out every line still held in memory, in order, when stdout is read', async () => {
+    const child = stoppingProcess(500);
+    const stdout = collect(child.stdout);
+    const stderr = collect(child.stderr);
+    expect(await exitCode(child)).toBe(0);
+    expect(stderr()).toBe('flushed\n');
+    const numbers = stdout()
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { i: number }).i);
+    expect(numbers).toEqual([...Array(500).keys()]);
+  });
+
+  it('lets the process end when the reader of its stdout takes nothing', async () => {
+    const child = stoppingProcess(5000); // about 3 MiB, far more than the pipe and this side's buffer hold
+    const stderr = collect(child.stderr);
+    child.stdout.pause(); // a stalled reader: nothing is read until the process has ended
+    expect(await exitCode(child)).toBe(0); // before, the last write-out retried for ever
+    expect(stderr()).toBe('flushed\n');
+    // What the pipe took is there, and the rest was dropped.
+    const stdout = collect(child.stdout);
+    child.stdout.resume();
+    await new Promise((resolve) => child.stdout.once('end', resolve));
+    const complete = stdout()
+      .split('\n')
+      .filter((line) => line.startsWith('{"level":30'));
+    expect(complete.length).toBeGreaterThan(0);
+    expect(complete.length).toBeLessThan(5000);
+    expect(JSON.parse(complete[0])).toMatchObject({ service: 'verifier', msg: 'handed back' });
+  });
+});
