@@ -23,6 +23,7 @@ import {
   round,
   writeReport,
 } from './common';
+import { type DatabaseFigures, DatabaseMeter } from './db-meter';
 import { assertClean, load } from './load';
 import { profileEnv, profiled } from './profile';
 
@@ -49,8 +50,13 @@ interface SideFigures {
   p50Ms: number;
   p99Ms: number;
   statuses: Record<string, number>;
-  /** CPU in cores: gateway, credits and verifier, PostgreSQL, NATS, `bench` (this process) and `other`. */
+  /**
+   * CPU in cores: gateway, credits and verifier, PostgreSQL (every backend on the machine), `pgdb` (the
+   * backends of this benchmark's database alone), NATS, `bench` (this process) and `other`.
+   */
   cpu: Record<string, number>;
+  /** This benchmark's database per request: backend CPU, transactions, rows, scans (DatabaseMeter). */
+  db: DatabaseFigures;
 }
 
 const SIDES = ['disposable', 'one', 'many'] as const;
@@ -85,7 +91,9 @@ async function main(cleanup: Cleanup): Promise<void> {
   );
   const world = await startMailboxWorld(cleanup, DOMAINS);
   const { suite, keys } = await startInstallation(world, cleanup);
-  const measure = sides(suite, keys);
+  const meter = await DatabaseMeter.open(suite.databaseUrl);
+  cleanup.add('database meter', () => meter.close());
+  const measure = sides(suite, keys, meter);
   log('warming up (every domain at least 3 times, and the disposable route)…');
   for (const side of SIDES) {
     const warm = await measure(side, `warm${side}`, { amount: DOMAINS * 3 });
@@ -126,7 +134,7 @@ async function startInstallation(
 }
 
 /** One side under load: the disposable route, or single verifications of one account or of all of them. */
-function sides(suite: TestSuite, keys: string[]): Measure {
+function sides(suite: TestSuite, keys: string[], meter: DatabaseMeter): Measure {
   const pids = {
     gateway: suite.processes.get('gateway0')!.child.pid!,
     credits: suite.processes.get('credits')!.child.pid!,
@@ -137,6 +145,7 @@ function sides(suite: TestSuite, keys: string[]): Measure {
     let keyIndex = 0;
     const statuses: Record<string, number> = {};
     const single = side !== 'disposable';
+    const dbBefore = await meter.sample();
     const figures = await load({
       pids,
       url: `${suite.gatewayUrl()}${single ? '/v1/verify/single' : DISPOSABLE_PATH}`,
@@ -157,6 +166,7 @@ function sides(suite: TestSuite, keys: string[]): Measure {
       },
     });
     assertClean(`${side} ${series}`, figures);
+    const db = await meter.stop(dbBefore, figures.seconds, figures.requests);
     return {
       requests: figures.requests,
       seconds: figures.seconds,
@@ -164,7 +174,8 @@ function sides(suite: TestSuite, keys: string[]): Measure {
       p50Ms: figures.p50Ms,
       p99Ms: figures.p99Ms,
       statuses,
-      cpu: figures.cpu,
+      cpu: { ...figures.cpu, pgdb: db.cores },
+      db,
     };
   };
 }
@@ -187,6 +198,7 @@ async function measureRounds(
         `round ${r + 1} ${side.padEnd(10)} ${figures.requests} requests in ${figures.seconds} s = ` +
           `${figures.perSecond}/s  p50 ${figures.p50Ms} ms  p99 ${figures.p99Ms} ms  CPU (cores) ${JSON.stringify(figures.cpu)}`,
       );
+      if (side !== 'disposable') log(`  database per request: ${JSON.stringify(figures.db.perOperation)}`);
       round1[side] = figures;
     }
     if (discarded.length < EXTRA_ROUNDS && disturbed(SIDES.map((s) => round1[s].cpu))) {
@@ -224,6 +236,7 @@ function report(runs: Runs, discarded: Array<Record<Side, SideFigures>>): void {
       'p99 ms',
       'gw+cr+ver CPU',
       'pg+nats CPU',
+      'own db CPU',
       'bench CPU',
       'other CPU',
     ],
@@ -237,16 +250,18 @@ function report(runs: Runs, discarded: Array<Record<Side, SideFigures>>): void {
           f.p99Ms,
           `${f.cpu.gateway}+${f.cpu.credits}+${f.cpu.verifier}`,
           round(f.cpu.postgres + f.cpu.nats, 2),
+          f.cpu.pgdb ?? 0,
           f.cpu.bench,
           f.cpu.other,
         ];
       }),
-      ['ratio 1 account / disposable', ratios.one.throughput, '', ratios.one.p99, '', '', '', ''],
+      ['ratio 1 account / disposable', ratios.one.throughput, '', ratios.one.p99, '', '', '', '', ''],
       [
         `ratio ${ACCOUNTS} accounts / disposable`,
         ratios.many.throughput,
         '',
         ratios.many.p99,
+        '',
         '',
         '',
         '',
