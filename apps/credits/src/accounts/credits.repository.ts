@@ -1,5 +1,12 @@
 import type { AccountId, ResponseStyle } from '@emailverify/contracts';
-import { type DataSource, type EntityManager, NO_FLUSH_WAIT, returnedRows } from '@emailverify/persistence';
+import {
+  type DataSource,
+  type EntityManager,
+  NO_FLUSH_WAIT,
+  prepared,
+  returnedRows,
+  runPrepared,
+} from '@emailverify/persistence';
 
 export interface AccountRow {
   id: AccountId;
@@ -43,6 +50,69 @@ const ACCOUNT_COLUMNS = `id, name, plan, balance::int AS balance, consumed::int 
 const KEY_COLUMNS = `id, account_id, name, prefix, style, created_at, revoked_at`;
 const RESERVATION_COLUMNS = `id, account_id, idempotency_key, amount::int AS amount, used::int AS used, refunded::int AS refunded, status,
   (expires_at IS NOT NULL AND expires_at <= now()) AS expired`;
+
+/** CreditsRepository.reserve: run for every verification, so prepared once per connection. */
+const RESERVE = prepared(
+  'credits_reserve',
+  `WITH ${NO_FLUSH_WAIT}, prior AS (
+         SELECT id, amount FROM credits.reservations WHERE account_id = $1 AND idempotency_key = $2
+       ), debit AS (
+         UPDATE credits.accounts
+            SET balance = balance - $3, consumed = consumed + $3, updated_at = now()
+          WHERE id = $1 AND balance >= $3 AND NOT EXISTS (SELECT 1 FROM prior)
+         RETURNING balance
+       ), held AS (
+         INSERT INTO credits.reservations (id, account_id, idempotency_key, amount, expires_at)
+         SELECT $4, $1, $2, $3, now() + make_interval(secs => $5) FROM debit
+         RETURNING id
+       ), entry AS (
+         INSERT INTO credits.ledger (account_id, kind, amount, reservation_id, balance_after)
+         SELECT $1, 'reserve', -$3::bigint, held.id, debit.balance FROM debit, held
+       )
+       SELECT (SELECT balance::int FROM credits.accounts WHERE id = $1) AS account_balance,
+              (SELECT balance::int FROM debit) AS reserved_balance,
+              (SELECT id FROM prior) AS prior_id,
+              (SELECT amount::int FROM prior) AS prior_amount
+         FROM no_flush_wait`,
+);
+
+/** CreditsRepository.endReservation (settle, and the expiry sweep). */
+const END_RESERVATION = prepared(
+  'credits_end_reservation',
+  `WITH ${NO_FLUSH_WAIT}, ended AS (
+           UPDATE credits.reservations
+              SET status = $4, used = $3, refunded = amount - $3, settled_at = now()
+            WHERE account_id = $1 AND idempotency_key = $2 AND status = 'reserved' AND amount >= $3
+              AND ($4 = 'settled' OR (expires_at IS NOT NULL AND expires_at <= now()))
+           RETURNING id, used::int AS used, refunded::int AS refunded
+         ), credit AS (
+           UPDATE credits.accounts a
+              SET balance = a.balance + ended.refunded, consumed = a.consumed - ended.refunded, updated_at = now()
+             FROM ended
+            WHERE a.id = $1 AND ended.refunded > 0
+           RETURNING a.balance
+         ), entry AS (
+           INSERT INTO credits.ledger (account_id, kind, amount, reservation_id, balance_after)
+           SELECT $1, 'refund', ended.refunded, ended.id, credit.balance FROM ended, credit
+         )
+         SELECT ended.id, ended.used, ended.refunded,
+                COALESCE((SELECT balance::int FROM credit),
+                         (SELECT balance::int FROM credits.accounts WHERE id = $1)) AS balance
+           FROM ended, no_flush_wait`,
+);
+
+/** CreditsRepository.closeUsedReservations. */
+const CLOSE_USED = prepared(
+  'credits_close_used',
+  `WITH ${NO_FLUSH_WAIT}, ended AS (
+     UPDATE credits.reservations r
+        SET status = 'settled', used = r.amount, refunded = 0, settled_at = now()
+       FROM unnest($1::uuid[], $2::text[]) AS s(account_id, idempotency_key)
+      WHERE r.account_id = s.account_id AND r.idempotency_key = s.idempotency_key AND r.status = 'reserved'
+     RETURNING r.id
+   )
+   SELECT count(*)::int AS closed FROM ended, no_flush_wait`,
+);
 
 /**
  * All SQL of the credits schema. Queries on customer data take the account (AccountId); what works without one is
@@ -124,29 +194,7 @@ export class CreditsRepository {
       reserved_balance: number | null;
       prior_id: string | null;
       prior_amount: number | null;
-    }> = await this.db.query(
-      `WITH ${NO_FLUSH_WAIT}, prior AS (
-         SELECT id, amount FROM credits.reservations WHERE account_id = $1 AND idempotency_key = $2
-       ), debit AS (
-         UPDATE credits.accounts
-            SET balance = balance - $3, consumed = consumed + $3, updated_at = now()
-          WHERE id = $1 AND balance >= $3 AND NOT EXISTS (SELECT 1 FROM prior)
-         RETURNING balance
-       ), held AS (
-         INSERT INTO credits.reservations (id, account_id, idempotency_key, amount, expires_at)
-         SELECT $4, $1, $2, $3, now() + make_interval(secs => $5) FROM debit
-         RETURNING id
-       ), entry AS (
-         INSERT INTO credits.ledger (account_id, kind, amount, reservation_id, balance_after)
-         SELECT $1, 'reserve', -$3::bigint, held.id, debit.balance FROM debit, held
-       )
-       SELECT (SELECT balance::int FROM credits.accounts WHERE id = $1) AS account_balance,
-              (SELECT balance::int FROM debit) AS reserved_balance,
-              (SELECT id FROM prior) AS prior_id,
-              (SELECT amount::int FROM prior) AS prior_amount
-         FROM no_flush_wait`,
-      [r.accountId, r.idempotencyKey, r.amount, r.id, r.holdSeconds],
-    );
+    }> = await runPrepared(this.db, RESERVE, [r.accountId, r.idempotencyKey, r.amount, r.id, r.holdSeconds]);
     const row = rows[0]!;
     if (row.account_balance === null) return { kind: 'no-account' };
     if (row.prior_id !== null)
@@ -173,30 +221,26 @@ export class CreditsRepository {
     used: number;
     status: 'settled' | 'expired';
   }): Promise<{ id: string; used: number; refunded: number; balance: number } | undefined> {
-    const rows: Array<{ id: string; used: number; refunded: number; balance: number }> = await this.db.query(
-      `WITH ${NO_FLUSH_WAIT}, ended AS (
-           UPDATE credits.reservations
-              SET status = $4, used = $3, refunded = amount - $3, settled_at = now()
-            WHERE account_id = $1 AND idempotency_key = $2 AND status = 'reserved' AND amount >= $3
-              AND ($4 = 'settled' OR (expires_at IS NOT NULL AND expires_at <= now()))
-           RETURNING id, used::int AS used, refunded::int AS refunded
-         ), credit AS (
-           UPDATE credits.accounts a
-              SET balance = a.balance + ended.refunded, consumed = a.consumed - ended.refunded, updated_at = now()
-             FROM ended
-            WHERE a.id = $1 AND ended.refunded > 0
-           RETURNING a.balance
-         ), entry AS (
-           INSERT INTO credits.ledger (account_id, kind, amount, reservation_id, balance_after)
-           SELECT $1, 'refund', ended.refunded, ended.id, credit.balance FROM ended, credit
-         )
-         SELECT ended.id, ended.used, ended.refunded,
-                COALESCE((SELECT balance::int FROM credit),
-                         (SELECT balance::int FROM credits.accounts WHERE id = $1)) AS balance
-           FROM ended, no_flush_wait`,
+    const rows = await runPrepared<{ id: string; used: number; refunded: number; balance: number }>(
+      this.db,
+      END_RESERVATION,
       [e.accountId, e.idempotencyKey, e.used, e.status],
     );
     return rows[0];
+  }
+
+  /**
+   * Settles reservations used in full (used = amount, nothing refunded), many in one statement: only the
+   * reservation rows change, and one already ended is left as it is. Returns how many it ended.
+   */
+  async closeUsedReservations(
+    reservations: ReadonlyArray<{ accountId: AccountId; idempotencyKey: string }>,
+  ): Promise<number> {
+    const rows = await runPrepared<{ closed: number }>(this.db, CLOSE_USED, [
+      reservations.map((r) => r.accountId),
+      reservations.map((r) => r.idempotencyKey),
+    ]);
+    return rows[0]?.closed ?? 0;
   }
 
   /** A reservation as it stands now, with the account's balance (for replies to repeated or refused calls). */

@@ -1,5 +1,5 @@
 import { packResult, unpackResult, type VerificationResult } from '@emailverify/contracts';
-import { type DataSource, isUniqueViolation } from '@emailverify/persistence';
+import { type DataSource, isUniqueViolation, prepared, runPrepared } from '@emailverify/persistence';
 
 /**
  * Cached results for a list of addresses: one primary-key lookup per address (LATERAL), whatever the table's
@@ -19,6 +19,16 @@ const SAVE_SQL = `INSERT INTO verifier.results (email, smtp_checked, status, res
   SELECT r.email, $4::boolean, r.status, r.result, now(), now() + make_interval(hours => $5::int)
     FROM unnest(string_to_array($1::text, E'\\n'), string_to_array($2::text, E'\\n'),
                 string_to_array($3::text, E'\\n')) AS r(email, status, result)`;
+
+// Run for every verification (and every file-job chunk), so each is prepared once per pooled connection.
+const FRESH_LOOKUP = prepared('results_fresh_lookup', FRESH_LOOKUP_SQL);
+const SAVE = prepared('results_save', SAVE_SQL);
+const SAVE_OR_REPLACE = prepared(
+  'results_save_or_replace',
+  `${SAVE_SQL}
+   ON CONFLICT (email, smtp_checked)
+   DO UPDATE SET status = EXCLUDED.status, result = EXCLUDED.result, verified_at = EXCLUDED.verified_at, expires_at = EXCLUDED.expires_at`,
+);
 
 /**
  * Addresses as one text of lines, which PostgreSQL splits (string_to_array): cheaper to send than a text
@@ -52,12 +62,12 @@ export class ResultsRepository {
     checkSmtp: boolean,
   ): Promise<Map<string, { result: VerificationResult; verifiedAt: Date }>> {
     if (emails.length === 0) return new Map();
-    const rows: Array<{
+    const rows = await runPrepared<{
       email: string;
       status: VerificationResult['status'];
       result: string;
       verified_at: Date;
-    }> = await this.db.query(FRESH_LOOKUP_SQL, [lines(emails), checkSmtp]);
+    }>(this.db, FRESH_LOOKUP, [lines(emails), checkSmtp]);
     return new Map(
       rows.map((r) => [
         r.email,
@@ -82,15 +92,10 @@ export class ResultsRepository {
     // PostgreSQL about a third less than an upsert. When some address has a row after all (expired, not yet
     // purged; or verified at the same moment elsewhere), the failed insert left nothing and the upsert follows.
     try {
-      await this.db.query(SAVE_SQL, params);
+      await runPrepared(this.db, SAVE, params);
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
-      await this.db.query(
-        `${SAVE_SQL}
-         ON CONFLICT (email, smtp_checked)
-         DO UPDATE SET status = EXCLUDED.status, result = EXCLUDED.result, verified_at = EXCLUDED.verified_at, expires_at = EXCLUDED.expires_at`,
-        params,
-      );
+      await runPrepared(this.db, SAVE_OR_REPLACE, params);
     }
   }
 
