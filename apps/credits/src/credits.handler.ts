@@ -19,6 +19,7 @@ export class CreditsHandler implements OnApplicationBootstrap {
       [Subjects.creditsBalanceGet]: { parse: P.balanceGet, handle: (r) => c.balance(r) },
       [Subjects.creditsReserve]: { parse: P.reserve, handle: (r) => c.reserve(r) },
       [Subjects.creditsSettle]: { parse: P.settle, handle: (r) => c.settle(r) },
+      [Subjects.creditsCloseUsed]: { parse: P.closeUsed, handle: (r) => c.closeUsed(r) },
       [Subjects.creditsAccountCreate]: { parse: P.accountCreate, handle: (r) => c.createAccount(r) },
       [Subjects.creditsBalanceAdd]: { parse: P.balanceAdd, handle: (r) => c.addCredits(r) },
       [Subjects.creditsKeyCreate]: { parse: P.keyCreate, handle: (r) => c.createKey(r) },

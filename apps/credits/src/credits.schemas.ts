@@ -1,4 +1,4 @@
-import { RESPONSE_STYLES } from '@emailverify/contracts';
+import { CLOSE_USED_MAX, RESPONSE_STYLES } from '@emailverify/contracts';
 import { accountIdField, parseWith, uuid } from '@emailverify/service-kit';
 import { z } from 'zod';
 
@@ -26,6 +26,14 @@ export const CreditsPayloads = {
     }),
   ),
   settle: parseWith(z.strictObject({ accountId, idempotencyKey: key, used: credits })),
+  closeUsed: parseWith(
+    z.strictObject({
+      reservations: z
+        .array(z.strictObject({ accountId, idempotencyKey: key }))
+        .min(1)
+        .max(CLOSE_USED_MAX),
+    }),
+  ),
   accountCreate: parseWith(
     z.strictObject({
       name: z.string().min(1).max(200),

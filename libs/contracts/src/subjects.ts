@@ -35,6 +35,7 @@ export const Subjects = {
   creditsBalanceGet: 'credits.balance.get',
   creditsReserve: 'credits.reservation.create',
   creditsSettle: 'credits.reservation.settle',
+  creditsCloseUsed: 'credits.reservation.close',
   creditsAccountCreate: 'credits.account.create',
   creditsBalanceAdd: 'credits.balance.add',
   creditsKeyCreate: 'credits.key.create',
@@ -145,6 +146,21 @@ export interface SettleReply {
   replayed: boolean;
 }
 
+/**
+ * Settles reservations that were used in full, many at once (a verifier sends those of its requests that
+ * ended meanwhile together): nothing is refunded, so no balance moves. A reservation already ended (settled,
+ * or refunded whole when its hold ran out) is left as it is.
+ */
+export const CLOSE_USED_MAX = 1_000;
+export interface CloseUsedRequest {
+  /** At most CLOSE_USED_MAX. */
+  reservations: Array<{ accountId: AccountId; idempotencyKey: string }>;
+}
+export interface CloseUsedReply {
+  /** How many of them this call ended. */
+  closed: number;
+}
+
 export interface AccountCreateRequest {
   name: string;
   credits: number;
@@ -248,6 +264,7 @@ export interface RpcMap {
   [Subjects.creditsBalanceGet]: { request: BalanceGetRequest; reply: BalanceReply };
   [Subjects.creditsReserve]: { request: ReserveRequest; reply: ReserveReply };
   [Subjects.creditsSettle]: { request: SettleRequest; reply: SettleReply };
+  [Subjects.creditsCloseUsed]: { request: CloseUsedRequest; reply: CloseUsedReply };
   [Subjects.creditsAccountCreate]: { request: AccountCreateRequest; reply: AccountCreateReply };
   [Subjects.creditsBalanceAdd]: { request: BalanceAddRequest; reply: BalanceAddReply };
   [Subjects.creditsKeyCreate]: { request: KeyCreateRequest; reply: KeyCreateReply };

@@ -90,6 +90,65 @@ describe('credits service: reservations, settlement and the ledger (real Postgre
     expect(-(sums.reserved + sums.refunded)).toBe(view.consumed);
   });
 
+  it('closes reservations used in full in one message: charged as reserved, no balance moved, each once', async () => {
+    const a = await suite.createAccount({ credits: 20 });
+    const b = await suite.createAccount({ credits: 20 });
+    for (const idempotencyKey of ['one', 'two', 'three'])
+      await suite.bus.request(Subjects.creditsReserve, { accountId: a.accountId, idempotencyKey, amount: 2 });
+    await suite.bus.request(Subjects.creditsReserve, {
+      accountId: b.accountId,
+      idempotencyKey: 'b',
+      amount: 5,
+    });
+    await suite.bus.request(Subjects.creditsSettle, {
+      accountId: a.accountId,
+      idempotencyKey: 'three',
+      used: 1,
+    });
+
+    const closed = await suite.bus.request(Subjects.creditsCloseUsed, {
+      reservations: [
+        { accountId: a.accountId, idempotencyKey: 'one' },
+        { accountId: a.accountId, idempotencyKey: 'two' },
+        // Already settled: left as it is.
+        { accountId: a.accountId, idempotencyKey: 'three' },
+        // Another account's key: not this one's reservation.
+        { accountId: a.accountId, idempotencyKey: 'b' },
+        { accountId: b.accountId, idempotencyKey: 'b' },
+      ],
+    });
+    expect(closed).toEqual({ closed: 3 });
+    const again = await suite.bus.request(Subjects.creditsCloseUsed, {
+      reservations: [{ accountId: a.accountId, idempotencyKey: 'one' }],
+    });
+    expect(again).toEqual({ closed: 0 });
+
+    const rows = await suite.sql<{ idempotency_key: string; status: string; used: string; refunded: string }>(
+      `SELECT idempotency_key, status, used, refunded FROM credits.reservations
+        WHERE account_id = ANY($1::uuid[]) ORDER BY idempotency_key`,
+      [[a.accountId, b.accountId]],
+    );
+    expect(rows).toEqual([
+      { idempotency_key: 'b', status: 'settled', used: '5', refunded: '0' },
+      { idempotency_key: 'one', status: 'settled', used: '2', refunded: '0' },
+      { idempotency_key: 'three', status: 'settled', used: '1', refunded: '1' },
+      { idempotency_key: 'two', status: 'settled', used: '2', refunded: '0' },
+    ]);
+    // A settle after the close is a replay of it.
+    const late = await suite.bus.request(Subjects.creditsSettle, {
+      accountId: a.accountId,
+      idempotencyKey: 'two',
+      used: 0,
+    });
+    expect(late).toMatchObject({ used: 2, refunded: 0, balance: 15, replayed: true });
+    expect(await balance(a.accountId, a.apiKeyId)).toBe(15);
+    expect(await balance(b.accountId, b.apiKeyId)).toBe(15);
+    expect(await ledgerSum(a.accountId)).toEqual({ total: 15, reserved: -6, refunded: 1, granted: 20 });
+    await expect(suite.bus.request(Subjects.creditsCloseUsed, { reservations: [] })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+    });
+  });
+
   it('refuses to settle more than was reserved, and a reservation that does not exist', async () => {
     const { accountId } = await suite.createAccount({ credits: 10 });
     await suite.bus.request(Subjects.creditsReserve, { accountId, idempotencyKey: 'small', amount: 2 });

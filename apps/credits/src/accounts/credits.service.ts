@@ -9,6 +9,8 @@ import {
   type BalanceGetRequest,
   type BalanceReply,
   Broadcasts,
+  type CloseUsedReply,
+  type CloseUsedRequest,
   DomainError,
   isUuid,
   type KeyCreateReply,
@@ -121,6 +123,14 @@ export class CreditsService {
     const reply = await this.settleOnce(req);
     if (!reply.replayed) this.metrics.gaveBack(req.idempotencyKey, reply.refunded);
     return reply;
+  }
+
+  /**
+   * Settles reservations used in full, in one statement: nothing is refunded, so the account rows are left
+   * alone and no ledger row is written (the reservation's own ledger row already holds the charge).
+   */
+  async closeUsed(req: CloseUsedRequest): Promise<CloseUsedReply> {
+    return { closed: await this.repo.closeUsedReservations(req.reservations) };
   }
 
   /** One statement ends the reservation; when it ended nothing, the reservation as it stands says why. */

@@ -3,6 +3,7 @@ import {
   type AccountId,
   type BilledVerificationResult,
   type ChunkMessage,
+  CLOSE_USED_MAX,
   DomainError,
   type PackedChunkItem,
   packResultFields,
@@ -12,10 +13,11 @@ import {
   type VerifyBulkRequest,
   type VerifySingleRequest,
 } from '@emailverify/contracts';
-import type { MessageBus } from '@emailverify/messaging';
+import { currentRequestId, type MessageBus } from '@emailverify/messaging';
 import { parseAddress, type VerificationEngine } from '@emailverify/verification';
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
+import { Batcher } from './batcher';
 import { cacheable, creditsFor } from './billing';
 import type { ResultsRepository } from './results.repository';
 
@@ -31,6 +33,9 @@ export interface VerificationServiceOptions {
 
 type Credits = Pick<MessageBus, 'request'>;
 
+/** Results one cache store statement takes at most (a bulk request's are never split). */
+const STORE_BATCH_MAX = 1_000;
+
 /**
  * Single and bulk verification with the result cache and billing: credits are reserved before any work (so a
  * short balance means nothing is verified) and settled after, charging what `creditsFor` says.
@@ -40,6 +45,10 @@ export class VerificationService {
   private readonly pending = new Set<Promise<void>>();
   /** The store under way of each address's result, awaited before the cache is asked about it. */
   private readonly saving = new Map<string, Promise<void>>();
+  /** Reservations used in full, settled together (credits' close-used: one message and statement a batch). */
+  private readonly usedInFull: Batcher<{ accountId: AccountId; idempotencyKey: string; requestId?: string }>;
+  /** Result stores of concurrent requests, one statement a batch (MX-only and SMTP-checked apart). */
+  private readonly stores: Record<'mx' | 'smtp', Batcher<VerificationResult>>;
 
   constructor(
     private readonly engine: VerificationEngine,
@@ -48,7 +57,28 @@ export class VerificationService {
     private readonly logger: Pick<Logger, 'warn'>,
     private readonly options: VerificationServiceOptions,
     private readonly outcomes?: Counter<'status' | 'reason'>,
-  ) {}
+  ) {
+    this.usedInFull = new Batcher(async (items) => {
+      await this.credits.request(
+        Subjects.creditsCloseUsed,
+        { reservations: items.map(({ accountId, idempotencyKey }) => ({ accountId, idempotencyKey })) },
+        // A batch of one request's settlement is that request's; one of several is nobody's in particular.
+        { requestId: (items.length === 1 ? items[0]!.requestId : undefined) ?? randomUUID() },
+      );
+    }, CLOSE_USED_MAX);
+    const store = (checkSmtp: boolean) =>
+      new Batcher<VerificationResult>(
+        // An address verified by two requests at once is stored once (the later result).
+        (results) =>
+          this.results.save(
+            [...new Map(results.map((r) => [r.email, r])).values()],
+            checkSmtp,
+            this.options.cacheTtlHours,
+          ),
+        STORE_BATCH_MAX,
+      );
+    this.stores = { mx: store(false), smtp: store(true) };
+  }
 
   async verifySingle(req: VerifySingleRequest, requestId: string): Promise<BilledVerificationResult> {
     const parsed = parseAddress(req.email);
@@ -174,9 +204,11 @@ export class VerificationService {
   /**
    * Reserves one credit per address, verifies, and settles what was used; results that may be cached are
    * stored. A settlement that refunds nothing changes no balance (the reservation took the credits), so the
-   * reply does not wait for it; one that refunds is awaited, so the balance a client reads after the reply is
-   * final. The reply does not wait for the result store either (the cache is a saving): a lookup in this
-   * process waits for the stores under way of its addresses, so a client asking again gets the cached result.
+   * reply does not wait for it, and it goes out with those of other requests that ended meanwhile (one
+   * close-used message); one that refunds is awaited, so the balance a client reads after the reply is final.
+   * The reply does not wait for the result store either (the cache is a saving), which is batched the same
+   * way: a lookup in this process waits for the stores under way of its addresses, so a client asking again
+   * gets the cached result.
    */
   private async verifyFresh(
     accountId: AccountId,
@@ -205,14 +237,13 @@ export class VerificationService {
     const used = verified.reduce((sum, r) => sum + creditsFor(r), 0);
     this.count(verified);
     this.saveLater(verified.filter(cacheable), checkSmtp);
-    const settled = this.settle(accountId, idempotencyKey, used);
     if (used === emails.length)
       void this.later(
-        settled,
+        this.usedInFull.add([{ accountId, idempotencyKey, requestId: currentRequestId() }]),
         { idempotencyKey },
         'settling credits failed; the reservation is refunded when its hold runs out',
       );
-    else await settled;
+    else await this.settle(accountId, idempotencyKey, used);
     return verified.map((r) => ({ ...r, creditsUsed: creditsFor(r), cached: false }));
   }
 
@@ -223,7 +254,7 @@ export class VerificationService {
   private saveLater(results: readonly VerificationResult[], checkSmtp: boolean): void {
     if (results.length === 0) return;
     const saved = this.later(
-      this.results.save(results, checkSmtp, this.options.cacheTtlHours),
+      this.stores[checkSmtp ? 'smtp' : 'mx'].add(results),
       { addresses: results.length },
       'storing results in the cache failed; they are verified again when asked for',
     );
