@@ -22,6 +22,7 @@ import {
   round,
   writeReport,
 } from './common';
+import { type DatabaseFigures, DatabaseMeter } from './db-meter';
 import { CpuMeter, assertClean, load } from './load';
 import { profileEnv, profiled } from './profile';
 
@@ -50,7 +51,10 @@ interface SideFigures {
   p99Ms?: number;
   passes?: number;
   statuses: Record<string, number>;
+  /** In cores; the service side adds `pgdb`, the backends of its own database (DatabaseMeter). */
   cpu: Record<string, number>;
+  /** The service side: its database per address (backend CPU, transactions, rows, scans). */
+  db?: DatabaseFigures;
 }
 
 function expectAllValid(what: string, statuses: Record<string, number>, total: number): void {
@@ -73,7 +77,9 @@ async function main(cleanup: Cleanup): Promise<void> {
   );
   const world = await startMailboxWorld(cleanup, DOMAINS);
   const { suite, apiKey, pids } = await startInstallation(world, cleanup);
-  const service = serviceSide(suite, apiKey, pids);
+  const meter = await DatabaseMeter.open(suite.databaseUrl);
+  cleanup.add('database meter', () => meter.close());
+  const service = serviceSide(suite, apiKey, pids, meter);
   const library = librarySide(mailWorldEngine(world), pids);
   log('warming up (every domain at least 3 times on each side)…');
   const warm = await service('warm', { amount: (DOMAINS * 3) / BATCH });
@@ -117,10 +123,16 @@ async function startInstallation(
 }
 
 /** The service: POST /v1/verify/bulk through the gateway, CONNECTIONS batches in flight. */
-function serviceSide(suite: TestSuite, apiKey: string, pids: Record<string, number>): Side {
+function serviceSide(
+  suite: TestSuite,
+  apiKey: string,
+  pids: Record<string, number>,
+  meter: DatabaseMeter,
+): Side {
   return async (series, limit) => {
     let b = 0;
     const statuses: Record<string, number> = {};
+    const dbBefore = await meter.sample();
     const figures = await load({
       pids,
       url: `${suite.gatewayUrl()}/v1/verify/bulk`,
@@ -141,6 +153,7 @@ function serviceSide(suite: TestSuite, apiKey: string, pids: Record<string, numb
     });
     assertClean(`service ${series}`, figures);
     const addresses = figures.requests * BATCH;
+    const db = await meter.stop(dbBefore, figures.seconds, addresses);
     return {
       addresses,
       seconds: figures.seconds,
@@ -148,7 +161,8 @@ function serviceSide(suite: TestSuite, apiKey: string, pids: Record<string, numb
       p50Ms: figures.p50Ms,
       p99Ms: figures.p99Ms,
       statuses,
-      cpu: figures.cpu,
+      cpu: { ...figures.cpu, pgdb: db.cores },
+      db,
     };
   };
 }
@@ -211,6 +225,7 @@ async function measureRounds(
           (f.p99Ms !== undefined ? `  batch p50 ${f.p50Ms} ms  p99 ${f.p99Ms} ms` : '') +
           `  CPU (cores) ${JSON.stringify(f.cpu)}`,
       );
+      if (f.db) log(`  database per address: ${JSON.stringify(f.db.perOperation)}`);
     }
     if (discarded.length < EXTRA_ROUNDS && disturbed([s.cpu, l.cpu])) {
       log(`round ${r + 1} disturbed by other work on the machine: running it again`);
