@@ -54,4 +54,11 @@ describe('Batcher', () => {
     expect(await Promise.all(outcomes)).toEqual(['sent', 'failed: down', 'failed: down', 'sent', 'sent']);
     expect(batches).toEqual([[1], [2, 3, 4], [5, 6, 7, 8], [9]]);
   });
+
+  it('answers every group of a batch with what sending the batch returned', async () => {
+    const batcher = new Batcher<string, Set<string>>(async (items) => new Set(items), 10);
+    const [a, b] = await Promise.all([batcher.add(['a']), batcher.add(['b', 'c'])]);
+    expect([...a]).toEqual(['a']);
+    expect([...b]).toEqual(['b', 'c']);
+  });
 });

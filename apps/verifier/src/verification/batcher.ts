@@ -4,18 +4,22 @@
  * added at once is never split). An idle service waits for nothing; a busy one sends one statement or message
  * for the work of many requests.
  */
-export class Batcher<T> {
-  private queue: Array<{ items: readonly T[]; done: () => void; failed: (err: unknown) => void }> = [];
+export class Batcher<T, R = void> {
+  private queue: Array<{ items: readonly T[]; done: (reply: R) => void; failed: (err: unknown) => void }> =
+    [];
   private running = false;
 
   constructor(
-    private readonly send: (items: T[]) => Promise<void>,
+    private readonly send: (items: T[]) => Promise<R>,
     private readonly max: number,
   ) {}
 
-  /** Adds a group of items; settles when the batch that carried them has been sent (or failed). */
-  add(items: readonly T[]): Promise<void> {
-    const sent = new Promise<void>((done, failed) => this.queue.push({ items, done, failed }));
+  /**
+   * Adds a group of items; settles when the batch that carried them has been sent (or failed), with what
+   * sending the whole batch returned.
+   */
+  add(items: readonly T[]): Promise<R> {
+    const sent = new Promise<R>((done, failed) => this.queue.push({ items, done, failed }));
     if (!this.running) void this.run();
     return sent;
   }
@@ -34,8 +38,8 @@ export class Batcher<T> {
       }
       const batch = this.queue.splice(0, taken);
       try {
-        await this.send(batch.flatMap((b) => b.items));
-        for (const b of batch) b.done();
+        const reply = await this.send(batch.flatMap((b) => b.items));
+        for (const b of batch) b.done(reply);
       } catch (err) {
         for (const b of batch) b.failed(err);
       }

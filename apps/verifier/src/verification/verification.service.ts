@@ -33,7 +33,7 @@ export interface VerificationServiceOptions {
 
 type Credits = Pick<MessageBus, 'request'>;
 
-/** Results one cache store statement takes at most (a bulk request's are never split). */
+/** Addresses one cache lookup or store statement takes at most (a bulk request's are never split). */
 const STORE_BATCH_MAX = 1_000;
 
 /**
@@ -49,6 +49,8 @@ export class VerificationService {
   private readonly usedInFull: Batcher<{ accountId: AccountId; idempotencyKey: string; requestId?: string }>;
   /** Result stores of concurrent requests, one statement a batch (MX-only and SMTP-checked apart). */
   private readonly stores: Record<'mx' | 'smtp', Batcher<VerificationResult>>;
+  /** Cache lookups of concurrent single and bulk requests, one statement a batch. */
+  private readonly lookups: Record<'mx' | 'smtp', Batcher<string, Map<string, VerificationResult>>>;
 
   constructor(
     private readonly engine: VerificationEngine,
@@ -78,6 +80,12 @@ export class VerificationService {
         STORE_BATCH_MAX,
       );
     this.stores = { mx: store(false), smtp: store(true) };
+    const lookup = (checkSmtp: boolean) =>
+      new Batcher<string, Map<string, VerificationResult>>(
+        (emails) => this.results.findFresh(emails, checkSmtp),
+        STORE_BATCH_MAX,
+      );
+    this.lookups = { mx: lookup(false), smtp: lookup(true) };
   }
 
   async verifySingle(req: VerifySingleRequest, requestId: string): Promise<BilledVerificationResult> {
@@ -85,7 +93,7 @@ export class VerificationService {
     if (!parsed.ok) throw new DomainError('INVALID_EMAIL', parsed.message, { reason: parsed.reason });
     if (!req.forceRefresh) {
       await this.savesOf([parsed.email]);
-      const cached = (await this.results.findFresh([parsed.email], req.checkSmtp)).get(parsed.email);
+      const cached = (await this.findFresh([parsed.email], req.checkSmtp)).get(parsed.email);
       if (cached) return { ...cached, creditsUsed: 0, cached: true };
     }
     const [billed] = await this.verifyFresh(
@@ -113,7 +121,7 @@ export class VerificationService {
     const parsed = req.emails.map((email) => parseAddress(email));
     const wellFormed = [...new Set(parsed.flatMap((p) => (p.ok ? [p.email] : [])))];
     await this.savesOf(wellFormed);
-    const cached = await this.results.findFresh(wellFormed, req.checkSmtp);
+    const cached = await this.findFresh(wellFormed, req.checkSmtp);
     const toVerify = wellFormed.filter((email) => !cached.has(email));
     const fresh = await this.verifyFresh(
       req.accountId,
@@ -262,6 +270,18 @@ export class VerificationService {
     void saved.then(() => {
       for (const r of results) if (this.saving.get(r.email) === saved) this.saving.delete(r.email);
     });
+  }
+
+  /**
+   * Cached results of these addresses, looked up with those of the other requests that asked meanwhile (the
+   * batch's answer holds theirs too; callers read only their own addresses).
+   */
+  private async findFresh(
+    emails: readonly string[],
+    checkSmtp: boolean,
+  ): Promise<Map<string, VerificationResult>> {
+    if (emails.length === 0) return new Map();
+    return this.lookups[checkSmtp ? 'smtp' : 'mx'].add(emails);
   }
 
   /** Waits for the result stores under way of these addresses, if any. */
