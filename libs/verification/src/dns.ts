@@ -146,6 +146,11 @@ export class DomainFactsLookup {
     this.hostCache = new TtlCache(clock);
   }
 
+  /** The domain's facts when they are cached (definite answers only), without asking. */
+  cached(domain: string): DomainFacts | undefined {
+    return this.cache.get(domain);
+  }
+
   lookup(domain: string): Promise<DomainFacts> {
     const cached = this.cache.get(domain);
     if (cached) return Promise.resolve(cached);

@@ -40,36 +40,46 @@ export class ReputationChecker {
    * @param mxIp the first MX host's IPv4 address, '' when there is none
    */
   async check(domain: string | undefined, mxIp: string): Promise<ReputationCheck> {
-    const domainQueries = domain
-      ? this.zones.domainZones.map((zone) => ({ zone, name: `${domain}.${zone}` }))
-      : [];
-    const reversed = isIPv4(mxIp) ? mxIp.split('.').reverse().join('.') : '';
-    const ipQueries = reversed
-      ? this.zones.ipZones.map((zone) => ({ zone, name: `${reversed}.${zone}` }))
-      : [];
-
+    const { domainQueries, ipQueries } = this.queriesFor(domain, mxIp);
     // No zone to ask (blocklists off): nothing to wait for.
-    if (domainQueries.length === 0 && ipQueries.length === 0) {
-      return {
-        reputation: { mxIp: isIPv4(mxIp) ? mxIp : '', isListed: false, blacklists: [], checked: false },
-        domainListed: false,
-      };
-    }
+    if (domainQueries.length === 0 && ipQueries.length === 0) return unchecked(mxIp);
     const [domainAnswers, ipAnswers] = await Promise.all([
       Promise.all(domainQueries.map(async (q) => ({ zone: q.zone, answer: await this.query(q.name) }))),
       Promise.all(ipQueries.map(async (q) => ({ zone: q.zone, answer: await this.query(q.name) }))),
     ]);
-    const all = [...domainAnswers, ...ipAnswers];
-    const blacklists = [...new Set(all.filter((a) => a.answer === 'listed').map((a) => a.zone))];
-    return {
-      reputation: {
-        mxIp: isIPv4(mxIp) ? mxIp : '',
-        isListed: blacklists.length > 0,
-        blacklists,
-        checked: all.some((a) => a.answer !== 'error'),
-      },
-      domainListed: domainAnswers.some((a) => a.answer === 'listed'),
+    return verdict(mxIp, domainAnswers, ipAnswers);
+  }
+
+  /** What `check` answers without asking: undefined when some zone's answer is not cached. */
+  cached(domain: string | undefined, mxIp: string): ReputationCheck | undefined {
+    const { domainQueries, ipQueries } = this.queriesFor(domain, mxIp);
+    if (domainQueries.length === 0 && ipQueries.length === 0) return unchecked(mxIp);
+    const answers = (queries: ZoneQuery[]) => {
+      const out: ZoneResult[] = [];
+      for (const q of queries) {
+        const answer = this.cache.get(q.name);
+        if (!answer) return undefined;
+        out.push({ zone: q.zone, answer });
+      }
+      return out;
     };
+    const domainAnswers = answers(domainQueries);
+    const ipAnswers = domainAnswers && answers(ipQueries);
+    return ipAnswers && verdict(mxIp, domainAnswers, ipAnswers);
+  }
+
+  private queriesFor(
+    domain: string | undefined,
+    mxIp: string,
+  ): { domainQueries: ZoneQuery[]; ipQueries: ZoneQuery[] } {
+    const domainQueries = domain
+      ? this.zones.domainZones.map((zone) => ({ zone, name: `${domain}.${zone}` }))
+      : [];
+    const reversed = isIPv4(mxIp) && this.zones.ipZones.length > 0 ? mxIp.split('.').reverse().join('.') : '';
+    const ipQueries = reversed
+      ? this.zones.ipZones.map((zone) => ({ zone, name: `${reversed}.${zone}` }))
+      : [];
+    return { domainQueries, ipQueries };
   }
 
   private async query(name: string): Promise<ZoneAnswer> {
@@ -91,6 +101,38 @@ export class ReputationChecker {
       return code === DNS_ERROR.NOT_FOUND || code === DNS_ERROR.NO_DATA ? 'not_listed' : 'error';
     }
   }
+}
+
+interface ZoneQuery {
+  zone: string;
+  name: string;
+}
+
+interface ZoneResult {
+  zone: string;
+  answer: ZoneAnswer;
+}
+
+/** No zone to ask (blocklists off). */
+function unchecked(mxIp: string): ReputationCheck {
+  return {
+    reputation: { mxIp: isIPv4(mxIp) ? mxIp : '', isListed: false, blacklists: [], checked: false },
+    domainListed: false,
+  };
+}
+
+function verdict(mxIp: string, domainAnswers: ZoneResult[], ipAnswers: ZoneResult[]): ReputationCheck {
+  const all = [...domainAnswers, ...ipAnswers];
+  const blacklists = [...new Set(all.filter((a) => a.answer === 'listed').map((a) => a.zone))];
+  return {
+    reputation: {
+      mxIp: isIPv4(mxIp) ? mxIp : '',
+      isListed: blacklists.length > 0,
+      blacklists,
+      checked: all.some((a) => a.answer !== 'error'),
+    },
+    domainListed: domainAnswers.some((a) => a.answer === 'listed'),
+  };
 }
 
 /**

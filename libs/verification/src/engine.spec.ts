@@ -513,6 +513,49 @@ describe('VerificationEngine.verifyMany', () => {
   it('handles an empty list', async () => {
     expect(await world().engine.verifyMany([], { checkSmtp: true })).toEqual([]);
   });
+
+  it('settles addresses from cached answers with the result it gets by asking', async () => {
+    const { deps, resolver } = world({
+      'listed.example': mx('mx1.example.com'),
+      'listed.example.dbl.bl.test': { a: ['127.0.1.2'] },
+      'none.example': { mx: DNS_ERROR.NOT_FOUND },
+    });
+    const registered = new Date(deps.clock.now() - 400 * 86_400_000).toISOString();
+    deps.fetch = fakeFetch({
+      'http://rdap.test/': () =>
+        Response.json({ events: [{ eventAction: 'registration', eventDate: registered }] }),
+    }).fetch;
+    const engine = new VerificationEngine({ ...OPTIONS, gravatarBaseUrl: '' }, deps);
+    const addresses = (role: string, other: string) =>
+      [role, other].flatMap((l) =>
+        ['example.com', 'listed.example', 'none.example', '[192.0.2.1]'].map((d) => `${l}@${d}`),
+      );
+    const first = await engine.verifyMany([...addresses('info', 'alice'), 'bad'], { checkSmtp: false });
+    const asked = resolver.queries.length;
+    // The same domains again: every answer is cached, so nothing is asked and every verdict is the same.
+    const again = await engine.verifyMany([...addresses('sales', 'bob'), 'bad'], { checkSmtp: false });
+    expect(resolver.queries.length).toBe(asked);
+    const comparable = (r: VerificationResult) => ({ ...r, email: r.email.split('@')[1], responseTime: 0 });
+    expect(again.map(comparable)).toEqual(first.map(comparable));
+    expect(first.map((r) => `${r.status}/${r.reason}/${r.domainAge}`)).toEqual([
+      'role/role_account/400',
+      'risky/domain_listed/400',
+      'invalid/domain_not_found/0',
+      'role/role_account/0',
+      'valid/mx_found/400',
+      'risky/domain_listed/400',
+      'invalid/domain_not_found/0',
+      'valid/mx_found/0',
+      'invalid/invalid_syntax/0',
+    ]);
+  });
+
+  it('asks again for an answer that failed instead of settling from the cache', async () => {
+    const { engine, resolver } = world({ 'example.com.dbl.bl.test': { a: DNS_ERROR.SERVFAIL } });
+    await engine.verifyMany(['a@example.com'], { checkSmtp: false });
+    await engine.verifyMany(['a@example.com'], { checkSmtp: false });
+    expect(resolver.queries.filter((q) => q.startsWith('example.com.dbl.bl.test'))).toHaveLength(2);
+  });
 });
 
 describe('status precedence and scores', () => {

@@ -47,8 +47,7 @@ export class ExtrasLookup {
 
   async gravatar(email: string): Promise<GravatarInfo> {
     if (!this.gravatarBase) return NO_GRAVATAR;
-    // Gravatar keys on the trimmed, lowercased address; SHA-256 is the hash it documents today.
-    const hash = createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
+    const hash = gravatarHash(email);
     const cached = this.gravatarCache.get(hash);
     if (cached) return cached;
     const gravatarUrl = `${this.gravatarBase}/${hash}`;
@@ -70,10 +69,27 @@ export class ExtrasLookup {
     }
   }
 
+  /** What `gravatar` answers without asking: undefined when it would have to ask. */
+  cachedGravatar(email: string): GravatarInfo | undefined {
+    if (!this.gravatarBase) return NO_GRAVATAR;
+    return this.gravatarCache.get(gravatarHash(email));
+  }
+
   /** Whole days since the domain's registration event; 0 when unknown. */
   async domainAge(domain: string): Promise<number> {
     if (!this.rdapBase || domain.startsWith('[')) return 0;
-    const registered = await this.registrationTime(domain);
+    return this.ageOf(await this.registrationTime(domain));
+  }
+
+  /** What `domainAge` answers without asking: undefined when it would have to ask. */
+  cachedDomainAge(domain: string): number | undefined {
+    if (!this.rdapBase || domain.startsWith('[')) return 0;
+    const cached = this.ageCache.get(domain);
+    if (cached === undefined) return undefined;
+    return this.ageOf(Number.isNaN(cached) ? undefined : cached);
+  }
+
+  private ageOf(registered: number | undefined): number {
     if (registered === undefined) return 0;
     return Math.max(0, Math.floor((this.clock.now() - registered) / DAY_MS));
   }
@@ -106,6 +122,11 @@ export class ExtrasLookup {
       return undefined;
     }
   }
+}
+
+/** Gravatar keys on the trimmed, lowercased address; SHA-256 is the hash it documents today. */
+function gravatarHash(email: string): string {
+  return createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
 }
 
 /** The `registration` event date of an RFC 9083 domain object, as epoch milliseconds. */
