@@ -40,8 +40,11 @@ import { RssSampler, peakRssFromMetrics, peakRssMiB, resetPeakRss } from './memo
 const LARGE = process.argv.includes('--large');
 /** `BENCH_ROWS` overrides the row count (for exploring; the reported figures use the defaults). */
 const ROWS = Number(process.env.BENCH_ROWS) || (quick ? 10_000 : LARGE ? 1_000_000 : 100_000);
-/** `BENCH_PHASES=s1` runs only the one-verifier phase (for exploring). */
-const PHASES = (process.env.BENCH_PHASES || 's1,s2').split(',');
+/**
+ * `BENCH_PHASES=s1` runs only the one-verifier phase, after the upload probe; `probe` in the list keeps the probe
+ * when other phases are named, so `BENCH_PHASES=s1` without it skips the probe (for exploring).
+ */
+const PHASES = (process.env.BENCH_PHASES || 'probe,s1,s2').split(',');
 const DOMAINS = quick ? 2_000 : 20_000;
 /** Every DUPLICATE_EVERY-th row repeats an earlier row's address: 10% duplicate rows. */
 const DUPLICATE_EVERY = 10;
@@ -253,7 +256,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   const floor = await measureFloor(world, cleanup);
   const library = await measureLibrary(world);
   const installation = await startInstallation(world, cleanup);
-  const uploadProbe = await measureUploadProbe(installation);
+  const uploadProbe = PHASES.includes('probe') ? await measureUploadProbe(installation) : undefined;
   const phases = await measureServicePhases(installation, world);
   if (PROFILE) {
     // One more one-verifier run with the profiler on in file-jobs and the verifier, outside the figures.
@@ -473,11 +476,16 @@ async function measureUploadProbe(installation: Installation): Promise<UploadPro
   const probePids = installation.pids();
   for (const pid of Object.values(probePids)) resetPeakRss(pid);
   const probeStarted = performance.now();
-  const probeReply = await suite.upload({
-    key: apiKey,
-    file: { name: 'probe.csv', content: probe },
-    fields: { preserve_original: 'false' },
-  });
+  const probeReply = await suite
+    .upload({
+      key: apiKey,
+      file: { name: 'probe.csv', content: probe },
+      fields: { preserve_original: 'false' },
+    })
+    .catch((err: unknown) => {
+      lastOutput(suite);
+      throw err;
+    });
   const probeSeconds = round((performance.now() - probeStarted) / 1000, 2);
   if (probeReply.status !== 200)
     throw new Error(`probe upload: ${probeReply.status} ${probeReply.text.slice(0, 500)}`);
@@ -554,11 +562,7 @@ async function measureServicePhase(
   const reply = await suite
     .upload({ key: apiKey, file: { name: `contacts-${label}.csv`, content: file } })
     .catch((err: unknown) => {
-      // What the gateway and file-jobs said last tells why an upload got no reply.
-      for (const name of ['gateway0', 'file-jobs']) {
-        const out = suite.processes.get(name)?.output.join('') ?? '';
-        log(`${name}, last output:\n${out.split('\n').slice(-15).join('\n')}`);
-      }
+      lastOutput(suite);
       throw err;
     });
   const uploadS = (performance.now() - started) / 1000;
@@ -650,11 +654,19 @@ async function measureServicePhase(
   };
 }
 
+/** What the gateway and file-jobs said last: it tells why an upload got no reply. */
+function lastOutput(suite: TestSuite): void {
+  for (const name of ['gateway0', 'file-jobs']) {
+    const out = suite.processes.get(name)?.output.join('') ?? '';
+    log(`${name}, last output:\n${out.split('\n').slice(-15).join('\n')}`);
+  }
+}
+
 /** Tables on the console, targets, and every figure in .data/bench/file(-large).json. */
 function report(
   floor: FloorFigures,
   library: LibraryFigures,
-  uploadProbe: UploadProbe,
+  uploadProbe: UploadProbe | undefined,
   phases: ServicePhase[],
 ): void {
   /** Service time over the floor's: the target is at most FLOOR_RATIO_TARGET. */
@@ -740,7 +752,15 @@ function report(
     ['peak RSS MiB in the phase (VmHWM)', 'floor', ...names],
     [
       ['floor (its own process)', floor.peakRssMiB, ...names.map(() => '')],
-      [`upload probe (${uploadProbe.fileMiB} MiB)`, '', ...names.map((n) => uploadProbe.peakRssMiB[n] ?? '')],
+      ...(uploadProbe
+        ? [
+            [
+              `upload probe (${uploadProbe.fileMiB} MiB)`,
+              '',
+              ...names.map((n) => uploadProbe.peakRssMiB[n] ?? ''),
+            ],
+          ]
+        : []),
       ...phases.map((p) => [
         `service, ${p.verifiers} verifier(s)`,
         '',
@@ -757,7 +777,7 @@ function report(
       ratio: overFloor(p),
       met: overFloor(p) <= FLOOR_RATIO_TARGET,
     })),
-    gatewayUnder256MiBDuringUpload: {
+    gatewayUnder256MiBDuringUpload: uploadProbe && {
       peakMiB: uploadProbe.peakRssMiB.gateway,
       fileMiB: uploadProbe.fileMiB,
       met: uploadProbe.peakRssMiB.gateway < 256,

@@ -1,6 +1,6 @@
 import type { AccountId } from './ids';
 import type { JobState } from './files';
-import type { PackedChunkItem } from './packed-results';
+import type { PackedChunkResults } from './packed-results';
 import type { VerificationResult } from './verification';
 
 /** JetStream streams (base names; the messaging library adds the namespace), with their retention. */
@@ -153,8 +153,8 @@ export interface ChunkResultMessage {
   chunk: number;
   /** True when the verifier gave up on the chunk: every item is unknown `verification_failed`, free. */
   failed: boolean;
-  /** In the chunk's address order (packChunkItem, packResultFields). */
-  results: PackedChunkItem[];
+  /** In the chunk's address order (packChunkItem, packResultFields), packed with their counts. */
+  results: PackedChunkResults;
   /** The `retry` of the ChunkMessage answered: these are retried greylisted addresses of the chunk. */
   retry?: string;
 }

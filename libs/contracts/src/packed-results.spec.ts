@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChunkItemResult } from './file-jobs';
 import {
+  chunkItemsOf,
   packChunkItem,
+  packChunkResults,
   packResult,
   packResultFields,
   type PackedResult,
@@ -149,6 +151,28 @@ describe('packed chunk items', () => {
         const whole = (JSON.parse(packResult(r)) as PackedResult)[3];
         expect(whole & packed[4]).toBe(packed[4]);
       }),
+    );
+  });
+});
+
+describe('packed chunk results', () => {
+  it('keep the items as text and count them as file-jobs does when it applies them', () => {
+    fc.assert(
+      fc.property(
+        fc.array(result.map((r) => packResultFields(r, r.status === 'unknown' ? 0 : 1, r.email))),
+        (items) => {
+          const packed = packChunkResults(items);
+          expect(chunkItemsOf(packed.text)).toEqual(items);
+          const statuses: Record<string, number> = {};
+          for (const item of items) statuses[item[1]] = (statuses[item[1]] ?? 0) + 1;
+          expect(packed.counts).toEqual({
+            addresses: items.length,
+            statuses,
+            credits: items.reduce((sum, item) => sum + item[8], 0),
+            greylisted: items.filter((item) => item[1] === 'unknown' && item[2] === 'greylisted').length,
+          });
+        },
+      ),
     );
   });
 });

@@ -216,3 +216,49 @@ export function unpackChunkItem(item: PackedChunkItem): ChunkItemResult {
     creditsUsed,
   } satisfies Required<ChunkItemResult>;
 }
+
+/** An address waiting for a greylisting retry gets this answer first: unknown `greylisted`. */
+export function isGreylistedItem(item: PackedChunkItem): boolean {
+  return item[1] === 'unknown' && item[2] === 'greylisted';
+}
+
+/** What file-jobs counts of a chunk's results when it applies them. */
+export interface ChunkResultCounts {
+  addresses: number;
+  /** Results by status (a status that none has may be missing). */
+  statuses: Partial<Record<VerificationStatus, number>>;
+  /** Credits the results cost together. */
+  credits: number;
+  /** Results unknown `greylisted`: the addresses a job with greylisting retries keeps waiting. */
+  greylisted: number;
+}
+
+/**
+ * A chunk's results as they travel (verifier to file-jobs) and rest (the chunk's row): the JSON text of its
+ * PackedChunkItem[], in the chunk's address order, with their counts. file-jobs stores the text as it came and
+ * counts from `counts`, so applying a chunk neither parses nor writes its results again; only the merge (and a
+ * chunk with greylisted addresses) reads the items.
+ */
+export interface PackedChunkResults {
+  text: string;
+  counts: ChunkResultCounts;
+}
+
+export function countChunkItems(items: readonly PackedChunkItem[]): ChunkResultCounts {
+  const counts: ChunkResultCounts = { addresses: items.length, statuses: {}, credits: 0, greylisted: 0 };
+  for (const item of items) {
+    counts.statuses[item[1]] = (counts.statuses[item[1]] ?? 0) + 1;
+    counts.credits += item[8];
+    if (isGreylistedItem(item)) counts.greylisted += 1;
+  }
+  return counts;
+}
+
+export function packChunkResults(items: readonly PackedChunkItem[]): PackedChunkResults {
+  return { text: JSON.stringify(items), counts: countChunkItems(items) };
+}
+
+/** The items of packed chunk results (or of a chunk row's stored text). */
+export function chunkItemsOf(text: string): PackedChunkItem[] {
+  return JSON.parse(text) as PackedChunkItem[];
+}

@@ -294,12 +294,14 @@ export class VerificationEngine {
 
   /** A well-formed address's result before its domain's facts are known: its list flags and role. */
   private startResult(parsed: ParsedAddress, literal: boolean): VerificationResult {
-    return {
-      ...fallbackResult(parsed.email, parsed.domain),
-      validFormat: true,
-      ...(literal ? LITERAL_FLAGS : this.listFlagsOf(parsed.domain)),
-      isRole: isRoleLocalPart(unquote(parsed.local)),
-    };
+    const result = fallbackResult(parsed.email, parsed.domain);
+    const flags = literal ? LITERAL_FLAGS : this.listFlagsOf(parsed.domain);
+    result.validFormat = true;
+    result.isDisposable = flags.isDisposable;
+    result.isFree = flags.isFree;
+    result.domainSuggestion = flags.domainSuggestion;
+    result.isRole = isRoleLocalPart(unquote(parsed.local));
+    return result;
   }
 
   /** The verdict of an address whose domain can receive mail, from what was found about it. */

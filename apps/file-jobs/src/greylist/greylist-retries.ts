@@ -1,6 +1,7 @@
 import {
   type ChunkMessage,
   type ChunkResultMessage,
+  chunkItemsOf,
   chunkMessageId,
   chunkSubject,
 } from '@emailverify/contracts';
@@ -38,13 +39,14 @@ export class GreylistRetries {
 
   /** The addresses of a chunk's first answer that wait for a retry, if any. */
   waitingOf(message: ChunkResultMessage): WaitingPlan | undefined {
-    if (message.failed) return undefined;
-    const positions = waitingPositions(message.results, this.options.delays);
+    if (message.failed || message.results.counts.greylisted === 0) return undefined;
+    const items = chunkItemsOf(message.results.text);
+    const positions = waitingPositions(items, this.options.delays);
     if (positions.length === 0) return undefined;
     return GreylistRepository.waiting(
       message.jobId,
       message.chunk,
-      message.results,
+      items,
       positions,
       this.options.delays[0]!,
     );
@@ -56,7 +58,7 @@ export class GreylistRetries {
       message.jobId,
       message.chunk,
       message.retry,
-      message.results,
+      chunkItemsOf(message.results.text),
       message.failed,
       this.options.delays,
     );

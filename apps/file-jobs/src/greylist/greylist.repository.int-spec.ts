@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AccountId, PackedChunkItem } from '@emailverify/contracts';
+import { type AccountId, type PackedChunkItem, packChunkResults } from '@emailverify/contracts';
 import type { DataSource } from '@emailverify/persistence';
 import { openTestDatabase } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,7 +77,7 @@ describe('greylisting retries in PostgreSQL', () => {
     return jobs.applyChunkResult(
       jobId,
       0,
-      results,
+      packChunkResults(results),
       false,
       GreylistRepository.waiting(jobId, 0, results, positions, DELAYS[0]!),
     );

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AccountId, PackedChunkItem } from '@emailverify/contracts';
+import { type AccountId, countChunkItems, type PackedChunkItem } from '@emailverify/contracts';
 import { type DataSource, type EntityManager, returnedRows } from '@emailverify/persistence';
 import { addToJob, type JobRow, LateResult, type WaitingPlan } from '../jobs/jobs.repository';
 import { applyRetry, type WaitingAddress } from './retry-schedule';
@@ -188,7 +188,7 @@ export class GreylistRepository {
           [jobId, chunk, JSON.stringify(outcome.results), outcome.addedCredits, answered],
         );
         const job = await addToJob(m, jobId, {
-          results: outcome.settled.map((s) => s.item),
+          settled: countChunkItems(outcome.settled.map((s) => s.item)),
           completedChunks: answered ? 1 : 0,
           failedChunks: 0,
           waiting: -outcome.settled.length,

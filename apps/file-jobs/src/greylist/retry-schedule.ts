@@ -1,4 +1,4 @@
-import type { PackedChunkItem } from '@emailverify/contracts';
+import { isGreylistedItem, type PackedChunkItem } from '@emailverify/contracts';
 import { z } from 'zod';
 
 /*
@@ -44,9 +44,7 @@ export const greylistDelays = z
   });
 
 /** A result the mail server greylisted: worth asking again later. */
-export function isGreylisted(item: PackedChunkItem): boolean {
-  return item[1] === 'unknown' && item[2] === 'greylisted';
-}
+export const isGreylisted = isGreylistedItem;
 
 /** Positions of a chunk's results that wait for a retry (none when retries are off). */
 export function waitingPositions(results: readonly PackedChunkItem[], delays: readonly number[]): number[] {

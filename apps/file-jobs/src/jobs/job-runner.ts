@@ -214,7 +214,12 @@ export class JobRunner {
     this.metrics.chunkResults.inc({ outcome: message.failed ? 'failed' : 'verified' });
     // One line per chunk, never per address.
     this.logger.info(
-      { jobId: job.id, chunk: message.chunk, failed: message.failed, addresses: message.results.length },
+      {
+        jobId: job.id,
+        chunk: message.chunk,
+        failed: message.failed,
+        addresses: message.results.counts.addresses,
+      },
       'chunk result applied',
     );
     broadcastStatus(this.bus, job);

@@ -4,6 +4,7 @@ import {
   type ChunkItemResult,
   type PackedChunkItem,
   packChunkItem,
+  packChunkResults,
 } from '@emailverify/contracts';
 import { readCsv } from '@emailverify/files';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
@@ -139,21 +140,28 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     expect(await repo.publishChunks(view.jobId, 2, collect)).toEqual([0, 1]);
     expect(await repo.publishChunks(view.jobId, 2, collect)).toEqual([]);
 
-    const first = await repo.applyChunkResult(view.jobId, 0, emails[0]!.map(verified), false);
+    const first = await repo.applyChunkResult(
+      view.jobId,
+      0,
+      packChunkResults(emails[0]!.map(verified)),
+      false,
+    );
     expect(first).toMatchObject({ completed_chunks: 1, processed_emails: 4, valid_emails: 3 });
     // The same chunk again (a redelivery): nothing changes.
-    expect(await repo.applyChunkResult(view.jobId, 0, emails[0]!.map(verified), false)).toBeUndefined();
+    expect(
+      await repo.applyChunkResult(view.jobId, 0, packChunkResults(emails[0]!.map(verified)), false),
+    ).toBeUndefined();
     expect(await repo.publishChunks(view.jobId, 2, collect)).toEqual([2]);
     expect(emails).toEqual([
       ['a@files.test', 'b@files.test', 'c@files.test'],
       ['d@files.test', 'e@files.test', 'slow@files.test'],
       ['f@files.test'],
     ]);
-    await repo.applyChunkResult(view.jobId, 1, emails[1]!.map(verified), false);
+    await repo.applyChunkResult(view.jobId, 1, packChunkResults(emails[1]!.map(verified)), false);
     const failed = emails[2]!.map((email) =>
       packChunkItem({ ...answer(email), status: 'unknown', reason: 'verification_failed', creditsUsed: 0 }),
     );
-    const last = await repo.applyChunkResult(view.jobId, 2, failed, true);
+    const last = await repo.applyChunkResult(view.jobId, 2, packChunkResults(failed), true);
     expect(last).toMatchObject({
       completed_chunks: 2,
       failed_chunks: 1,
@@ -199,7 +207,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       repo.applyChunkResult(
         view.jobId,
         chunk,
-        [0, 1, 2].map((i) => verified(`w${chunk * 3 + i}@files.test`)),
+        packChunkResults([0, 1, 2].map((i) => verified(`w${chunk * 3 + i}@files.test`))),
         false,
       );
 
@@ -230,7 +238,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     const view = await createJob(csv, 'quick.csv');
     // A verifier fast enough to answer each chunk before the refill's transaction marks its batch published.
     await repo.publishChunks(view.jobId, 2, async (chunk, emails) => {
-      await repo.applyChunkResult(view.jobId, chunk, emails.map(verified), false);
+      await repo.applyChunkResult(view.jobId, chunk, packChunkResults(emails.map(verified)), false);
     });
     const chunks = (await db.query(
       `SELECT chunk, status FROM files.job_chunks WHERE job_id = $1 ORDER BY chunk`,
@@ -260,7 +268,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     await repo.publishChunks(view.jobId, 3, async (chunk, addresses) => {
       emails[chunk] = addresses;
     });
-    await repo.applyChunkResult(view.jobId, 0, emails[0]!.map(verified), false);
+    await repo.applyChunkResult(view.jobId, 0, packChunkResults(emails[0]!.map(verified)), false);
     const job = (await repo.findByIdInternal(view.jobId))!;
     const writer = new ResultWriter(repo, kit, config);
 
@@ -286,8 +294,10 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
         pollMs: 20,
         active: async () => {
           polls += 1;
-          if (polls === 2) await repo.applyChunkResult(view.jobId, 2, emails[2]!.map(verified), false);
-          if (polls === 4) await repo.applyChunkResult(view.jobId, 1, emails[1]!.map(verified), false);
+          if (polls === 2)
+            await repo.applyChunkResult(view.jobId, 2, packChunkResults(emails[2]!.map(verified)), false);
+          if (polls === 4)
+            await repo.applyChunkResult(view.jobId, 1, packChunkResults(emails[1]!.map(verified)), false);
           return true;
         },
       },
@@ -333,7 +343,12 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
   it('refuses to merge a result that is not the address of its row', async () => {
     const repo = new JobsRepository(db);
     const view = await createJob('email\nx@files.test\ny@files.test\n', 'two.csv');
-    await repo.applyChunkResult(view.jobId, 0, ['y@files.test', 'x@files.test'].map(verified), false);
+    await repo.applyChunkResult(
+      view.jobId,
+      0,
+      packChunkResults(['y@files.test', 'x@files.test'].map(verified)),
+      false,
+    );
     const job = (await repo.findByIdInternal(view.jobId))!;
     await expect(new ResultWriter(repo, kit, config).write(job)).rejects.toThrow(/is for y@files.test/);
   });

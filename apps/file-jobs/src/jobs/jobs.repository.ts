@@ -1,9 +1,13 @@
 import {
   type AccountId,
   type ChunkItemResult,
+  type ChunkResultCounts,
+  chunkItemsOf,
+  countChunkItems,
   eventOfState,
   type JobState,
   type PackedChunkItem,
+  type PackedChunkResults,
   unpackChunkItem,
 } from '@emailverify/contracts';
 import { type DataSource, type EntityManager, returnedRows } from '@emailverify/persistence';
@@ -147,10 +151,11 @@ function withoutPositions(
   return results.filter((_, i) => !skip.has(i));
 }
 
-/** Increments of the per-status counters for a set of results. */
-function countIncrements(results: readonly PackedChunkItem[]): Record<string, number> {
+/** Increments of the per-status counters for counted results. */
+function countIncrements(counts: ChunkResultCounts): Record<string, number> {
   const inc: Record<string, number> = Object.fromEntries(Object.values(COUNT_COLUMNS).map((c) => [c, 0]));
-  for (const r of results) inc[COUNT_COLUMNS[r[1]]]! += 1;
+  for (const [status, n] of Object.entries(counts.statuses) as Array<[keyof typeof COUNT_COLUMNS, number]>)
+    inc[COUNT_COLUMNS[status]]! += n;
   return inc;
 }
 
@@ -414,12 +419,16 @@ export class JobsRepository {
   async applyChunkResult(
     jobId: string,
     chunk: number,
-    results: readonly PackedChunkItem[],
+    results: PackedChunkResults,
     failed: boolean,
     waiting?: WaitingPlan,
   ): Promise<JobRow | undefined> {
     const positions = failed ? [] : (waiting?.positions ?? []);
-    const settled = positions.length === 0 ? results : withoutPositions(results, positions);
+    // The results are stored as they came; only a chunk with addresses left waiting is counted item by item.
+    const settled =
+      positions.length === 0
+        ? results.counts
+        : countChunkItems(withoutPositions(chunkItemsOf(results.text), positions));
     try {
       return await this.db.transaction(async (m) => {
         // Claiming the chunk row is what makes this happen once; the job row is locked only by the last
@@ -432,14 +441,14 @@ export class JobsRepository {
             jobId,
             chunk,
             failed ? 'failed' : positions.length > 0 ? 'waiting' : 'done',
-            JSON.stringify(results),
-            results.reduce((sum, r) => sum + r[8], 0),
+            results.text,
+            results.counts.credits,
           ],
         );
         if (returnedRows(claimed).length === 0) return undefined;
         if (positions.length > 0) await waiting!.schedule(m, positions);
         const job = await addToJob(m, jobId, {
-          results: settled,
+          settled,
           completedChunks: failed || positions.length > 0 ? 0 : 1,
           failedChunks: failed ? 1 : 0,
           waiting: positions.length,
@@ -483,7 +492,7 @@ export class JobsRepository {
       );
     return rows.map((r) => ({
       chunk: r.chunk,
-      results: r.results === null ? null : (JSON.parse(r.results) as PackedChunkItem[]).map(unpackChunkItem),
+      results: r.results === null ? null : chunkItemsOf(r.results).map(unpackChunkItem),
       repeated: r.repeated,
     }));
   }
@@ -503,7 +512,7 @@ export class LateResult extends Error {}
 /** What applying results adds to their job. */
 export interface JobAdditions {
   /** Results now settled: processed and counted. */
-  results: readonly PackedChunkItem[];
+  settled: ChunkResultCounts;
   completedChunks: number;
   failedChunks: number;
   /** Change of the addresses waiting for a greylisting retry. */
@@ -519,7 +528,7 @@ export async function addToJob(
   jobId: string,
   add: JobAdditions,
 ): Promise<JobRow | undefined> {
-  const inc = countIncrements(add.results);
+  const inc = countIncrements(add.settled);
   const raw: unknown = await m.query(
     `UPDATE files.jobs SET
         processed_emails = processed_emails + $2,
@@ -535,7 +544,7 @@ export async function addToJob(
       RETURNING *`,
     [
       jobId,
-      add.results.length,
+      add.settled.addresses,
       add.completedChunks,
       add.failedChunks,
       inc.valid_emails,

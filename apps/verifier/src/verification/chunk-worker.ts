@@ -4,6 +4,7 @@ import {
   chunkDoneSubject,
   chunkMessageId,
   type PackedChunkItem,
+  packChunkResults,
   packResultFields,
   Consumers,
   Streams,
@@ -69,7 +70,7 @@ export class ChunkWorker {
             jobId: payload.jobId,
             chunk: payload.chunk,
             failed: false,
-            results,
+            results: packChunkResults(results),
             ...retryOf(payload),
           });
           this.chunkSeconds.observe({ outcome: 'verified' }, seconds());
@@ -85,7 +86,7 @@ export class ChunkWorker {
             jobId: payload.jobId,
             chunk: payload.chunk,
             failed: true,
-            results: payload.emails.map(failedItem),
+            results: packChunkResults(payload.emails.map(failedItem)),
             ...retryOf(payload),
           });
           this.chunkSeconds.observe({ outcome: 'failed' }, seconds());

@@ -171,6 +171,8 @@ export class VerificationService {
     );
     this.count(verified);
     await this.results.save(verified.filter(cacheable), chunk.checkSmtp, this.options.cacheTtlHours);
+    // Nothing was cached (the usual case in a new file): the results are in the chunk's order already.
+    if (cached.size === 0) return verified.map((r, i) => packResultFields(r, creditsFor(r), toVerify[i]!));
     const fresh = new Map(verified.map((r, i) => [toVerify[i]!, r]));
     return chunk.emails.map((email) => {
       const hit = cached.get(email);
