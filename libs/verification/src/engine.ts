@@ -101,6 +101,8 @@ export class VerificationEngine {
   /** The lists' flags per domain, worked out once per domain (the typo suggestion is most of an address's CPU). */
   private readonly listFlags: TtlCache<string, DomainListFlags>;
   private readonly cacheTtlMs: number;
+  /** mxIpOf's answers, kept as long as the (cached) facts they were worked out from. */
+  private readonly mxIps = new WeakMap<DomainFacts, string>();
 
   constructor(
     options: VerificationOptions,
@@ -257,7 +259,7 @@ export class VerificationEngine {
     // and load on the provider's servers.
     const probe = options.checkSmtp && !result.isDisposable;
     const [reputation, smtp, gravatar, domainAge] = await Promise.all([
-      this.checkReputation(literal ? undefined : parsed.domain, firstIpv4(facts.hosts)),
+      this.checkReputation(literal ? undefined : parsed.domain, this.mxIpOf(facts)),
       probe ? this.probeSmtp(parsed.email, parsed.domain, facts.hosts) : undefined,
       this.extras.gravatar(parsed.email),
       literal ? 0 : this.extras.domainAge(parsed.domain),
@@ -281,7 +283,7 @@ export class VerificationEngine {
       const facts = publicRouting(known, this.allowPrivateNetworks);
       const result = this.startResult(parsed, literal);
       if (facts.kind !== 'deliverable') return undeliverable(result, facts);
-      const reputation = this.reputation.cached(literal ? undefined : parsed.domain, firstIpv4(facts.hosts));
+      const reputation = this.reputation.cached(literal ? undefined : parsed.domain, this.mxIpOf(facts));
       const gravatar = this.extras.cachedGravatar(parsed.email);
       const domainAge = literal ? 0 : this.extras.cachedDomainAge(parsed.domain);
       if (!reputation || !gravatar || domainAge === undefined) return undefined;
@@ -329,6 +331,16 @@ export class VerificationEngine {
     findings.push({ status: 'valid', reason: result.smtpValid ? 'accepted' : 'mx_found' });
     result.isDeliverable = smtp === undefined || smtp.kind === 'accepted';
     return finish(result, decide(findings), result.smtpValid, errorMessage);
+  }
+
+  /** The first MX host's IPv4 address (the one blocklists are asked about), once per facts object. */
+  private mxIpOf(facts: Extract<DomainFacts, { kind: 'deliverable' }>): string {
+    let ip = this.mxIps.get(facts);
+    if (ip === undefined) {
+      ip = firstIpv4(facts.hosts);
+      this.mxIps.set(facts, ip);
+    }
+    return ip;
   }
 
   private listFlagsOf(domain: string): DomainListFlags {

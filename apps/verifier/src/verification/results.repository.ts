@@ -15,9 +15,11 @@ export const FRESH_LOOKUP_SQL = `SELECT k.email, hit.status, hit.result, hit.ver
        ORDER BY r.smtp_checked DESC
        LIMIT 1) AS hit`;
 
+/** The times are worked out once for the batch (in the select list they would be computed again for every row). */
 const SAVE_SQL = `INSERT INTO verifier.results (email, smtp_checked, status, result, verified_at, expires_at)
-  SELECT r.email, $4::boolean, r.status, r.result, now(), now() + make_interval(hours => $5::int)
-    FROM unnest(string_to_array($1::text, E'\\n'), string_to_array($2::text, E'\\n'),
+  SELECT r.email, $4::boolean, r.status, r.result, t.verified_at, t.expires_at
+    FROM (SELECT now() AS verified_at, now() + make_interval(hours => $5::int) AS expires_at) AS t,
+         unnest(string_to_array($1::text, E'\\n'), string_to_array($2::text, E'\\n'),
                 string_to_array($3::text, E'\\n')) AS r(email, status, result)`;
 
 // Run for every verification (and every file-job chunk), so each is prepared once per pooled connection.
