@@ -249,7 +249,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   log(
     `file: ${ROWS.toLocaleString('en')} rows over ${DOMAINS.toLocaleString('en')} domains, MX-only, ` +
       `${UNIQUE.toLocaleString('en')} distinct addresses; phases: the floor, library in-process, ` +
-      `100 MiB upload probe, service with 1 then 2 verifiers`,
+      `then ${PHASES.join(', ')} (probe: 100 MiB upload; s1, s2: the service with 1, 2 verifiers)`,
   );
   log(`service knobs: ${JSON.stringify(knobsUsed)}${Object.keys(knobEnv).length ? '' : ' (defaults)'}`);
   const world = await startMailWorld(cleanup);
