@@ -6,6 +6,7 @@ import {
   NO_FLUSH_WAIT,
   returnedRows,
 } from '@emailverify/persistence';
+import { type PreparedStatement, queryPrepared } from './prepared';
 
 /** An event to be turned into deliveries. */
 export interface NewEvent {
@@ -103,6 +104,82 @@ const DELIVERY_VIEW = `
                                               'response_body', a.response_body) ORDER BY a.n)
               FROM webhooks.attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempts`;
 
+/** One delivery per subscribed active webhook for each event of a batch (`createForEvents`). */
+const MAKE_DELIVERIES: PreparedStatement = {
+  name: 'webhooks.make-deliveries',
+  text: `WITH input AS (
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[])
+                  AS i(account_id, event_id, event, job_id, body, request_id)),
+     made AS (
+       INSERT INTO webhooks.deliveries
+              (id, webhook_id, account_id, event_id, event, job_id, body, request_id, next_attempt_at,
+               attempt_count, claimed_until)
+       SELECT gen_random_uuid(), w.id, w.account_id, i.event_id, i.event, i.job_id, i.body, i.request_id,
+              CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9
+                   THEN now() + make_interval(secs => $8) ELSE now() + make_interval(secs => $7) END,
+              CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9 THEN 1 ELSE 0 END,
+              CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9
+                   THEN now() + make_interval(secs => $8) END
+         FROM input i
+         JOIN webhooks.webhooks w ON w.account_id = i.account_id AND w.is_active AND i.event = ANY (w.events)
+        ORDER BY i.event_id, w.id
+       ON CONFLICT (event_id, webhook_id) DO NOTHING
+       RETURNING id, webhook_id, account_id, event_id, event, body, attempt_count, max_attempts, request_id)
+     SELECT made.*, w.url, w.secret_sealed, w.is_active
+       FROM made JOIN webhooks.webhooks w ON w.id = made.webhook_id`,
+};
+
+/** Claims due deliveries (`claimDue`). */
+const CLAIM_DUE: PreparedStatement = {
+  name: 'webhooks.claim-due',
+  text: `WITH ${NO_FLUSH_WAIT}
+     UPDATE webhooks.deliveries d
+        SET attempt_count = d.attempt_count + 1, claimed_until = now() + make_interval(secs => $2),
+            next_attempt_at = now() + make_interval(secs => $2)
+       FROM webhooks.webhooks w, no_flush_wait
+      WHERE w.id = d.webhook_id
+        AND d.id IN (SELECT id FROM webhooks.deliveries
+                      WHERE status = 'pending' AND next_attempt_at <= now()
+                        AND (claimed_until IS NULL OR claimed_until < now())
+                      ORDER BY next_attempt_at
+                      LIMIT $1
+                      FOR UPDATE SKIP LOCKED)
+      RETURNING d.id, d.webhook_id, d.event, d.body, d.attempt_count, d.max_attempts, d.request_id,
+                w.url, w.secret_sealed, w.is_active`,
+};
+
+/** The common outcomes of a batch of attempts (`recordCommonOutcomes`). */
+const RECORD_COMMON_OUTCOMES: PreparedStatement = {
+  name: 'webhooks.record-common-outcomes',
+  text: `WITH ${NO_FLUSH_WAIT},
+     input AS (
+       SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[],
+                            $6::int[], $7::int[], $8::text[], $9::text[], $10::uuid[])
+                  AS i(delivery_id, n, status, next_attempt_at, at, http_status, duration_ms, error, response_body,
+                       webhook_id)),
+     locked AS MATERIALIZED (
+       SELECT id FROM webhooks.webhooks
+        WHERE id IN (SELECT webhook_id FROM input WHERE status = 'success')
+        ORDER BY id
+        FOR NO KEY UPDATE),
+     moved AS (
+       UPDATE webhooks.deliveries d
+          SET status = i.status, next_attempt_at = i.next_attempt_at, claimed_until = NULL
+         FROM input i
+        WHERE d.id = i.delivery_id AND d.attempt_count = i.n AND d.status = 'pending'
+        RETURNING d.id, d.webhook_id, i.status, i.n, i.at, i.http_status, i.duration_ms, i.error, i.response_body),
+     attempt AS (
+       INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
+       SELECT id, n, at, http_status, duration_ms, error, response_body FROM moved
+       ON CONFLICT DO NOTHING),
+     delivered AS (
+       UPDATE webhooks.webhooks
+          SET last_delivery_status = 'success', last_delivery_at = now(), last_error = NULL,
+              failing_since = NULL
+        WHERE id IN (SELECT id FROM locked) AND id IN (SELECT webhook_id FROM moved WHERE status = 'success'))
+     SELECT moved.id, moved.n FROM moved, no_flush_wait`,
+};
+
 /**
  * Deliveries and their attempts. The delivery log a customer reads (list, find, redeliver) and event intake take
  * the account (AccountId); claiming due deliveries, recording attempts and purging old ones serve only the
@@ -133,32 +210,13 @@ export class DeliveriesRepository {
       events.map((e) => e.body),
       events.map((e) => e.requestId),
     ];
-    const rows = await retryConflicts(async () =>
-      returnedRows<ClaimedDelivery & { account_id: string; event_id: string }>(
-        await this.db.query(
-          `WITH input AS (
-             SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[])
-                        AS i(account_id, event_id, event, job_id, body, request_id)),
-           made AS (
-             INSERT INTO webhooks.deliveries
-                    (id, webhook_id, account_id, event_id, event, job_id, body, request_id, next_attempt_at,
-                     attempt_count, claimed_until)
-             SELECT gen_random_uuid(), w.id, w.account_id, i.event_id, i.event, i.job_id, i.body, i.request_id,
-                    CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9
-                         THEN now() + make_interval(secs => $8) ELSE now() + make_interval(secs => $7) END,
-                    CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9 THEN 1 ELSE 0 END,
-                    CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9
-                         THEN now() + make_interval(secs => $8) END
-               FROM input i
-               JOIN webhooks.webhooks w ON w.account_id = i.account_id AND w.is_active AND i.event = ANY (w.events)
-              ORDER BY i.event_id, w.id
-             ON CONFLICT (event_id, webhook_id) DO NOTHING
-             RETURNING id, webhook_id, account_id, event_id, event, body, attempt_count, max_attempts, request_id)
-           SELECT made.*, w.url, w.secret_sealed, w.is_active
-             FROM made JOIN webhooks.webhooks w ON w.id = made.webhook_id`,
-          [...columns, first.delayMs / 1000, (first.claim?.ms ?? 0) / 1000, first.claim?.max ?? 0],
-        ),
-      ),
+    const rows = await retryConflicts(() =>
+      queryPrepared<ClaimedDelivery & { account_id: string; event_id: string }>(this.db, MAKE_DELIVERIES, [
+        ...columns,
+        first.delayMs / 1000,
+        (first.claim?.ms ?? 0) / 1000,
+        first.claim?.max ?? 0,
+      ]),
     );
     // Each event's deliveries go to its first occurrence in the batch; a repeat made none.
     const byEvent = new Map<string, EventDeliveries>();
@@ -189,25 +247,7 @@ export class DeliveriesRepository {
    * can only make an attempt that had been made be made again.
    */
   async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    return returnedRows<ClaimedDelivery>(
-      await this.db.query(
-        `WITH ${NO_FLUSH_WAIT}
-         UPDATE webhooks.deliveries d
-            SET attempt_count = d.attempt_count + 1, claimed_until = now() + make_interval(secs => $2),
-                next_attempt_at = now() + make_interval(secs => $2)
-           FROM webhooks.webhooks w, no_flush_wait
-          WHERE w.id = d.webhook_id
-            AND d.id IN (SELECT id FROM webhooks.deliveries
-                          WHERE status = 'pending' AND next_attempt_at <= now()
-                            AND (claimed_until IS NULL OR claimed_until < now())
-                          ORDER BY next_attempt_at
-                          LIMIT $1
-                          FOR UPDATE SKIP LOCKED)
-          RETURNING d.id, d.webhook_id, d.event, d.body, d.attempt_count, d.max_attempts, d.request_id,
-                    w.url, w.secret_sealed, w.is_active`,
-        [limit, leaseMs / 1000],
-      ),
-    );
+    return queryPrepared<ClaimedDelivery>(this.db, CLAIM_DUE, [limit, leaseMs / 1000]);
   }
 
   /**
@@ -377,7 +417,7 @@ function isCommon(outcome: AttemptOutcome): outcome is CommonOutcome {
  * The webhooks' rows are locked in id order before they are updated: statements of two replicas that update
  * the same webhooks in different orders would deadlock.
  */
-async function recordCommonOutcomes(m: Queryable, results: readonly CommonResult[]): Promise<Set<string>> {
+async function recordCommonOutcomes(db: DataSource, results: readonly CommonResult[]): Promise<Set<string>> {
   if (results.length === 0) return new Set();
   const columns: unknown[][] = Array.from({ length: 10 }, () => []);
   for (const { attempt: a, outcome: o } of results) {
@@ -395,38 +435,7 @@ async function recordCommonOutcomes(m: Queryable, results: readonly CommonResult
     ];
     row.forEach((value, i) => columns[i]!.push(value));
   }
-  const rows = returnedRows<{ id: string; n: number }>(
-    await m.query(
-      `WITH ${NO_FLUSH_WAIT},
-       input AS (
-         SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[],
-                              $6::int[], $7::int[], $8::text[], $9::text[], $10::uuid[])
-                    AS i(delivery_id, n, status, next_attempt_at, at, http_status, duration_ms, error, response_body,
-                         webhook_id)),
-       locked AS MATERIALIZED (
-         SELECT id FROM webhooks.webhooks
-          WHERE id IN (SELECT webhook_id FROM input WHERE status = 'success')
-          ORDER BY id
-          FOR NO KEY UPDATE),
-       moved AS (
-         UPDATE webhooks.deliveries d
-            SET status = i.status, next_attempt_at = i.next_attempt_at, claimed_until = NULL
-           FROM input i
-          WHERE d.id = i.delivery_id AND d.attempt_count = i.n AND d.status = 'pending'
-          RETURNING d.id, d.webhook_id, i.status, i.n, i.at, i.http_status, i.duration_ms, i.error, i.response_body),
-       attempt AS (
-         INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
-         SELECT id, n, at, http_status, duration_ms, error, response_body FROM moved
-         ON CONFLICT DO NOTHING),
-       delivered AS (
-         UPDATE webhooks.webhooks
-            SET last_delivery_status = 'success', last_delivery_at = now(), last_error = NULL,
-                failing_since = NULL
-          WHERE id IN (SELECT id FROM locked) AND id IN (SELECT webhook_id FROM moved WHERE status = 'success'))
-       SELECT moved.id, moved.n FROM moved, no_flush_wait`,
-      columns,
-    ),
-  );
+  const rows = await queryPrepared<{ id: string; n: number }>(db, RECORD_COMMON_OUTCOMES, columns);
   return new Set(rows.map((r) => `${r.id}:${r.n}`));
 }
 
