@@ -104,6 +104,9 @@ const DELIVERY_VIEW = `
                                               'response_body', a.response_body) ORDER BY a.n)
               FROM webhooks.attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempts`;
 
+/** A delivery made by `MAKE_DELIVERIES`: what a claimed one needs but its body, and its event's key. */
+type MadeRow = Omit<ClaimedDelivery, 'body'> & { account_id: string; event_id: string };
+
 /** One delivery per subscribed active webhook for each event of a batch (`createForEvents`). */
 const MAKE_DELIVERIES: PreparedStatement = {
   name: 'webhooks.make-deliveries',
@@ -124,7 +127,7 @@ const MAKE_DELIVERIES: PreparedStatement = {
          JOIN webhooks.webhooks w ON w.account_id = i.account_id AND w.is_active AND i.event = ANY (w.events)
         ORDER BY i.event_id, w.id
        ON CONFLICT (event_id, webhook_id) DO NOTHING
-       RETURNING id, webhook_id, account_id, event_id, event, body, attempt_count, max_attempts, request_id)
+       RETURNING id, webhook_id, account_id, event_id, event, attempt_count, max_attempts, request_id)
      SELECT made.*, w.url, w.secret_sealed, w.is_active
        FROM made JOIN webhooks.webhooks w ON w.id = made.webhook_id`,
 };
@@ -211,27 +214,40 @@ export class DeliveriesRepository {
       events.map((e) => e.requestId),
     ];
     const rows = await retryConflicts(() =>
-      queryPrepared<ClaimedDelivery & { account_id: string; event_id: string }>(this.db, MAKE_DELIVERIES, [
+      queryPrepared<MadeRow>(this.db, MAKE_DELIVERIES, [
         ...columns,
         first.delayMs / 1000,
         (first.claim?.ms ?? 0) / 1000,
         first.claim?.max ?? 0,
       ]),
     );
-    // Each event's deliveries go to its first occurrence in the batch; a repeat made none.
-    const byEvent = new Map<string, EventDeliveries>();
+    // Each event's deliveries go to its first occurrence in the batch; a repeat made none. Their body is the
+    // event's, which is at hand (not read back).
+    const byEvent = new Map<string, { made: EventDeliveries; body: string }>();
     const made = events.map((e) => {
       const key = `${e.accountId}:${e.eventId}`;
       if (byEvent.has(key)) return { ids: [], claimed: [] };
       const deliveries: EventDeliveries = { ids: [], claimed: [] };
-      byEvent.set(key, deliveries);
+      byEvent.set(key, { made: deliveries, body: e.body });
       return deliveries;
     });
-    for (const { account_id, event_id, ...delivery } of rows) {
-      const deliveries = byEvent.get(`${account_id}:${event_id}`)!;
-      deliveries.ids.push(delivery.id);
+    for (const row of rows) {
+      const { made: deliveries, body } = byEvent.get(`${row.account_id}:${row.event_id}`)!;
+      deliveries.ids.push(row.id);
       // A fresh delivery counts its first attempt only when it was made claimed for it.
-      if (delivery.attempt_count > 0) deliveries.claimed.push(delivery);
+      if (row.attempt_count > 0)
+        deliveries.claimed.push({
+          id: row.id,
+          webhook_id: row.webhook_id,
+          event: row.event,
+          body,
+          attempt_count: row.attempt_count,
+          max_attempts: row.max_attempts,
+          request_id: row.request_id,
+          url: row.url,
+          secret_sealed: row.secret_sealed,
+          is_active: row.is_active,
+        });
     }
     return made;
   }
