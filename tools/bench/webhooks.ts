@@ -249,6 +249,11 @@ interface ThroughputFigures {
   publishMs?: number;
   /** Connections the sender holds open to the receiver right after the round (kept alive: its pool size). */
   connections: number;
+  /**
+   * TCP connections the receiver accepted during the round, each with a TLS handshake: 0 when the sender's
+   * pool was warm and kept alive throughout.
+   */
+  accepted: number;
   /** CPU milliseconds per delivery: the sender, PostgreSQL, NATS and this process (the receiver). */
   cpuMsPerDelivery: Record<string, number>;
   /**
@@ -429,7 +434,7 @@ async function measureThroughput(bench: Bench): Promise<ThroughputRuns> {
         `round ${r + 1} ${side.padEnd(7)} ${figures.deliveries} deliveries in ${figures.seconds} s = ` +
           `${figures.deliveriesPerSecond}/s  first after ${figures.firstDeliveryMs} ms` +
           (figures.publishMs !== undefined ? `  published in ${figures.publishMs} ms` : '') +
-          `  ${figures.connections} connections  CPU (cores) ${JSON.stringify(figures.cpu)}` +
+          `  ${figures.connections} connections (${figures.accepted} new)  CPU (cores) ${JSON.stringify(figures.cpu)}` +
           `  CPU ms/delivery ${JSON.stringify(figures.cpuMsPerDelivery)}`,
       );
       if (figures.pgBackends)
@@ -553,6 +558,7 @@ async function serviceRound(
   const metered = Date.now() - started;
   const pgBackends = sampler.stop();
   const connections = connectionsTo(receiver.port, pid('webhooks'));
+  const accepted = receiver.connections;
   const requests = receiver.requests();
   const ended = lastReceived(requests);
   // Every attempt recorded before the next round, so that one does not pay for this one.
@@ -577,6 +583,7 @@ async function serviceRound(
     firstDeliveryMs: firstReceived(requests) - started,
     publishMs: published - started,
     connections,
+    accepted,
     pgBackends,
     cpu,
     cpuMsPerDelivery: perDelivery(cpu, metered, requests.length, [
@@ -619,6 +626,7 @@ async function bareRound(
   const cpu = meter.stop();
   const metered = Date.now() - started;
   const connections = connectionsTo(receiver.port, bare.pid);
+  const accepted = receiver.connections;
   const received = receiver.requests();
   const ended = lastReceived(received);
   checkRound(receiver, secretOf, `bare ${label}`, events, expected);
@@ -628,6 +636,7 @@ async function bareRound(
     deliveriesPerSecond: round(received.length / ((ended - started) / 1000), 1),
     firstDeliveryMs: firstReceived(received) - started,
     connections,
+    accepted,
     cpu,
     cpuMsPerDelivery: perDelivery(cpu, metered, received.length, ['bare', 'postgres', 'nats', 'bench']),
   };
@@ -640,6 +649,7 @@ function report(knobs: Knobs, delay: DelayFigures, { runs, discarded }: Throughp
     seconds: round(median(list.map((f) => f.seconds)), 3),
     firstDeliveryMs: median(list.map((f) => f.firstDeliveryMs)),
     connections: median(list.map((f) => f.connections)),
+    accepted: median(list.map((f) => f.accepted)),
     cpuMsPerDelivery: Object.fromEntries(
       Object.keys(list[0]?.cpuMsPerDelivery ?? {}).map((k) => [
         k,
@@ -676,7 +686,7 @@ function report(knobs: Knobs, delay: DelayFigures, { runs, discarded }: Throughp
       'deliveries/s',
       'seconds',
       'first ms',
-      'conns',
+      'conns (new)',
       'CPU ms/delivery: sender',
       'its pg backends',
       'receiver',
@@ -688,7 +698,7 @@ function report(knobs: Knobs, delay: DelayFigures, { runs, discarded }: Throughp
         serviceSummary.deliveriesPerSecond,
         serviceSummary.seconds,
         serviceSummary.firstDeliveryMs,
-        serviceSummary.connections,
+        `${serviceSummary.connections} (${serviceSummary.accepted})`,
         serviceSummary.cpuMsPerDelivery.webhooks ?? '',
         serviceSummary.cpuMsPerDelivery.webhooksPg ?? '',
         serviceSummary.cpuMsPerDelivery.bench ?? '',
@@ -699,7 +709,7 @@ function report(knobs: Knobs, delay: DelayFigures, { runs, discarded }: Throughp
         bareSummary.deliveriesPerSecond,
         bareSummary.seconds,
         bareSummary.firstDeliveryMs,
-        bareSummary.connections,
+        `${bareSummary.connections} (${bareSummary.accepted})`,
         bareSummary.cpuMsPerDelivery.bare ?? '',
         0,
         bareSummary.cpuMsPerDelivery.bench ?? '',

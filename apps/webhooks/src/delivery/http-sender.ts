@@ -33,6 +33,23 @@ const READ_BODY_BYTES = 64 * 1024;
 const KEEP_BODY_BYTES = 1024;
 /** Idle pooled connections to one checked address are closed after this long. */
 const AGENT_IDLE_MS = 60_000;
+/** Parsed webhook URLs kept, at most this many. */
+const KEPT_TARGETS = 10_000;
+
+/** An attempt's time limit: whether it ran out, and what to end when it does (the step in progress). */
+interface TimeLimit {
+  expired: boolean;
+  onExpiry?: () => void;
+}
+
+interface ParsedTarget {
+  protocol: string;
+  /** The host name or address, without the brackets of an IPv6 literal. */
+  host: string;
+  port: number;
+  /** Path and query. */
+  path: string;
+}
 
 const systemResolve = (host: string) => dnsLookup(host, { all: true, verbatim: true });
 
@@ -47,6 +64,7 @@ const systemResolve = (host: string) => dnsLookup(host, { all: true, verbatim: t
  */
 export class HttpSender {
   private readonly agents = new Map<string, { agent: Agent; usedAt: number }>();
+  private readonly targets = new Map<string, ParsedTarget>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly resolve: NonNullable<SenderOptions['resolve']>;
 
@@ -58,12 +76,16 @@ export class HttpSender {
 
   async post(target: string, headers: Record<string, string>, body: string): Promise<SendResult> {
     const started = performance.now();
-    // The attempt's time limit, cleared when it ends (AbortSignal.timeout would fire for every attempt, long
-    // after it ended, making an error object each time).
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), this.options.timeoutMs);
+    // The attempt's time limit: a timer cleared when the attempt ends, which ends whatever the attempt is
+    // waiting for (an AbortSignal would cost listeners on every request, and AbortSignal.timeout an error
+    // object for every attempt, long after it ended).
+    const limit: TimeLimit = { expired: false };
+    const timer = setTimeout(() => {
+      limit.expired = true;
+      limit.onExpiry?.();
+    }, this.options.timeoutMs);
     try {
-      return await this.attempt(target, headers, body, timeout.signal, started);
+      return await this.attempt(target, headers, body, limit, started);
     } finally {
       clearTimeout(timer);
     }
@@ -79,37 +101,32 @@ export class HttpSender {
     target: string,
     headers: Record<string, string>,
     body: string,
-    signal: AbortSignal,
+    limit: TimeLimit,
     started: number,
   ): Promise<SendResult> {
     const elapsed = () => performance.now() - started;
-    let url: URL;
-    try {
-      url = new URL(target);
-    } catch {
-      return failure('the webhook URL is not valid', elapsed());
-    }
+    const url = this.parse(target);
+    if (!url) return failure('the webhook URL is not valid', elapsed());
     if (url.protocol !== 'https:') return failure('only https URLs are delivered to', elapsed());
-    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const { host, port, path } = url;
     let address: { address: string; family: number };
     try {
-      address = await this.checkedAddress(host, signal);
+      address = await this.checkedAddress(host, limit);
     } catch (err) {
       return failure((err as Error).message, elapsed());
     }
-    const port = Number(url.port || 443);
+    if (limit.expired) return failure(`no reply within ${this.options.timeoutMs} ms`, elapsed());
     try {
       return await new Promise<SendResult>((resolve, reject) => {
         const req = request(
           {
             host,
             port,
-            path: `${url.pathname}${url.search}`,
+            path,
             method: 'POST',
             headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
             agent: this.agentFor(host, port, address),
             lookup: pinnedLookup(address),
-            signal,
           },
           (res) => {
             const chunks: Buffer[] = [];
@@ -142,10 +159,11 @@ export class HttpSender {
           },
         );
         req.on('error', reject);
+        limit.onExpiry = () => req.destroy(new Error('timed out'));
         req.end(body);
       });
     } catch (err) {
-      const message = signal.aborted
+      const message = limit.expired
         ? `no reply within ${this.options.timeoutMs} ms`
         : `could not deliver: ${describeError(err)}`;
       return failure(message, elapsed());
@@ -153,21 +171,16 @@ export class HttpSender {
   }
 
   /** Resolves the host (an IP literal is its own answer) and applies the address rule to every answer. */
-  private async checkedAddress(
-    host: string,
-    signal: AbortSignal,
-  ): Promise<{ address: string; family: number }> {
+  private async checkedAddress(host: string, limit: TimeLimit): Promise<{ address: string; family: number }> {
     let addresses: Array<{ address: string; family: number }>;
     if (isIpLiteral(host)) addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];
     else {
       try {
         addresses = await Promise.race([
           this.resolve(host),
-          new Promise<never>((_, reject) =>
-            signal.addEventListener('abort', () => reject(new Error(`resolving ${host} timed out`)), {
-              once: true,
-            }),
-          ),
+          new Promise<never>((_, reject) => {
+            limit.onExpiry = () => reject(new Error(`resolving ${host} timed out`));
+          }),
         ]);
       } catch (err) {
         throw new Error(`could not resolve ${host}: ${describeError(err)}`);
@@ -184,6 +197,27 @@ export class HttpSender {
       }
     }
     return addresses[0]!;
+  }
+
+  /** The parts of a webhook URL a request needs, kept per URL (the same few URLs are posted to again and again). */
+  private parse(target: string): ParsedTarget | undefined {
+    let parsed = this.targets.get(target);
+    if (parsed) return parsed;
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      return undefined;
+    }
+    parsed = {
+      protocol: url.protocol,
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(url.port || 443),
+      path: `${url.pathname}${url.search}`,
+    };
+    if (this.targets.size >= KEPT_TARGETS) this.targets.clear();
+    this.targets.set(target, parsed);
+    return parsed;
   }
 
   private agentFor(host: string, port: number, address: { address: string }): Agent {
