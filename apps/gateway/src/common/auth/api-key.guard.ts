@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { DomainError } from '@emailverify/contracts';
+import { DomainError, type ResolvedKey } from '@emailverify/contracts';
 import type { Response } from 'express';
 import type { GatewayRequest } from '../http/request-context';
 import { routePolicy } from '../http/route-policy';
@@ -8,7 +8,7 @@ import { requestedStyle } from '../http/style';
 import { clientAddressKey } from '../rate-limit/client-address';
 import { RateLimiterService, tooManyAuthFailures } from '../rate-limit/rate-limiter.service';
 import { AuthService } from './auth.service';
-import { extractApiKey } from './carriers';
+import { type CarriedKey, extractApiKey } from './carriers';
 
 /**
  * Authenticates every non-public route. A client IP that keeps failing is refused (429) for the rest of the
@@ -22,10 +22,10 @@ export class ApiKeyGuard implements CanActivate {
     private readonly limits: RateLimiterService,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Synchronous (no promise for Nest to await) for a public route and for a key this gateway knows already. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (routePolicy(this.reflector, context).isPublic) return true;
     const req = context.switchToHttp().getRequest<GatewayRequest>();
-    const res = context.switchToHttp().getResponse<Response>();
     const override = requestedStyle(req);
     if (override) req.style = override;
     const ip = clientAddressKey(req);
@@ -35,14 +35,26 @@ export class ApiKeyGuard implements CanActivate {
     // A key this gateway knows already: whether the address is blocked is asked with the request's count, in
     // one round trip to the limits' store (RateLimitGuard). Anything else is checked first, so a blocked
     // address never makes the gateway ask the credits service about a key.
-    let resolved = keyHash ? this.auth.cached(keyHash) : undefined;
+    const resolved = keyHash ? this.auth.cached(keyHash) : undefined;
     if (resolved) {
       req.addressToCheck = ip;
-    } else {
-      const blocked = await this.limits.authBlocked(ip);
-      if (blocked) throw tooManyAuthFailures(res, blocked.retryAfter);
-      resolved = keyHash ? await this.auth.resolve(keyHash, req.requestId) : undefined;
+      authenticate(req, resolved, override);
+      return true;
     }
+    return this.resolve(req, context.switchToHttp().getResponse<Response>(), ip, keyHash, carried, override);
+  }
+
+  private async resolve(
+    req: GatewayRequest,
+    res: Response,
+    ip: string,
+    keyHash: string | undefined,
+    carried: CarriedKey,
+    override: ReturnType<typeof requestedStyle>,
+  ): Promise<boolean> {
+    const blocked = await this.limits.authBlocked(ip);
+    if (blocked) throw tooManyAuthFailures(res, blocked.retryAfter);
+    const resolved = keyHash ? await this.auth.resolve(keyHash, req.requestId) : undefined;
     if (!resolved) {
       const failure = await this.limits.recordAuthFailure(ip);
       if (!failure.allowed) throw tooManyAuthFailures(res, failure.retryAfter);
@@ -51,15 +63,24 @@ export class ApiKeyGuard implements CanActivate {
         carried ? 'The API key is invalid or revoked' : 'An API key is required (SVC-API-KEY header)',
       );
     }
-    req.auth = {
-      accountId: resolved.accountId,
-      apiKeyId: resolved.apiKeyId,
-      apiKeyName: resolved.apiKeyName,
-      plan: resolved.plan,
-      defaultStyle: resolved.style,
-      requestId: req.requestId,
-    };
-    req.style = override ?? resolved.style;
+    authenticate(req, resolved, override);
     return true;
   }
+}
+
+/** The request's auth context, and its style: the one it asked for, else the key's default. */
+function authenticate(
+  req: GatewayRequest,
+  resolved: ResolvedKey,
+  override: ReturnType<typeof requestedStyle>,
+): void {
+  req.auth = {
+    accountId: resolved.accountId,
+    apiKeyId: resolved.apiKeyId,
+    apiKeyName: resolved.apiKeyName,
+    plan: resolved.plan,
+    defaultStyle: resolved.style,
+    requestId: req.requestId,
+  };
+  req.style = override ?? resolved.style;
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { Broadcasts, type KeyChangedBroadcast, type ResolvedKey, Subjects } from '@emailverify/contracts';
 import { MessageBus } from '@emailverify/messaging';
@@ -26,9 +26,9 @@ export class AuthService implements OnModuleInit {
     this.bus.onBroadcast<KeyChangedBroadcast>(Broadcasts.keyChanged, (event) => this.evict(event));
   }
 
-  /** What the key's hash is looked up (and cached) under. */
+  /** What the key's hash is looked up (and cached) under: SHA-256 in hex, in one call (no Hash object). */
   hash(apiKey: string): string {
-    return createHash('sha256').update(apiKey, 'utf8').digest('hex');
+    return hash('sha256', apiKey, 'hex');
   }
 
   /** The key of this hash as this gateway resolved it within AUTH_CACHE_TTL_MS, if it did. */

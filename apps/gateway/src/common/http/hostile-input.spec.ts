@@ -253,7 +253,7 @@ describe('hostile input at the HTTP layer (in-process gateway, stand-in bus)', (
     });
 
     it('counts IPv6 clients per /64 and IPv4-mapped ones as IPv4', () => {
-      const key = (ip: string) => clientAddressKey({ ip, socket: {} as never });
+      const key = (ip: string) => clientAddressKey({ ip, socket: {} as never, headers: {} });
       expect(key('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
       expect(key('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
       expect(key('2001:db8::1')).toBe('2001:db8:0:0::/64');

@@ -23,7 +23,8 @@ export class JsonBodyGuard implements CanActivate {
     this.parse = express.json({ limit: config.JSON_BODY_LIMIT_BYTES, strict: true, type: () => true });
   }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Synchronous (no promise for Nest to await) when there is no body to read. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const req = context.switchToHttp().getRequest<GatewayRequest>();
     if (!BODY_METHODS.has(req.method) || routePolicy(this.reflector, context).rawBody) return true;
@@ -33,6 +34,10 @@ export class JsonBodyGuard implements CanActivate {
       req.body = {};
       return true;
     }
+    return this.read(req, context);
+  }
+
+  private async read(req: GatewayRequest, context: ExecutionContext): Promise<boolean> {
     const type = req.headers['content-type'] ?? '';
     if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
       throw new DomainError(
