@@ -215,9 +215,19 @@ function normaliseDomainMemo(raw: string): Readonly<DomainParse> {
   if (parsed === undefined) {
     if (domainMemo.size >= DOMAIN_MEMO_SIZE) domainMemo.clear();
     parsed = Object.freeze(normaliseDomain(raw));
-    domainMemo.set(raw, parsed);
+    // Keyed by a copy: `raw` is often cut out of a larger text (a file's parsed rows), and a kept slice would
+    // keep that whole text alive for as long as the memo holds it.
+    domainMemo.set(copyOf(raw), parsed);
   }
   return parsed;
+}
+
+/**
+ * A string of its own with the same text: slicing a concatenation flattens it into a new string, so the result
+ * refers to nothing but a copy one character longer than `text`.
+ */
+function copyOf(text: string): string {
+  return ` ${text}`.slice(1);
 }
 
 /** @param fail how a problem is reported: as an invalid address by default, or as an invalid domain */

@@ -65,7 +65,9 @@ describe('greylisting retries in PostgreSQL', () => {
         processed_emails: 0,
         invalid_emails: 0,
       });
-      await tx.insertChunks(id, [{ emails, repeated: new RepeatBits(emails.length) }]);
+      await tx.insertChunks(id, [
+        { emails: emails.join('\n'), size: emails.length, repeated: new RepeatBits(emails.length) },
+      ]);
     });
     await jobs.publishChunks(id, 1, async () => undefined);
     return id;

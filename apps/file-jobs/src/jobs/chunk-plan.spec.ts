@@ -11,10 +11,11 @@ function batches(cells: string[], per = 2): string[][][] {
 
 /** A plan's chunks as their addresses and the positions whose address occurs again. */
 function chunksOf(plan: ChunkPlan): Array<{ emails: string[]; repeated: number[] }> {
-  return plan.chunks.map((c) => ({
-    emails: c.emails,
-    repeated: c.emails.flatMap((_, i) => (c.repeated.has(i) ? [i] : [])),
-  }));
+  return plan.chunks.map((c) => {
+    const emails = c.emails.split('\n');
+    expect(emails.length).toBe(c.size);
+    return { emails, repeated: emails.flatMap((_, i) => (c.repeated.has(i) ? [i] : [])) };
+  });
 }
 
 describe('planChunks', () => {

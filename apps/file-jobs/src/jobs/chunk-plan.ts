@@ -1,6 +1,7 @@
 import { DomainError } from '@emailverify/contracts';
 import type { NewChunk } from './jobs.repository';
 import { RepeatBits, rowKey } from './row-key';
+import { SeenCells, TextPool } from './seen-cells';
 
 export interface ChunkPlanOptions {
   /** Addresses per chunk. */
@@ -34,34 +35,42 @@ export async function planChunks(
   column: number,
   { chunkSize, maxEmails }: ChunkPlanOptions,
 ): Promise<ChunkPlan> {
-  const seen = new Map<string, number>(); // key -> ordinal among the verifiable addresses, -1 for a non-address
-  const chunks: NewChunk[] = [];
+  // The addresses, a chunk's worth per segment (joined by line feeds, which no address holds: the chunk's text
+  // as it is stored), and the distinct cells that are no address.
+  const addresses = new TextPool(chunkSize, '\n');
+  const others = new TextPool(4096);
+  const seen = new SeenCells(addresses, others);
+  const repeats: RepeatBits[] = [];
   let totalRows = 0;
   let estimated = 0;
-  let billable = 0;
   for await (const batch of batches) {
     for (const cells of batch) {
       totalRows += 1;
       const cell = rowKey(cells[column]);
       if (cell.kind === 'empty') continue;
       estimated += 1;
-      const ordinal = seen.get(cell.key);
+      const address = cell.kind === 'address';
+      const ordinal = seen.find(cell.key, address);
       if (ordinal !== undefined) {
-        if (ordinal >= 0) chunks[Math.floor(ordinal / chunkSize)]!.repeated.set(ordinal % chunkSize);
+        if (ordinal >= 0) repeats[Math.floor(ordinal / chunkSize)]!.set(ordinal % chunkSize);
         continue;
       }
       if (seen.size >= maxEmails) {
         throw new DomainError('PAYLOAD_TOO_LARGE', `The file holds more than ${maxEmails} addresses`);
       }
-      if (cell.kind === 'invalid') {
-        seen.set(cell.key, -1);
+      if (!address) {
+        seen.add(cell.key, false, others.add(cell.key));
         continue;
       }
-      seen.set(cell.key, billable);
-      if (billable % chunkSize === 0) chunks.push({ emails: [], repeated: new RepeatBits(chunkSize) });
-      chunks.at(-1)!.emails.push(cell.key);
-      billable += 1;
+      if (addresses.size % chunkSize === 0) repeats.push(new RepeatBits(chunkSize));
+      seen.add(cell.key, true, addresses.add(cell.key));
     }
   }
+  const billable = addresses.size;
+  const chunks: NewChunk[] = repeats.map((repeated, i) => ({
+    emails: addresses.segmentText(i),
+    size: Math.min(chunkSize, billable - i * chunkSize),
+    repeated,
+  }));
   return { totalRows, estimated, unique: seen.size, billable, chunks };
 }

@@ -93,8 +93,13 @@ export type NewJob = Pick<
 > & { file_size: number };
 
 export interface NewChunk {
-  /** The chunk's addresses, normalised, in first-seen order. */
-  emails: string[];
+  /**
+   * The chunk's addresses, normalised, in first-seen order, joined by line feeds (which no address holds): one
+   * flat string per chunk while a large file's job is made, rather than a string per address.
+   */
+  emails: string;
+  /** How many addresses `emails` holds. */
+  size: number;
   /** Which of them occur again further down the file. */
   repeated: RepeatBits;
 }
@@ -603,12 +608,13 @@ export class JobsTx {
     for (let first = 0; first < chunks.length; first += CHUNK_INSERT_BATCH) {
       const batch = chunks.slice(first, first + CHUNK_INSERT_BATCH).map((c) => ({
         e: c.emails,
+        s: c.size,
         r: Buffer.from(c.repeated.bytes()).toString('base64'),
       }));
       await this.m.query(
         `INSERT INTO files.job_chunks (job_id, chunk, size, emails, repeated)
-         SELECT $1, $2::int + (c.n - 1)::int, json_array_length(c.v->'e'),
-                ARRAY(SELECT a.email FROM json_array_elements_text(c.v->'e') WITH ORDINALITY AS a(email, i) ORDER BY a.i), decode(c.v->>'r', 'base64')
+         SELECT $1, $2::int + (c.n - 1)::int, (c.v->>'s')::int, string_to_array(c.v->>'e', E'\\n'),
+                decode(c.v->>'r', 'base64')
            FROM json_array_elements($3::json) WITH ORDINALITY AS c(v, n)`,
         [jobId, first, JSON.stringify(batch)],
       );
