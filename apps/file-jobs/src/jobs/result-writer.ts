@@ -1,4 +1,9 @@
-import type { ChunkItemResult } from '@emailverify/contracts';
+import {
+  type ChunkItemResult,
+  type PackedChunkItem,
+  packResultFields,
+  unpackChunkItem,
+} from '@emailverify/contracts';
 import { CsvWriter, readRowBatches, type ResultCells, resultHeader, resultRow } from '@emailverify/files';
 import type { JetStreamKit } from '@emailverify/messaging';
 import { fallbackResult, syntaxFailureResult } from '@emailverify/verification';
@@ -63,8 +68,9 @@ export class ResultWriter {
     try {
       const width = job.headers.length;
       const chunks = new OutcomeCursor(this.repo, job.id, job.total_chunks, follow, signal);
-      // Results of addresses that occur again further down; only those are kept once their row is written.
-      const retained = new Map<string, ResultCells>();
+      // Results of addresses that occur again further down; only those are kept once their row is written, as
+      // the packed tuple's JSON text (a third of what the result's objects and strings take).
+      const retained = new Map<string, string>();
       let ordinal = 0;
       let current: LoadedChunk | undefined;
       await writer.write([resultHeader(job.headers, job.preserve_original)]);
@@ -97,7 +103,7 @@ export class ResultWriter {
           else if (cell.kind === 'invalid') result = syntaxFailureResult(cell.key, 'invalid_syntax');
           else {
             const kept = retained.get(cell.key);
-            if (kept) result = kept;
+            if (kept !== undefined) result = unpackChunkItem(JSON.parse(kept) as PackedChunkItem);
             else {
               // The address's first row: it is the next one in chunk order.
               if (ordinal >= job.billable_emails) {
@@ -113,7 +119,9 @@ export class ResultWriter {
               }
               // Keyed by the result's own copy of the address: the row's cell is a slice of the text the parser
               // read, and keeping it would keep that whole piece of the file until the merge ends.
-              if (current!.repeated?.has(position) ?? true) retained.set(result.email, result);
+              if (current!.repeated?.has(position) ?? true) {
+                retained.set(result.email, JSON.stringify(packResultFields(result, 0, result.email)));
+              }
             }
           }
           // A chunk result carries every result-file cell (and what it cost, which the file does not show).
