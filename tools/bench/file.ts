@@ -472,6 +472,8 @@ class Installation {
 async function measureUploadProbe(installation: Installation): Promise<UploadProbe> {
   const { suite, apiKey } = installation;
   const probe = probeFile();
+  // As before each phase's upload: a connection left idle while the file was built is let go first.
+  await sleep(KEEP_ALIVE_EXPIRY_MS);
   const gatewayBefore = (await installation.peaks()).gateway;
   const probePids = installation.pids();
   for (const pid of Object.values(probePids)) resetPeakRss(pid);

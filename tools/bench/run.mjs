@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { NODE_FLAGS } from '../dev/apps.mjs';
+import { YOUNG_GENERATION_FLAGS } from '../dev/apps.mjs';
 import { ensureDependencies, ensureNode, root } from '../dev/lib.mjs';
 
 const BENCHMARKS = {
@@ -67,10 +67,11 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 for (const n of names) {
   const code = await new Promise((resolve) => {
     // cwd = the build directory: the test harness finds the apps at <cwd>/dist/apps/...
-    // The benchmark process (the library side of every comparison) runs with the apps' V8 flags too.
+    // The benchmark process (the library side of every comparison) runs with the apps' young generation too,
+    // without their bound on the old one (it holds whole files and their results).
     current = spawn(
       process.execPath,
-      [...NODE_FLAGS, path.join(buildDir, 'dist', 'tools', 'bench', `${n}.js`), ...rest],
+      [...YOUNG_GENERATION_FLAGS, path.join(buildDir, 'dist', 'tools', 'bench', `${n}.js`), ...rest],
       {
         cwd: buildDir,
         env: { ...process.env, BENCH_ROOT: root },

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import {
   type ChunkMessage,
   type ChunkResultMessage,
@@ -262,7 +263,9 @@ export class JobRunner {
    */
   private startMerge(job: JobRow, merge: () => Promise<void>): void {
     if (this.stopping.signal.aborted || this.merges.has(job.id)) return;
-    if (this.merges.size >= this.config.FILE_MERGE_CONCURRENCY) {
+    // A merge keeps the results of the addresses that repeat further down its file, which a file can make large:
+    // while the heap is half full, merges run one at a time rather than running the process out of memory.
+    if (this.merges.size >= this.config.FILE_MERGE_CONCURRENCY || (this.merges.size > 0 && heapHalfFull())) {
       this.turnedAway = true;
       return;
     }
@@ -284,6 +287,12 @@ export class JobRunner {
 /** Runs `work` as part of the request that created the job (when it is known). */
 function inJob<T>(job: JobRow, work: () => Promise<T>): Promise<T> {
   return job.request_id ? withRequestId(job.request_id, work) : work();
+}
+
+/** Whether the V8 heap uses more than half of its limit (the apps' --max-old-space-size, tools/dev/apps.mjs). */
+function heapHalfFull(): boolean {
+  const { used_heap_size, heap_size_limit } = getHeapStatistics();
+  return used_heap_size > heap_size_limit / 2;
 }
 
 function allChunksAnswered(job: JobRow): boolean {

@@ -82,7 +82,7 @@ export function launch(name: string, entry: string, env: NodeJS.ProcessEnv): Run
       `${entry} is missing: run "npm run build" (npm test does it) before the integration tests`,
     );
   // The flags production runs the apps with (tools/dev/apps.mjs NODE_FLAGS, the Dockerfile's NODE_OPTIONS).
-  const child = spawn(process.execPath, ['--max-semi-space-size=32', file], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=32', '--max-old-space-size=384', file], {
     cwd: repoRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
