@@ -246,14 +246,7 @@ export class TestSuite {
       body,
       redirect: 'manual',
     });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, json };
+    return readReply(res);
   }
 
   /** A multipart upload (POST /v1/verify/file by default), with form fields beside the file. */
@@ -276,14 +269,7 @@ export class TestSuite {
       headers,
       body: form,
     });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, json };
+    return readReply(res);
   }
 
   /**
@@ -379,6 +365,18 @@ export class TestSuite {
       await client.end().catch(() => undefined);
     }
   }
+}
+
+/** A reply's status, headers and body, the body also as JSON when it is JSON. */
+async function readReply(res: Response): Promise<HttpReply> {
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
 }
 
 function replicaKey(name: ServiceName, replica: number): string {
