@@ -1,5 +1,5 @@
 import { Subjects } from '@emailverify/contracts';
-import { type Account, eventually, MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
+import { type Account, eventually, MailWorld, TestSuite } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -18,10 +18,9 @@ describe('concurrent single verifications of one account', () => {
   beforeAll(async () => {
     world = await MailWorld.start();
     world.domain('ok.test', { mx: [{ priority: 10, host: 'mx.ok.test', smtp: { mailboxes: ['a'] } }] });
-    await world.ready();
     suite = await TestSuite.start({
+      world,
       services: ['credits', 'verifier'],
-      env: mailWorldEnv(world),
       // A shared, busy machine answers 500 requests at once slowly; the deadline is not what is tested here.
       appEnv: { gateway: { VERIFY_TIMEOUT_MS: '120000' } },
     });
@@ -35,10 +34,7 @@ describe('concurrent single verifications of one account', () => {
       keys.push(key.apiKey);
     }
   });
-  afterAll(async () => {
-    await suite?.stop();
-    await world?.stop();
-  });
+  afterAll(async () => suite?.stop());
 
   it(`charges exactly ${CREDITS} of ${REQUESTS} new addresses over ${KEYS} keys and refuses the rest with 402`, async () => {
     const replies = await Promise.all(

@@ -1,4 +1,4 @@
-import { type Account, eventually, MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
+import { type Account, eventually, MailWorld, TestSuite } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -14,9 +14,9 @@ describe('credits held by a verifier that dies mid-verification', () => {
     world = await MailWorld.start();
     // The MX accepts the connection and never greets: the verification stays in flight until the verifier dies.
     world.domain('stalled.test', { mx: [{ priority: 10, host: 'mx.stalled.test', smtp: { silent: true } }] });
-    await world.ready();
     suite = await TestSuite.start({
-      env: { ...mailWorldEnv(world), SMTP_CONNECT_TIMEOUT_MS: '60000', SMTP_COMMAND_TIMEOUT_MS: '60000' },
+      world,
+      env: { SMTP_CONNECT_TIMEOUT_MS: '60000', SMTP_COMMAND_TIMEOUT_MS: '60000' },
       appEnv: {
         verifier: { CREDIT_HOLD_SECONDS: '3' },
         credits: { RESERVATION_SWEEP_INTERVAL_MS: '250' },
@@ -25,10 +25,7 @@ describe('credits held by a verifier that dies mid-verification', () => {
     });
     account = await suite.createAccount({ credits: 5 });
   });
-  afterAll(async () => {
-    await suite?.stop();
-    await world?.stop();
-  });
+  afterAll(async () => suite?.stop());
 
   const balance = async () =>
     (await suite.call('/v1/credits', { key: account.apiKey })).json.data.credits_balance as number;

@@ -13,7 +13,7 @@ const DOMAINS = 50;
 const REPEATED = 1_000;
 const LOST = FAULT_JOB_ADDRESSES / 100;
 
-/** A mail world for fault jobs: catch-all domains `<tag>0.test` to `<tag>49.test`, and gone.test, which is not. */
+/** A mail world for fault jobs (a TestSuite given it waits until it answers): catch-all domains `<tag>0.test` to `<tag>49.test`, and gone.test, which is not. */
 export async function faultJobWorld(tag: string): Promise<MailWorld> {
   const world = await MailWorld.start();
   for (let d = 0; d < DOMAINS; d++) {
@@ -22,7 +22,6 @@ export async function faultJobWorld(tag: string): Promise<MailWorld> {
     });
   }
   world.domain('gone.test', { nxdomain: true });
-  await world.ready();
   return world;
 }
 

@@ -1,4 +1,4 @@
-import { type Account, type ServiceName, MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
+import { type Account, type ServiceName, MailWorld, TestSuite } from '@emailverify/testing';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -22,8 +22,8 @@ describe.each<ServiceName>(['verifier', 'file-jobs'])('a %s killed half-way thro
   beforeAll(async () => {
     world = await faultJobWorld('crash');
     suite = await TestSuite.start({
+      world,
       env: {
-        ...mailWorldEnv(world),
         FILE_RECOVERY_INTERVAL_MS: '500',
         // Small chunks, two at a time: the job takes long enough for the kill to land in the middle of it.
         FILE_CHUNK_SIZE: '50',
@@ -37,10 +37,7 @@ describe.each<ServiceName>(['verifier', 'file-jobs'])('a %s killed half-way thro
     });
     account = await suite.createAccount({ credits: 50_000 });
   });
-  afterAll(async () => {
-    await suite?.stop();
-    await world?.stop();
-  });
+  afterAll(async () => suite?.stop());
 
   it(
     'completes with exact counts, one charge per unique address, and every row',
@@ -82,10 +79,9 @@ describe('chunks that fail on every delivery', () => {
   beforeAll(async () => {
     world = await MailWorld.start();
     world.domain('warn.test', { mx: [{ priority: 10, host: 'mx.warn.test', smtp: { catchAll: true } }] });
-    await world.ready();
     suite = await TestSuite.start({
+      world,
       env: {
-        ...mailWorldEnv(world),
         FILE_RECOVERY_INTERVAL_MS: '500',
         FILE_CHUNK_SIZE: '10',
         FILE_CHUNK_MAX_DELIVERIES: '2',
@@ -93,10 +89,7 @@ describe('chunks that fail on every delivery', () => {
     });
     account = await suite.createAccount({ credits: 1_000 });
   });
-  afterAll(async () => {
-    await suite?.stop();
-    await world?.stop();
-  });
+  afterAll(async () => suite?.stop());
 
   it(
     'completes with a warning, charges nothing for them, and keeps every row',

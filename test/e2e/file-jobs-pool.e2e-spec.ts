@@ -1,4 +1,4 @@
-import { type Account, MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
+import { type Account, MailWorld, TestSuite } from '@emailverify/testing';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -29,10 +29,9 @@ describe('twelve small jobs at once on one file-jobs process with a pool of ten'
         mx: [{ priority: 10, host: `mx.slow${j}.test`, smtp: { mailboxes, delayMs: 300 } }],
       });
     }
-    await world.ready();
     suite = await TestSuite.start({
+      world,
       env: {
-        ...mailWorldEnv(world),
         FILE_CHUNK_SIZE: '10',
         FILE_RECOVERY_INTERVAL_MS: '500',
         SMTP_SEMAPHORE_TIMEOUT_MS: '120000',
@@ -44,10 +43,7 @@ describe('twelve small jobs at once on one file-jobs process with a pool of ten'
     });
     account = await suite.createAccount({ credits: JOBS * ROWS });
   });
-  afterAll(async () => {
-    await suite?.stop();
-    await world?.stop();
-  });
+  afterAll(async () => suite?.stop());
 
   it('all complete, each with its own rows and charges', { timeout: 180_000 }, async () => {
     const files = Array.from({ length: JOBS }, (_, j) =>

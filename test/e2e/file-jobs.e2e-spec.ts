@@ -1,12 +1,4 @@
-import {
-  type Account,
-  bombXlsx,
-  MailWorld,
-  simpleXlsx,
-  mailWorldEnv,
-  TestSuite,
-  worksheetXml,
-} from '@emailverify/testing';
+import { type Account, bombXlsx, MailWorld, simpleXlsx, TestSuite, worksheetXml } from '@emailverify/testing';
 import { signDownload } from '@emailverify/service-kit';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,10 +31,9 @@ describe('file jobs: upload, progress, results, pause/resume/cancel', () => {
       .domain('mailinator.com', {
         mx: [{ priority: 10, host: 'mx.mailinator.com', smtp: { catchAll: true } }],
       });
-    await world.ready();
     suite = await TestSuite.start({
+      world,
       env: {
-        ...mailWorldEnv(world),
         SMTP_MAX_CONCURRENCY_PER_MX: '50',
         DOWNLOAD_SIGNING_SECRET: SECRET,
         FILE_RECOVERY_INTERVAL_MS: '500',
@@ -56,10 +47,7 @@ describe('file jobs: upload, progress, results, pause/resume/cancel', () => {
     });
     account = await suite.createAccount({ credits: 100_000 });
   });
-  afterAll(async () => {
-    await suite?.stop();
-    await world?.stop();
-  });
+  afterAll(async () => suite?.stop());
 
   const upload = (
     name: string,

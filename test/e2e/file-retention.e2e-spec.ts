@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { JetStreamKit } from '@emailverify/messaging';
-import { type Account, eventually, MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
+import { type Account, eventually, MailWorld, TestSuite } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // A file job's files are personal data: DELETE erases a job at once, retention deletes the files of ended jobs,
@@ -23,10 +23,9 @@ describe('file jobs: deletion, retention and the size of the file store', () => 
       .domain('slow.test', {
         mx: [{ priority: 10, host: 'mx.slow.test', smtp: { catchAll: true, delayMs: 400 } }],
       });
-    await world.ready();
     suite = await TestSuite.start({
+      world,
       env: {
-        ...mailWorldEnv(world),
         FILE_RECOVERY_INTERVAL_MS: '500',
         FILE_CHUNK_SIZE: '10',
         FILE_CHUNKS_IN_FLIGHT: '2',
@@ -35,10 +34,7 @@ describe('file jobs: deletion, retention and the size of the file store', () => 
     });
     account = await suite.createAccount({ credits: 10_000 });
   });
-  afterAll(async () => {
-    await suite?.stop();
-    await world?.stop();
-  });
+  afterAll(async () => suite?.stop());
 
   const upload = (name: string, content: string, fields: Record<string, string> = {}, style?: 'legacy') =>
     suite.upload({ key: account.apiKey, file: { name, content }, fields, style });

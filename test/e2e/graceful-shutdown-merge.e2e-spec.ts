@@ -1,4 +1,4 @@
-import { type Account, eventually, type MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
+import { type Account, eventually, type MailWorld, TestSuite } from '@emailverify/testing';
 import { isTerminalJobState, type JobState } from '@emailverify/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectCompletedExactly, faultJobWorld, uploadFaultJob } from './fault-job';
@@ -19,8 +19,8 @@ describe('file-jobs stopped (SIGTERM) in the middle of a merge', () => {
   beforeAll(async () => {
     world = await faultJobWorld('mg');
     suite = await TestSuite.start({
+      world,
       env: {
-        ...mailWorldEnv(world),
         FILE_RECOVERY_INTERVAL_MS: '500',
         // No merge while the job is verified: the whole result file is written once every chunk is answered.
         FILE_EARLY_MERGE_SECONDS: '0',
@@ -31,10 +31,7 @@ describe('file-jobs stopped (SIGTERM) in the middle of a merge', () => {
     });
     account = await suite.createAccount({ credits: 50_000 });
   }, 300_000);
-  afterAll(async () => {
-    await suite?.stop();
-    await world?.stop();
-  });
+  afterAll(async () => suite?.stop());
 
   const jobRow = async (id: string) =>
     (

@@ -1,4 +1,4 @@
-import { type Account, eventually, MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
+import { type Account, eventually, MailWorld, TestSuite } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const DOMAINS = 20;
@@ -23,10 +23,9 @@ describe('graceful shutdown on SIGTERM', () => {
         mx: [{ priority: 10, host: `mx.drain${d}.test`, smtp: { catchAll: true, delayMs: 200 } }],
       });
     }
-    await world.ready();
     suite = await TestSuite.start({
+      world,
       env: {
-        ...mailWorldEnv(world),
         SMTP_MAX_CONCURRENCY_PER_MX: '50',
         FILE_RECOVERY_INTERVAL_MS: '500',
         FILE_CHUNK_SIZE: String(CHUNK_SIZE),
@@ -37,6 +36,8 @@ describe('graceful shutdown on SIGTERM', () => {
         FILE_CHUNK_ACK_WAIT_MS: '600000',
       },
       services: ['credits', 'file-jobs', 'webhooks'],
+      // file-jobs logs each request it answers, which tells when the long poll below is in the gateway's hands.
+      appEnv: { 'file-jobs': { LOG_LEVEL: 'info' } },
       gateways: 2,
     });
     // Two verifiers; the first one says what it hands back, the second which chunks it verifies.
@@ -44,10 +45,7 @@ describe('graceful shutdown on SIGTERM', () => {
     await suite.startService('verifier', { LOG_LEVEL: 'info' }, 1);
     account = await suite.createAccount({ credits: 10_000 });
   });
-  afterAll(async () => {
-    await suite?.stop();
-    await world?.stop();
-  });
+  afterAll(async () => suite?.stop());
 
   it(
     'a verifier stopped mid-job hands its chunks to the other at once; the job completes with exact counts',
@@ -83,9 +81,18 @@ describe('graceful shutdown on SIGTERM', () => {
       expect(ADDRESSES / CHUNK_SIZE - atStop.completed_chunks).toBeGreaterThan(3 * CHUNKS_IN_HAND);
 
       // A long poll on the second gateway, which is stopped next: it answers at once with the current status.
-      const longPoll = suite.call(`/v1/verify/file/${id}?timeout=300`, { key: account.apiKey, gateway: 1 });
+      // The gateway holds it once it has read the job's status from file-jobs for it.
+      const longPollId = `long-poll-${id}`;
+      const longPoll = suite.call(`/v1/verify/file/${id}?timeout=300`, {
+        key: account.apiKey,
+        gateway: 1,
+        headers: { 'X-Request-Id': longPollId },
+      });
+      const fileJobs = suite.processes.get('file-jobs')!;
+      await eventually(() => expect(fileJobs.output.join('')).toContain(`"requestId":"${longPollId}"`), {
+        timeoutMs: 60_000,
+      });
       const gateway = suite.processes.get('gateway1')!;
-      await new Promise((resolve) => setTimeout(resolve, 500));
       gateway.child.kill('SIGTERM');
       const answered = await longPoll;
       expect(answered.status).toBe(200);

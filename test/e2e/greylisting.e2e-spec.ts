@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Account, eventually, MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
+import { type Account, eventually, MailWorld, TestSuite } from '@emailverify/testing';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -45,10 +45,9 @@ describe('file jobs retry greylisted addresses', () => {
       .domain('plain.test', {
         mx: [{ priority: 10, host: 'mx.plain.test', smtp: { mailboxes: ['jane', 'joe', 'ann', 'ivy'] } }],
       });
-    await world.ready();
     suite = await TestSuite.start({
+      world,
       env: {
-        ...mailWorldEnv(world),
         GREYLIST_RETRY_DELAYS: DELAYS_MS.map((ms) => `${ms / 1000}s`).join(','),
         FILE_RECOVERY_INTERVAL_MS: '200',
         // Two addresses a chunk: a chunk whose addresses wait sits among answered ones (and an early merge).
@@ -60,10 +59,7 @@ describe('file jobs retry greylisted addresses', () => {
     account = await suite.createAccount({ credits: 1000 });
   });
 
-  afterAll(async () => {
-    await suite?.stop();
-    await world?.stop();
-  });
+  afterAll(async () => suite?.stop());
 
   const balance = async () =>
     (await suite.call('/v1/credits', { key: account.apiKey })).json.data.credits_balance as number;

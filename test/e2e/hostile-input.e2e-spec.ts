@@ -1,5 +1,5 @@
 import type { ResponseStyle } from '@emailverify/contracts';
-import { type Account, type HttpReply, MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
+import { type Account, type HttpReply, MailWorld, TestSuite } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Hostile input against the running apps, in both response styles: every reply is a 4xx in the request's
@@ -44,10 +44,9 @@ describe('hostile input against the running apps', () => {
     world.domain('hostile.test', {
       mx: [{ priority: 10, host: 'mx.hostile.test', smtp: { mailboxes: ['jane', 'bob'] } }],
     });
-    await world.ready();
     suite = await TestSuite.start({
+      world,
       env: {
-        ...mailWorldEnv(world),
         LOG_LEVEL: 'info',
         RATE_LIMIT_AUTH_FAILURES: String(AUTH_FAILURES),
       },
@@ -56,10 +55,7 @@ describe('hostile input against the running apps', () => {
     keys.current = account.apiKey;
     keys.legacy = (await suite.createAccount({ credits: 10_000, style: 'legacy' })).apiKey;
   });
-  afterAll(async () => {
-    await suite?.stop();
-    await world?.stop();
-  });
+  afterAll(async () => suite?.stop());
 
   describe.each(STYLES)('%s style', (style) => {
     const call = (path: string, options: Parameters<TestSuite['call']>[1] = {}) =>

@@ -5,14 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { type AccountId, Subjects } from '@emailverify/contracts';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import {
-  eventually,
-  MailWorld,
-  mailWorldEnv,
-  NatsCluster,
-  type ServiceName,
-  TestSuite,
-} from '@emailverify/testing';
+import { eventually, MailWorld, NatsCluster, type ServiceName, TestSuite } from '@emailverify/testing';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -77,14 +70,13 @@ describe('NATS users and permissions of compose and Helm', () => {
     world.domain('slow.auth.test', {
       mx: [{ priority: 10, host: 'mx.slow.auth.test', smtp: { catchAll: true, delayMs: 300 } }],
     });
-    await world.ready();
     const services: ServiceName[] = ['credits', 'verifier', 'file-jobs', 'webhooks'];
     suite = await TestSuite.start({
+      world,
       namespace,
       natsUrl: nats.url.replace('nats://', `nats://test:${testPassword}@`),
       env: {
         NATS_URL: nats.url,
-        ...mailWorldEnv(world),
         FILE_CHUNK_SIZE: '5',
         FILE_RECOVERY_INTERVAL_MS: '500',
       },
@@ -96,7 +88,6 @@ describe('NATS users and permissions of compose and Helm', () => {
   });
   afterAll(async () => {
     await suite?.stop();
-    await world?.stop();
     await nats?.stop();
   });
 

@@ -1,13 +1,6 @@
 import { isTerminalJobState, type JobState, Streams } from '@emailverify/contracts';
 import { JetStreamKit } from '@emailverify/messaging';
-import {
-  type Account,
-  eventually,
-  MailWorld,
-  mailWorldEnv,
-  NatsCluster,
-  TestSuite,
-} from '@emailverify/testing';
+import { type Account, eventually, MailWorld, NatsCluster, TestSuite } from '@emailverify/testing';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -40,13 +33,12 @@ describe('a three-node NATS cluster losing a node mid-job', () => {
         mx: [{ priority: 10, host: `mx.cl${d}.test`, smtp: { mailboxes, delayMs: 40 } }],
       });
     }
-    await world.ready();
     suite = await TestSuite.start({
+      world,
       natsUrl: cluster.url,
       env: {
         NATS_URL: cluster.url,
         NATS_STREAM_REPLICAS: '3',
-        ...mailWorldEnv(world),
         SMTP_MAX_CONCURRENCY_PER_MX: '50',
         SMTP_SEMAPHORE_TIMEOUT_MS: '600000',
         FILE_CHUNK_SIZE: '25',
@@ -60,7 +52,6 @@ describe('a three-node NATS cluster losing a node mid-job', () => {
   });
   afterAll(async () => {
     await suite?.stop();
-    await world?.stop();
     await cluster?.stop();
   });
 

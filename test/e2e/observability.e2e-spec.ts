@@ -1,12 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type Account,
-  eventually,
-  MailWorld,
-  mailWorldEnv,
-  TestSuite,
-  WebhookReceiver,
-} from '@emailverify/testing';
+import { type Account, eventually, MailWorld, TestSuite, WebhookReceiver } from '@emailverify/testing';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alertRuleQueries, dashboardQueries, metricNames } from '../deploy/observability-queries';
@@ -80,11 +73,10 @@ describe('observability: metrics on every app, the request id on every hop', () 
         mx: [{ priority: 10, host: 'mx.obs.test', smtp: { mailboxes: ['jane', 'bob', 'ann'] } }],
       })
       .domain('nx-obs.test', { nxdomain: true });
-    await world.ready();
     receiver = await WebhookReceiver.start();
     suite = await TestSuite.start({
+      world,
       env: {
-        ...mailWorldEnv(world),
         // Every line of the work, not only warnings.
         LOG_LEVEL: 'info',
         NODE_EXTRA_CA_CERTS: receiver.caFile,
@@ -132,7 +124,6 @@ describe('observability: metrics on every app, the request id on every hop', () 
   afterAll(async () => {
     await suite?.stop();
     await receiver?.stop();
-    await world?.stop();
   });
 
   const processOf = (app: App) => (app === 'gateway' ? 'gateway0' : app);

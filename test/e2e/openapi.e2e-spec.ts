@@ -1,12 +1,5 @@
 import { signDownload } from '@emailverify/service-kit';
-import {
-  type Account,
-  eventually,
-  type HttpReply,
-  MailWorld,
-  mailWorldEnv,
-  TestSuite,
-} from '@emailverify/testing';
+import { type Account, eventually, type HttpReply, MailWorld, TestSuite } from '@emailverify/testing';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, SetMatchType } from 'openapi-backend';
@@ -61,10 +54,9 @@ describe('OpenAPI document and docs page', () => {
     world.domain('slow.test', {
       mx: [{ priority: 10, host: 'mx.slow.test', smtp: { catchAll: true, delayMs: 300 } }],
     });
-    await world.ready();
     suite = await TestSuite.start({
+      world,
       env: {
-        ...mailWorldEnv(world),
         DOWNLOAD_SIGNING_SECRET: SECRET,
         FILE_MAX_BYTES: String(FILE_MAX_BYTES),
         FILE_CHUNK_SIZE: '5',
@@ -90,10 +82,7 @@ describe('OpenAPI document and docs page', () => {
     account = await suite.createAccount({ credits: 10_000 });
     broke = await suite.createAccount({ credits: 0 });
   });
-  afterAll(async () => {
-    await suite?.stop();
-    await world?.stop();
-  });
+  afterAll(async () => suite?.stop());
 
   /**
    * Checks one real reply against the document: its status is documented for the operation, its JSON body

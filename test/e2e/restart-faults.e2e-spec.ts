@@ -3,7 +3,6 @@ import {
   type Account,
   eventually,
   type MailWorld,
-  mailWorldEnv,
   NatsCluster,
   PrivatePostgres,
   TestSuite,
@@ -47,10 +46,10 @@ describe('NATS and PostgreSQL restarted mid-job, a gateway killed mid-upload', (
     nats = await NatsCluster.start({ nodes: 1 });
     postgres = await PrivatePostgres.start();
     suite = await TestSuite.start({
+      world,
       natsUrl: nats.url,
       databaseUrl: postgres.url,
       env: {
-        ...mailWorldEnv(world),
         NATS_URL: nats.url,
         FILE_RECOVERY_INTERVAL_MS: '500',
         FILE_CHUNK_STALE_SECONDS: '5',
@@ -66,7 +65,6 @@ describe('NATS and PostgreSQL restarted mid-job, a gateway killed mid-upload', (
     await suite?.stop();
     await postgres?.destroy();
     await nats?.stop();
-    await world?.stop();
   });
 
   const balance = async (key: string): Promise<number> =>

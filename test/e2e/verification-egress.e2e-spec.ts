@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type Account, MailWorld, mailWorldEnv, SocksServer, TestSuite } from '@emailverify/testing';
+import { type Account, MailWorld, SocksServer, TestSuite } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const CAP = 2;
@@ -32,7 +32,6 @@ describe('verifier replicas, SMTP egress and provider rules', () => {
       .domain('tls.test', {
         mx: [{ priority: 10, host: 'mx.tls.test', smtp: { mailboxes: ['jane'], starttls: 'required' } }],
       });
-    await world.ready();
     const rules = path.join(dir, 'provider-rules.json');
     writeFileSync(
       rules,
@@ -48,10 +47,10 @@ describe('verifier replicas, SMTP egress and provider rules', () => {
       }),
     );
     suite = await TestSuite.start({
+      world,
       services: ['credits', 'verifier'],
       redis: true,
       env: {
-        ...mailWorldEnv(world),
         SMTP_MAX_CONCURRENCY_PER_MX: String(CAP),
         // Long enough that every address waits for a slot instead of falling back to MX-only.
         SMTP_SEMAPHORE_TIMEOUT_MS: '120000',
@@ -68,7 +67,6 @@ describe('verifier replicas, SMTP egress and provider rules', () => {
   afterAll(async () => {
     await suite?.stop();
     await proxy?.stop();
-    await world?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 

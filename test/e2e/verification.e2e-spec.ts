@@ -1,4 +1,4 @@
-import { type Account, MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
+import { type Account, MailWorld, TestSuite } from '@emailverify/testing';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
@@ -75,10 +75,9 @@ describe('verification endpoints against the mail world', () => {
       })
       .domain('bulk.test', { mx: [mailbox('mx.bulk.test')] });
     world.registerGravatar('jane@ok.test');
-    await world.ready();
     suite = await TestSuite.start({
+      world,
       env: {
-        ...mailWorldEnv(world),
         DNS_TIMEOUT_MS: '500',
         SMTP_CONNECT_TIMEOUT_MS: '1000',
         SMTP_COMMAND_TIMEOUT_MS: '2000',
@@ -92,10 +91,7 @@ describe('verification endpoints against the mail world', () => {
     });
     account = await suite.createAccount({ credits: 10_000 });
   });
-  afterAll(async () => {
-    await suite?.stop();
-    await world?.stop();
-  });
+  afterAll(async () => suite?.stop());
 
   const single = (
     email: string,

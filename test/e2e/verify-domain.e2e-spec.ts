@@ -1,4 +1,4 @@
-import { type Account, MailWorld, mailWorldEnv, TestSuite } from '@emailverify/testing';
+import { type Account, MailWorld, TestSuite } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const DAY_MS = 86_400_000;
@@ -37,10 +37,9 @@ describe('GET /v1/verify/domain against the mail world', () => {
       .domain('gone.test', { nxdomain: true })
       .domain('slowdns.test', { dnsTimeout: true });
     world.listIp('zen.test', world.hostAddress('mx.spammy.test')!);
-    await world.ready();
     suite = await TestSuite.start({
+      world,
       env: {
-        ...mailWorldEnv(world),
         DNS_TIMEOUT_MS: '500',
         SMTP_CONNECT_TIMEOUT_MS: '1000',
         SMTP_COMMAND_TIMEOUT_MS: '2000',
@@ -52,10 +51,7 @@ describe('GET /v1/verify/domain against the mail world', () => {
     });
     account = await suite.createAccount({ credits: 1_000 });
   });
-  afterAll(async () => {
-    await suite?.stop();
-    await world?.stop();
-  });
+  afterAll(async () => suite?.stop());
 
   const report = (query: string, style?: 'current' | 'legacy', key = account.apiKey) =>
     suite.call(`/v1/verify/domain?${query}`, { key, style });

@@ -3,7 +3,6 @@ import {
   type Account,
   eventually,
   MailWorld,
-  mailWorldEnv,
   type ReceivedRequest,
   TestSuite,
   verifySignatures,
@@ -29,11 +28,10 @@ describe('webhooks: signed, durable, retried delivery of file events', () => {
     world.domain('hooks.test', {
       mx: [{ priority: 10, host: 'mx.hooks.test', smtp: { mailboxes: ['jane', 'bob', 'ann'] } }],
     });
-    await world.ready();
     receiver = await WebhookReceiver.start();
     suite = await TestSuite.start({
+      world,
       env: {
-        ...mailWorldEnv(world),
         NODE_EXTRA_CA_CERTS: receiver.caFile,
         // The receiver lives on loopback; one test below restarts the service with the default (refuse).
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -47,7 +45,6 @@ describe('webhooks: signed, durable, retried delivery of file events', () => {
   afterAll(async () => {
     await suite?.stop();
     await receiver?.stop();
-    await world?.stop();
   });
 
   let jobCount = 0;

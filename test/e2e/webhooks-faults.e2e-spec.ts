@@ -1,13 +1,6 @@
 import { Streams, Subjects } from '@emailverify/contracts';
 import { JetStreamKit } from '@emailverify/messaging';
-import {
-  type Account,
-  eventually,
-  MailWorld,
-  mailWorldEnv,
-  TestSuite,
-  WebhookReceiver,
-} from '@emailverify/testing';
+import { type Account, eventually, MailWorld, TestSuite, WebhookReceiver } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are checked field by field
@@ -29,11 +22,10 @@ describe('webhooks under faults: nothing lost, nothing doubled', () => {
     world.domain('faults.test', {
       mx: [{ priority: 10, host: 'mx.faults.test', smtp: { mailboxes: ['jane', 'bob'] } }],
     });
-    await world.ready();
     receiver = await WebhookReceiver.start();
     suite = await TestSuite.start({
+      world,
       env: {
-        ...mailWorldEnv(world),
         NODE_EXTRA_CA_CERTS: receiver.caFile,
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         WEBHOOK_RETRY_SCHEDULE: '0,3s,1s',
@@ -46,7 +38,6 @@ describe('webhooks under faults: nothing lost, nothing doubled', () => {
   afterAll(async () => {
     await suite?.stop();
     await receiver?.stop();
-    await world?.stop();
   });
 
   let jobCount = 0;

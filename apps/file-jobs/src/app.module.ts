@@ -101,7 +101,7 @@ export function fileJobsModule(config: Readonly<FileJobsConfig>): DynamicModule 
           merger: JobMerger,
           bus: MessageBus,
           files: JobFiles,
-        ) => new JobsService(repo, runner, merger, bus, files, config.FILE_RETENTION_DAYS),
+        ) => new JobsService(repo, runner, merger, bus, files),
       },
       FileJobsHandler,
       periodicTask({

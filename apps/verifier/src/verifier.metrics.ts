@@ -50,5 +50,3 @@ export class VerifierMetrics {
     };
   }
 }
-
-/** The Nest provider of VerifierMetrics, on the app's registry. */

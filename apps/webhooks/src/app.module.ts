@@ -1,8 +1,8 @@
 import type { DynamicModule } from '@nestjs/common';
 import { JetStreamKit } from '@emailverify/messaging';
-import { LOGGER, Metrics, serviceModule, withDataSource } from '@emailverify/service-kit';
+import { LOGGER, Metrics, periodicTask, serviceModule, withDataSource } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
-import { WEBHOOKS_CONFIG, type WebhooksConfig } from './config';
+import type { WebhooksConfig } from './config';
 import { DeliveriesRepository } from './delivery/deliveries.repository';
 import { Dispatcher } from './delivery/dispatcher';
 import { EventIntake } from './delivery/event-intake';
@@ -17,7 +17,6 @@ import { WebhooksService } from './webhooks/webhooks.service';
 /** The webhooks service: webhook CRUD over NATS, deliveries of the EVENTS stream. */
 export function webhooksModule(config: Readonly<WebhooksConfig>): DynamicModule {
   return serviceModule('webhooks', config, {
-    configToken: WEBHOOKS_CONFIG,
     database: { schema: 'webhooks', migrations: webhooksMigrations },
     providers: [
       { provide: SecretBox, useValue: new SecretBox(config.WEBHOOK_SECRET_KEY) },
@@ -84,6 +83,17 @@ export function webhooksModule(config: Readonly<WebhooksConfig>): DynamicModule 
           }),
       },
       WebhooksHandler,
+      // The delivery log keeps WEBHOOK_DELIVERY_RETENTION_DAYS.
+      periodicTask({
+        provide: 'DeliveryRetention',
+        name: 'delivery retention sweep',
+        intervalMs: 3_600_000,
+        inject: [DeliveriesRepository, LOGGER],
+        run: async (deliveries: DeliveriesRepository, logger: Logger) => {
+          const removed = await deliveries.deleteEndedBefore(config.WEBHOOK_DELIVERY_RETENTION_DAYS);
+          if (removed > 0) logger.info({ removed }, 'old deliveries removed');
+        },
+      }),
     ],
   });
 }

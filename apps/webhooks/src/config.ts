@@ -57,5 +57,3 @@ export const loadWebhooksConfig = (env: NodeJS.ProcessEnv = process.env): Readon
   }
   return config as Readonly<WebhooksConfig>;
 };
-
-export const WEBHOOKS_CONFIG = Symbol('WEBHOOKS_CONFIG');

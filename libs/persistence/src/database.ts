@@ -1,11 +1,12 @@
 import { Client, type Pool, type QueryResultRow } from 'pg';
-import { DataSource, type MigrationInterface } from 'typeorm';
+import { DataSource } from 'typeorm';
+import type { MigrationClass } from './migration';
 
 export interface SchemaDataSourceOptions {
   url: string;
   /** The one schema this service owns. */
   schema: string;
-  migrations: Array<new () => MigrationInterface>;
+  migrations: MigrationClass[];
   /** Connection pool size (default 10). */
   poolSize?: number;
   /**

@@ -1,2 +1,3 @@
 export * from './database';
+export * from './migration';
 export type { DataSource, EntityManager, MigrationInterface, QueryRunner } from 'typeorm';

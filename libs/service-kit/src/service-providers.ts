@@ -1,6 +1,6 @@
 import { type DynamicModule, Module, type ModuleMetadata, type Provider } from '@nestjs/common';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import { type DataSource, type MigrationInterface, openSchemaDataSource } from '@emailverify/persistence';
+import { type DataSource, type MigrationClass, openSchemaDataSource } from '@emailverify/persistence';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './config';
 import { RouteServer } from './handlers';
@@ -21,7 +21,7 @@ export interface ServiceProviderOptions {
   service: string;
   config: Readonly<BaseConfig>;
   /** The schema this service owns and its migrations; omitted for services without a database (gateway). */
-  database?: { schema: string; migrations: Array<new () => MigrationInterface> };
+  database?: { schema: string; migrations: MigrationClass[] };
   /** Further readiness checks (e.g. other services answering over NATS). */
   extraChecks?: (bus: MessageBus) => HealthCheck[];
 }

@@ -330,7 +330,7 @@ export class VerificationEngine {
     const errorMessage = smtp ? this.applySmtp(result, smtp, findings) : '';
     findings.push({ status: 'valid', reason: result.smtpValid ? 'accepted' : 'mx_found' });
     result.isDeliverable = smtp === undefined || smtp.kind === 'accepted';
-    return finish(result, decide(findings), result.smtpValid, errorMessage);
+    return finish(result, decide(findings), errorMessage);
   }
 
   /** The first MX host's IPv4 address (the one blocklists are asked about), once per facts object. */
@@ -432,15 +432,11 @@ export function fallbackResult(email: string, domain = domainOf(email)): Verific
   };
 }
 
-function finish(
-  result: VerificationResult,
-  finding: Finding,
-  smtpConfirmed: boolean,
-  errorMessage: string,
-): VerificationResult {
+/** Settles a result on the finding that decides it; its score counts an SMTP confirmation (`smtpValid`). */
+function finish(result: VerificationResult, finding: Finding, errorMessage: string): VerificationResult {
   result.status = finding.status;
   result.reason = finding.reason;
-  result.score = scoreFor(finding.status, smtpConfirmed);
+  result.score = scoreFor(finding.status, result.smtpValid);
   // A message explains only outcomes that need one; a deliverable address carries none.
   result.errorMessage = finding.status === 'invalid' || finding.status === 'unknown' ? errorMessage : '';
   return result;
@@ -479,11 +475,11 @@ function undeliverable(
     // The list flags need no network, so they still rank: a disposable domain stays disposable.
     const findings: Finding[] = [{ status: 'unknown', reason: 'dns_error' }];
     if (result.isDisposable) findings.push({ status: 'disposable', reason: 'disposable_domain' });
-    return finish(result, decide(findings), false, facts.message);
+    return finish(result, decide(findings), facts.message);
   }
   result.validDomain = facts.reason !== 'domain_not_found';
   result.mxRecords = facts.mxRecords;
-  return finish(result, { status: 'invalid', reason: facts.reason }, false, facts.message);
+  return finish(result, { status: 'invalid', reason: facts.reason }, facts.message);
 }
 
 function domainOf(text: string): string {

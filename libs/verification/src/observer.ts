@@ -4,8 +4,17 @@ import type { SmtpOutcome } from './smtp';
 /** The DNS record types the engine asks for. */
 export type DnsQueryType = 'mx' | 'a' | 'aaaa' | 'txt';
 
+/** The outcome each DNS error code a query can fail with stands for. */
+const DNS_FAILURES = {
+  [DNS_ERROR.NOT_FOUND]: 'nxdomain',
+  [DNS_ERROR.NO_DATA]: 'nodata',
+  [DNS_ERROR.TIMEOUT]: 'timeout',
+  [DNS_ERROR.SERVFAIL]: 'servfail',
+  [DNS_ERROR.REFUSED]: 'refused',
+} as const satisfies Record<(typeof DNS_ERROR)[keyof typeof DNS_ERROR], string>;
+
 /** How a DNS query ended; a small fixed set, so it can label a metric. */
-export type DnsQueryOutcome = 'ok' | 'nxdomain' | 'nodata' | 'timeout' | 'servfail' | 'refused' | 'error';
+export type DnsQueryOutcome = 'ok' | (typeof DNS_FAILURES)[keyof typeof DNS_FAILURES] | 'error';
 
 /**
  * Told how long the engine's network work took, for metrics. Outcomes are small fixed sets; neither the address
@@ -22,20 +31,8 @@ export interface VerificationObserver {
 }
 
 export function dnsQueryOutcome(error: unknown): DnsQueryOutcome {
-  switch (dnsErrorCode(error)) {
-    case DNS_ERROR.NOT_FOUND:
-      return 'nxdomain';
-    case DNS_ERROR.NO_DATA:
-      return 'nodata';
-    case DNS_ERROR.TIMEOUT:
-      return 'timeout';
-    case DNS_ERROR.SERVFAIL:
-      return 'servfail';
-    case DNS_ERROR.REFUSED:
-      return 'refused';
-    default:
-      return 'error';
-  }
+  const code = dnsErrorCode(error);
+  return Object.hasOwn(DNS_FAILURES, code) ? DNS_FAILURES[code as keyof typeof DNS_FAILURES] : 'error';
 }
 
 /** The resolver, each query timed and told to `observer`. */

@@ -1,11 +1,9 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { sqlMigration } from '@emailverify/persistence';
 
 /** Accounts, API keys (hashes only), reservations with idempotency keys and an optional expiry, and the ledger. */
-export class CreditsInit1763800000000 implements MigrationInterface {
-  name = 'CreditsInit1763800000000';
-
-  async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+export const CreditsInit1763800000000 = sqlMigration('CreditsInit1763800000000', {
+  up: [
+    `
       CREATE TABLE credits.accounts (
         id uuid PRIMARY KEY,
         name text NOT NULL,
@@ -15,8 +13,8 @@ export class CreditsInit1763800000000 implements MigrationInterface {
         added bigint NOT NULL DEFAULT 0 CHECK (added >= 0),
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
-      )`);
-    await q.query(`
+      )`,
+    `
       CREATE TABLE credits.api_keys (
         id uuid PRIMARY KEY,
         account_id uuid NOT NULL REFERENCES credits.accounts(id),
@@ -26,9 +24,9 @@ export class CreditsInit1763800000000 implements MigrationInterface {
         style text NOT NULL DEFAULT 'current' CHECK (style IN ('current', 'legacy')),
         created_at timestamptz NOT NULL DEFAULT now(),
         revoked_at timestamptz
-      )`);
-    await q.query(`CREATE INDEX api_keys_account_idx ON credits.api_keys (account_id)`);
-    await q.query(`
+      )`,
+    `CREATE INDEX api_keys_account_idx ON credits.api_keys (account_id)`,
+    `
       CREATE TABLE credits.reservations (
         id uuid PRIMARY KEY,
         account_id uuid NOT NULL REFERENCES credits.accounts(id),
@@ -41,13 +39,11 @@ export class CreditsInit1763800000000 implements MigrationInterface {
         settled_at timestamptz,
         expires_at timestamptz,
         UNIQUE (account_id, idempotency_key)
-      )`);
+      )`,
     // A reservation whose holder died before settling is refunded whole by the sweep and marked `expired`.
-    await q.query(
-      `CREATE INDEX reservations_expiring_idx ON credits.reservations (expires_at)
+    `CREATE INDEX reservations_expiring_idx ON credits.reservations (expires_at)
         WHERE status = 'reserved' AND expires_at IS NOT NULL`,
-    );
-    await q.query(`
+    `
       CREATE TABLE credits.ledger (
         id bigserial PRIMARY KEY,
         account_id uuid NOT NULL REFERENCES credits.accounts(id),
@@ -56,11 +52,8 @@ export class CreditsInit1763800000000 implements MigrationInterface {
         reservation_id uuid REFERENCES credits.reservations(id),
         balance_after bigint NOT NULL CHECK (balance_after >= 0),
         created_at timestamptz NOT NULL DEFAULT now()
-      )`);
-    await q.query(`CREATE INDEX ledger_account_idx ON credits.ledger (account_id, id)`);
-  }
-
-  async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP TABLE credits.ledger, credits.reservations, credits.api_keys, credits.accounts`);
-  }
-}
+      )`,
+    `CREATE INDEX ledger_account_idx ON credits.ledger (account_id, id)`,
+  ],
+  down: [`DROP TABLE credits.ledger, credits.reservations, credits.api_keys, credits.accounts`],
+});

@@ -1,3 +1,4 @@
+import { DomainError } from '@emailverify/contracts';
 import type { JetStreamKit } from '@emailverify/messaging';
 import type { JobFilesRow, JobsRepository } from './jobs.repository';
 import { resultObjectName } from './result-writer';
@@ -16,6 +17,15 @@ export class JobFiles {
     private readonly kit: Pick<JetStreamKit, 'objectStore'>,
     private readonly retentionDays: number,
   ) {}
+
+  /** What a customer asking for a job's files is told once retention has deleted them: when, and why. */
+  deletedError(deletedAt: Date): DomainError {
+    return new DomainError(
+      'JOB_NOT_FOUND',
+      `The files of this job were deleted on ${deletedAt.toISOString()}: uploads and results are kept for ${this.retentionDays} days after a job ends`,
+      { files_deleted_at: deletedAt.toISOString(), retention_days: this.retentionDays },
+    );
+  }
 
   /**
    * Removes the job's objects. The result file is removed by its name whether or not the job records it, so a

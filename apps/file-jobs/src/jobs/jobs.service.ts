@@ -27,7 +27,6 @@ export class JobsService {
     private readonly merger: JobMerger,
     private readonly bus: Pick<MessageBus, 'publish'>,
     private readonly files: JobFiles,
-    private readonly retentionDays: number,
   ) {}
 
   async get(ref: FileJobRef): Promise<FileJobView> {
@@ -99,13 +98,7 @@ export class JobsService {
 
   /** Where a job's result file is; a job whose files retention deleted says so. */
   private resultsOf(job: JobRow): FileJobResultsReply {
-    if (job.files_deleted_at) {
-      throw new DomainError(
-        'JOB_NOT_FOUND',
-        `The files of this job were deleted on ${job.files_deleted_at.toISOString()}: uploads and results are kept for ${this.retentionDays} days after a job ends`,
-        { files_deleted_at: job.files_deleted_at.toISOString(), retention_days: this.retentionDays },
-      );
-    }
+    if (job.files_deleted_at) throw this.files.deletedError(job.files_deleted_at);
     return resultsOf(job);
   }
 

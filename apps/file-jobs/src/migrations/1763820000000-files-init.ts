@@ -1,14 +1,12 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { sqlMigration } from '@emailverify/persistence';
 
 /**
  * File jobs, their chunks and the outbox of their events. The uploaded file itself stays in the object store;
  * the result file is built from it and the chunk rows.
  */
-export class FilesInit1763820000000 implements MigrationInterface {
-  name = 'FilesInit1763820000000';
-
-  async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+export const FilesInit1763820000000 = sqlMigration('FilesInit1763820000000', {
+  up: [
+    `
       CREATE TABLE files.jobs (
         id uuid PRIMARY KEY,
         account_id uuid NOT NULL,
@@ -62,23 +60,19 @@ export class FilesInit1763820000000 implements MigrationInterface {
         merge_lease_until timestamptz,
         -- Addresses waiting inside the job for a greylisting retry: not yet processed nor counted.
         waiting_emails int NOT NULL DEFAULT 0
-      )`);
-    await q.query(`CREATE INDEX jobs_account_idx ON files.jobs (account_id, created_at DESC)`);
-    await q.query(
-      `CREATE INDEX jobs_active_idx ON files.jobs (status) WHERE status IN ('pending','running','processing','merging')`,
-    );
+      )`,
+    `CREATE INDEX jobs_account_idx ON files.jobs (account_id, created_at DESC)`,
+    `CREATE INDEX jobs_active_idx ON files.jobs (status) WHERE status IN ('pending','running','processing','merging')`,
     // The retention sweep: ended jobs whose files are still kept, by the time they ended.
-    await q.query(
-      `CREATE INDEX jobs_retention_idx ON files.jobs (completed_at)
+    `CREATE INDEX jobs_retention_idx ON files.jobs (completed_at)
         WHERE files_deleted_at IS NULL AND status IN ('completed','completed_with_warning','failed','cancelled')`,
-    );
     // A job's addresses and results are kept per chunk, not per address: a chunk row holds its addresses (in
     // order, normalised), which of them occur again further down the file, and, once verified, its results in
     // the same order. Creating a million-address job writes 2,000 rows, applying a chunk's results updates one,
     // and the merge reads the chunks in order. Addresses that fail syntax are not stored: their result follows
     // from the cell. Results are the JSON text file-jobs wrote (never queried into by PostgreSQL, so neither
     // validated nor built as a JSON value there).
-    await q.query(`
+    `
       CREATE TABLE files.job_chunks (
         job_id uuid NOT NULL REFERENCES files.jobs(id) ON DELETE CASCADE,
         chunk int NOT NULL,
@@ -92,27 +86,23 @@ export class FilesInit1763820000000 implements MigrationInterface {
         results text,
         credits_used int NOT NULL DEFAULT 0,
         PRIMARY KEY (job_id, chunk)
-      )`);
+      )`,
     // Chunk addresses and results are tens to hundreds of KiB each, so they are compressed out of line: with
     // lz4 where the server has it (much cheaper to compress than the default pglz, for a little more space).
-    const [{ lz4 }] = (await q.query(
-      `SELECT 'lz4' = ANY(enumvals) AS lz4 FROM pg_settings WHERE name = 'default_toast_compression'`,
-    )) as Array<{ lz4: boolean }>;
-    if (lz4) {
-      await q.query(
-        `ALTER TABLE files.job_chunks ALTER COLUMN emails SET COMPRESSION lz4, ALTER COLUMN results SET COMPRESSION lz4`,
-      );
-    }
+    `
+      DO $$ BEGIN
+        IF EXISTS (SELECT FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)) THEN
+          ALTER TABLE files.job_chunks ALTER COLUMN emails SET COMPRESSION lz4, ALTER COLUMN results SET COMPRESSION lz4;
+        END IF;
+      END $$`,
     // The chunks of a job still queued or in flight. A window refill counts the chunks in flight and takes the
     // next queued ones; through the primary key alone each refill would read every chunk row of the job (2,000
     // for a million addresses, the answered ones first). Answered chunks leave this index.
-    await q.query(
-      `CREATE INDEX job_chunks_open_idx ON files.job_chunks (job_id, status, chunk) WHERE status IN ('queued', 'published')`,
-    );
+    `CREATE INDEX job_chunks_open_idx ON files.job_chunks (job_id, status, chunk) WHERE status IN ('queued', 'published')`,
     // Greylisted addresses waiting inside their job for a retry (GREYLIST_RETRY_DELAYS): one row each, due at a
     // time, claimed like a chunk (claim id and time, taken over when stale), so a retry waiting in a job survives
     // any process's restart. The chunk's stored results hold the address's greylisted answer meanwhile.
-    await q.query(`
+    `
       CREATE TABLE files.greylist_retries (
         job_id uuid NOT NULL REFERENCES files.jobs(id) ON DELETE CASCADE,
         chunk int NOT NULL,
@@ -126,20 +116,17 @@ export class FilesInit1763820000000 implements MigrationInterface {
         claim uuid,
         claimed_at timestamptz,
         PRIMARY KEY (job_id, chunk, position)
-      )`);
-    await q.query(`CREATE INDEX greylist_retries_due_idx ON files.greylist_retries (due_at)`);
+      )`,
+    `CREATE INDEX greylist_retries_due_idx ON files.greylist_retries (due_at)`,
     // Events a job's state change owes the EVENTS stream: written in the statement that changes the state,
     // removed once the event is published, republished by recovery when a process died in between.
-    await q.query(`
+    `
       CREATE TABLE files.event_outbox (
         job_id uuid NOT NULL,
         event text NOT NULL,
         created_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (job_id, event)
-      )`);
-  }
-
-  async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP TABLE files.event_outbox, files.greylist_retries, files.job_chunks, files.jobs`);
-  }
-}
+      )`,
+  ],
+  down: [`DROP TABLE files.event_outbox, files.greylist_retries, files.job_chunks, files.jobs`],
+});

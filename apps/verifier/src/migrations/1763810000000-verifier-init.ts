@@ -1,4 +1,4 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { sqlMigration } from '@emailverify/persistence';
 
 /**
  * The result cache: one row per normalised address and SMTP mode, with an expiry. It is written once for every
@@ -18,11 +18,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Being a cache, it holds one form of `result` only: a migration that changes the form empties the table
  * (`TRUNCATE verifier.results`) instead of the verifier carrying a reader for the old form.
  */
-export class VerifierInit1763810000000 implements MigrationInterface {
-  name = 'VerifierInit1763810000000';
-
-  async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+export const VerifierInit1763810000000 = sqlMigration('VerifierInit1763810000000', {
+  up: [
+    `
       CREATE UNLOGGED TABLE verifier.results (
         email text COLLATE "C" NOT NULL,
         smtp_checked boolean NOT NULL,
@@ -31,10 +29,10 @@ export class VerifierInit1763810000000 implements MigrationInterface {
         verified_at timestamptz NOT NULL DEFAULT now(),
         expires_at timestamptz NOT NULL,
         PRIMARY KEY (email, smtp_checked)
-      )`);
-    await q.query(`CREATE INDEX results_expires_brin ON verifier.results USING brin (expires_at)`);
+      )`,
+    `CREATE INDEX results_expires_brin ON verifier.results USING brin (expires_at)`,
     // Domain reports, cached like address results: one row per ASCII domain and SMTP mode, the report as JSON.
-    await q.query(`
+    `
       CREATE UNLOGGED TABLE verifier.domain_reports (
         domain text COLLATE "C" NOT NULL,
         smtp_checked boolean NOT NULL,
@@ -42,11 +40,7 @@ export class VerifierInit1763810000000 implements MigrationInterface {
         verified_at timestamptz NOT NULL DEFAULT now(),
         expires_at timestamptz NOT NULL,
         PRIMARY KEY (domain, smtp_checked)
-      )`);
-  }
-
-  async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP TABLE verifier.domain_reports`);
-    await q.query(`DROP TABLE verifier.results`);
-  }
-}
+      )`,
+  ],
+  down: [`DROP TABLE verifier.domain_reports`, `DROP TABLE verifier.results`],
+});

@@ -1,14 +1,12 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { sqlMigration } from '@emailverify/persistence';
 
 /**
  * Webhooks (secrets encrypted), one delivery per event and webhook (the unique key makes a redelivered event
  * add nothing), and the attempts of each delivery for the delivery log.
  */
-export class WebhooksInit1764100000000 implements MigrationInterface {
-  name = 'WebhooksInit1764100000000';
-
-  async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+export const WebhooksInit1764100000000 = sqlMigration('WebhooksInit1764100000000', {
+  up: [
+    `
       CREATE TABLE webhooks.webhooks (
         id uuid PRIMARY KEY,
         account_id uuid NOT NULL,
@@ -23,9 +21,9 @@ export class WebhooksInit1764100000000 implements MigrationInterface {
         last_error text,
         -- First final failure since the last success: the auto-disable rule counts from it.
         failing_since timestamptz
-      )`);
-    await q.query(`CREATE INDEX webhooks_account_idx ON webhooks.webhooks (account_id, created_at)`);
-    await q.query(`
+      )`,
+    `CREATE INDEX webhooks_account_idx ON webhooks.webhooks (account_id, created_at)`,
+    `
       CREATE TABLE webhooks.deliveries (
         id uuid PRIMARY KEY,
         webhook_id uuid NOT NULL REFERENCES webhooks.webhooks(id) ON DELETE CASCADE,
@@ -44,15 +42,11 @@ export class WebhooksInit1764100000000 implements MigrationInterface {
         request_id text,
         created_at timestamptz NOT NULL DEFAULT now(),
         UNIQUE (event_id, webhook_id)
-      )`);
-    await q.query(
-      `CREATE INDEX deliveries_due_idx ON webhooks.deliveries (next_attempt_at) WHERE status = 'pending'`,
-    );
-    await q.query(
-      `CREATE INDEX deliveries_log_idx ON webhooks.deliveries (webhook_id, created_at DESC, id DESC)`,
-    );
-    await q.query(`CREATE INDEX deliveries_created_idx ON webhooks.deliveries USING brin (created_at)`);
-    await q.query(`
+      )`,
+    `CREATE INDEX deliveries_due_idx ON webhooks.deliveries (next_attempt_at) WHERE status = 'pending'`,
+    `CREATE INDEX deliveries_log_idx ON webhooks.deliveries (webhook_id, created_at DESC, id DESC)`,
+    `CREATE INDEX deliveries_created_idx ON webhooks.deliveries USING brin (created_at)`,
+    `
       CREATE TABLE webhooks.attempts (
         delivery_id uuid NOT NULL REFERENCES webhooks.deliveries(id) ON DELETE CASCADE,
         n integer NOT NULL,
@@ -62,12 +56,7 @@ export class WebhooksInit1764100000000 implements MigrationInterface {
         error text,
         response_body text,
         PRIMARY KEY (delivery_id, n)
-      )`);
-  }
-
-  async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP TABLE webhooks.attempts`);
-    await q.query(`DROP TABLE webhooks.deliveries`);
-    await q.query(`DROP TABLE webhooks.webhooks`);
-  }
-}
+      )`,
+  ],
+  down: [`DROP TABLE webhooks.attempts`, `DROP TABLE webhooks.deliveries`, `DROP TABLE webhooks.webhooks`],
+});

@@ -34,14 +34,14 @@ export async function* parseCsvText(
   }
   const dialect = options.dialect ?? detectDialect(sample);
   const chunker = new CsvChunker(dialect, options);
-  if (sample) yield chunker.push(sample, done);
+  if (sample) yield done ? chunker.end(sample) : chunker.push(sample);
   while (!done) {
     const next = await iterator.next();
     if (next.done) {
       done = true;
-      yield chunker.push('', true);
+      yield chunker.end('');
     } else {
-      yield chunker.push(next.value, false);
+      yield chunker.push(next.value);
     }
   }
 }
@@ -67,11 +67,17 @@ class CsvChunker {
     this.lineBreak = lastCharOf(dialect.newline);
   }
 
-  push(text: string, final: boolean): string[][] {
-    const rows = this.parse(this.partial + text, false);
+  /** The rows a piece of text completes; an unfinished last record waits for the next piece. */
+  push(text: string): string[][] {
+    return this.parse(this.partial + text, false);
+  }
+
+  /** The rows of the last piece of text, the last record included. */
+  end(text: string): string[][] {
+    const rows = this.push(text);
     // The last record is parsed on its own once no more text can come: parsing "a\r\n" as final input would
     // invent an empty record after the last line break.
-    if (final && this.partial) rows.push(...this.parse(this.partial, true));
+    if (this.partial) rows.push(...this.parse(this.partial, true));
     return rows;
   }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type DataSource, type MigrationInterface, openSchemaDataSource } from '@emailverify/persistence';
+import { type DataSource, type MigrationClass, openSchemaDataSource } from '@emailverify/persistence';
 import { Client } from 'pg';
 
 /** Drops a test database, closing whatever still holds it. */
@@ -18,7 +18,7 @@ export async function dropDatabase(name: string): Promise<void> {
 /** A throwaway database with one service's schema migrated, for repository tests. */
 export async function openTestDatabase(
   schema: string,
-  migrations: Array<new () => MigrationInterface>,
+  migrations: MigrationClass[],
 ): Promise<{ db: DataSource; drop(): Promise<void> }> {
   const name = `ev_test_${schema}_${randomBytes(4).toString('hex')}`;
   const url = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres');

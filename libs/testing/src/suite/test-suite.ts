@@ -9,6 +9,7 @@ import {
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { Client } from 'pg';
 import { eventually } from '../eventually';
+import type { MailWorld } from '../mail-world';
 import { freePort, holdPort, launch, type RunningProcess, stopProcess, waitUntilReady } from './processes';
 
 export type ServiceName = 'credits' | 'verifier' | 'file-jobs' | 'webhooks';
@@ -23,6 +24,11 @@ const ENTRIES: Record<ServiceName | 'gateway', string> = {
 
 export interface SuiteOptions {
   services?: ServiceName[];
+  /**
+   * The mail world the verifiers see instead of the internet (mailWorldEnv, under `env`): the suite starts once it
+   * answers, and stops it when the suite stops (or fails to start).
+   */
+  world?: MailWorld;
   /** How many gateway processes to start (they share Redis when `redis` is true). */
   gateways?: number;
   redis?: boolean;
@@ -103,6 +109,7 @@ export class TestSuite {
   static async start(options: SuiteOptions = {}): Promise<TestSuite> {
     const suite = new TestSuite(options);
     try {
+      await options.world?.ready();
       suite.firstGatewayPortHold = await holdPort();
       suite.firstGatewayPort = suite.firstGatewayPortHold.port;
       suite.bus = await MessageBus.connect({
@@ -141,6 +148,7 @@ export class TestSuite {
       // Links in events and replies name the first gateway, as an installation's PUBLIC_BASE_URL names its own.
       ...(this.firstGatewayPort ? { PUBLIC_BASE_URL: `http://127.0.0.1:${this.firstGatewayPort}` } : {}),
       ...(this.options.redis ? { REDIS_URL: this.redisUrl } : {}),
+      ...(this.options.world ? mailWorldEnv(this.options.world) : {}),
       ...this.options.env,
       ...extra,
     };
@@ -246,14 +254,7 @@ export class TestSuite {
       body,
       redirect: 'manual',
     });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, json };
+    return readReply(res);
   }
 
   /** A multipart upload (POST /v1/verify/file by default), with form fields beside the file. */
@@ -276,14 +277,7 @@ export class TestSuite {
       headers,
       body: form,
     });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, json };
+    return readReply(res);
   }
 
   /**
@@ -377,8 +371,21 @@ export class TestSuite {
       await client.query(`DROP DATABASE IF EXISTS "ev_test_${this.id}" WITH (FORCE)`);
     } finally {
       await client.end().catch(() => undefined);
+      await this.options.world?.stop();
     }
   }
+}
+
+/** A reply's status, headers and body, the body also as JSON when it is JSON. */
+async function readReply(res: Response): Promise<HttpReply> {
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
 }
 
 function replicaKey(name: ServiceName, replica: number): string {

@@ -68,6 +68,9 @@ interface HostFailure {
   conversed: boolean;
 }
 
+/** Whether a session asks for STARTTLS when the server offers it, or stays in plain text throughout. */
+type SessionTls = 'starttls-when-offered' | 'plain';
+
 /** The server said 220 to STARTTLS but the handshake failed: the host is tried again in plain text. */
 interface TlsFailure {
   kind: 'tls_failed';
@@ -203,10 +206,11 @@ export class SmtpProber {
     recipient: string | undefined,
   ): Promise<HostResult> {
     const address = pickAddress(host);
-    const first = await this.session(host, address, rule, talk, !this.plainOnly.get(address), recipient);
+    const tls = this.plainOnly.get(address) ? 'plain' : 'starttls-when-offered';
+    const first = await this.session(host, address, rule, talk, tls, recipient);
     if (first.kind !== 'tls_failed') return first;
     this.plainOnly.set(address, true, this.options.catchAllTtlMs);
-    const plain = await this.session(host, address, rule, talk, false, recipient);
+    const plain = await this.session(host, address, rule, talk, 'plain', recipient);
     if (plain.kind !== 'tls_failed') return plain;
     return { kind: 'next', cause: 'unreachable', response: '', message: plain.message, conversed: true };
   }
@@ -216,7 +220,7 @@ export class SmtpProber {
     address: string,
     rule: ProviderRule | undefined,
     talk: Talk,
-    tryTls: boolean,
+    tls: SessionTls,
     recipient: string | undefined,
   ): Promise<HostResult | TlsFailure> {
     let socket: Duplex;
@@ -240,7 +244,11 @@ export class SmtpProber {
       let result: HostResult | undefined = beforeRcpt(banner, 'greeting', host);
       if (!result) {
         let hello = await this.hello(connection);
-        if (tryTls && hello.reply.code < 300 && hello.extensions.includes('STARTTLS')) {
+        if (
+          tls === 'starttls-when-offered' &&
+          hello.reply.code < 300 &&
+          hello.extensions.includes('STARTTLS')
+        ) {
           const answer = await connection.command('STARTTLS');
           // Any answer but 220 declines TLS, and the session goes on in plain text (RFC 3207 4).
           if (answer.code === 220) {

@@ -197,11 +197,11 @@ export class RateLimiterService implements OnApplicationShutdown {
     if (ip !== undefined) {
       const failed = this.authFailures.getNow(ip);
       if (failed && failed.consumedPoints > this.authFailures.points) {
-        return { blocked: this.decision(this.authFailures, failed, false) };
+        return { blocked: this.refused(this.authFailures, failed) };
       }
     }
     const { res, allowed } = limiter.consumeNow(apiKeyId);
-    return { decision: this.decision(limiter, res, allowed) };
+    return { decision: allowed ? this.allowed(limiter, res) : this.refused(limiter, res) };
   }
 
   /**
@@ -223,10 +223,12 @@ export class RateLimiterService implements OnApplicationShutdown {
         WINDOW_SECONDS,
       );
       if (consumed < 0) {
-        return { blocked: this.decision(this.authFailures, new RateLimiterRes(0, ttl), false) };
+        return { blocked: this.refused(this.authFailures, new RateLimiterRes(0, ttl)) };
       }
       const res = new RateLimiterRes(Math.max(0, limiter.points - consumed), ttl, consumed);
-      return { decision: this.decision(limiter, res, consumed <= limiter.points) };
+      return {
+        decision: consumed <= limiter.points ? this.allowed(limiter, res) : this.refused(limiter, res),
+      };
     } catch (err) {
       // The store failed: the request is let through, as `consume` lets it through.
       this.storeFailed(cls, err);
@@ -238,8 +240,7 @@ export class RateLimiterService implements OnApplicationShutdown {
   async authBlocked(ip: string): Promise<LimitDecision | undefined> {
     try {
       const res = await this.authFailures.get(ip);
-      if (res && res.consumedPoints > this.authFailures.points)
-        return this.decision(this.authFailures, res, false);
+      if (res && res.consumedPoints > this.authFailures.points) return this.refused(this.authFailures, res);
       return undefined;
     } catch (err) {
       this.storeFailed('auth-failures', err);
@@ -259,9 +260,9 @@ export class RateLimiterService implements OnApplicationShutdown {
 
   private async take(limiter: RateLimiterAbstract, name: string, key: string): Promise<LimitDecision> {
     try {
-      return this.decision(limiter, await limiter.consume(key), true);
+      return this.allowed(limiter, await limiter.consume(key));
     } catch (err) {
-      if (err instanceof RateLimiterRes) return this.decision(limiter, err, false);
+      if (err instanceof RateLimiterRes) return this.refused(limiter, err);
       this.storeFailed(name, err);
       return this.openDecision(limiter);
     }
@@ -278,14 +279,14 @@ export class RateLimiterService implements OnApplicationShutdown {
     };
   }
 
-  private decision(limiter: RateLimiterAbstract, res: RateLimiterRes, allowed: boolean): LimitDecision {
-    return {
-      allowed,
-      limit: limiter.points,
-      remaining: Math.max(0, res.remainingPoints),
-      resetAt: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
-      retryAfter: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-    };
+  /** A request within the limit. */
+  private allowed(limiter: RateLimiterAbstract, res: RateLimiterRes): LimitDecision {
+    return { allowed: true, ...windowOf(limiter, res) };
+  }
+
+  /** A request over the limit. */
+  private refused(limiter: RateLimiterAbstract, res: RateLimiterRes): LimitDecision {
+    return { allowed: false, ...windowOf(limiter, res) };
   }
 
   private storeFailed(limiter: string, err: unknown): void {
@@ -299,4 +300,14 @@ export class RateLimiterService implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     if (this.redis) await this.redis.quit().catch(() => this.redis?.disconnect());
   }
+}
+
+/** The limit's window as a reply tells it: the limit, what is left of it, and when it starts again. */
+function windowOf(limiter: RateLimiterAbstract, res: RateLimiterRes): Omit<LimitDecision, 'allowed'> {
+  return {
+    limit: limiter.points,
+    remaining: Math.max(0, res.remainingPoints),
+    resetAt: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
+    retryAfter: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+  };
 }
