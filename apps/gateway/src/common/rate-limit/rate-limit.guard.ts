@@ -7,12 +7,7 @@ import { clientAddressKey } from './client-address';
 import { routePolicy } from '../http/route-policy';
 import { setRateLimitHeaders } from './rate-limit-headers';
 import { requestedStyle } from '../http/style';
-import {
-  type Admission,
-  type LimitDecision,
-  RateLimiterService,
-  tooManyAuthFailures,
-} from './rate-limiter.service';
+import { type LimitDecision, RateLimiterService, tooManyAuthFailures } from './rate-limiter.service';
 
 /**
  * Counts the request against the key's limit for the route's class; the headers go on every reply. Public
@@ -25,37 +20,25 @@ export class RateLimitGuard implements CanActivate {
     private readonly limits: RateLimiterService,
   ) {}
 
-  /** Synchronous (no promise for Nest to await) when the limits are kept in this process. */
-  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<GatewayRequest>();
     const res = context.switchToHttp().getResponse<Response>();
+    const policy = routePolicy(this.reflector, context);
+    let decision: LimitDecision;
     if (req.auth) {
-      const policy = routePolicy(this.reflector, context);
-      const now = this.limits.admitNow(policy.rateClass, req.auth.apiKeyId, req.addressToCheck);
-      if (now) return this.admitted(req, res, now);
-      return this.limits
-        .admit(policy.rateClass, req.auth.apiKeyId, req.addressToCheck)
-        .then((admission) => this.admitted(req, res, admission));
+      const admitted = await this.limits.admit(policy.rateClass, req.auth.apiKeyId, req.addressToCheck);
+      if (admitted.blocked) {
+        // Refused as the ApiKeyGuard refuses a blocked address: unauthenticated, in the requested style.
+        req.auth = undefined;
+        req.style = requestedStyle(req);
+        throw tooManyAuthFailures(res, admitted.blocked.retryAfter);
+      }
+      decision = admitted.decision;
+    } else if (policy.perAddress) {
+      decision = await this.limits.consumeDownload(clientAddressKey(req));
+    } else {
+      return true; // public route without a limit (health, metrics, docs)
     }
-    if (routePolicy(this.reflector, context).perAddress) {
-      return this.limits
-        .consumeDownload(clientAddressKey(req))
-        .then((decision) => this.apply(req, res, decision));
-    }
-    return true; // public route without a limit (health, metrics, docs)
-  }
-
-  private admitted(req: GatewayRequest, res: Response, admitted: Admission): boolean {
-    if (admitted.blocked) {
-      // Refused as the ApiKeyGuard refuses a blocked address: unauthenticated, in the requested style.
-      req.auth = undefined;
-      req.style = requestedStyle(req);
-      throw tooManyAuthFailures(res, admitted.blocked.retryAfter);
-    }
-    return this.apply(req, res, admitted.decision);
-  }
-
-  private apply(req: GatewayRequest, res: Response, decision: LimitDecision): boolean {
     req.rateLimit = decision;
     setRateLimitHeaders(res, decision);
     if (decision.allowed) return true;

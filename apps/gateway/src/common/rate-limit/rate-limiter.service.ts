@@ -54,60 +54,6 @@ type AdmitCommand = (
 export type Admission =
   { blocked: LimitDecision; decision?: never } | { blocked?: never; decision: LimitDecision };
 
-/**
- * rate-limiter-flexible's RateLimiterMemory without its promises: a fixed window per key from its first point,
- * counted the same way (a refused point is still counted), so the in-process limits can be decided while the
- * request waits for nothing. Expired windows are dropped as new ones open. The service uses `consume` and `get`
- * (and `consumeNow`, `getNow`) only.
- */
-export class InProcessLimiter extends RateLimiterMemory {
-  private readonly windows = new Map<string, { consumed: number; expiresAt: number }>();
-  private opened = 0;
-
-  /** Counts one point for `key`: the window after it, and whether the point was within the limit. */
-  consumeNow(key: string): { res: RateLimiterRes; allowed: boolean } {
-    const now = Date.now();
-    let window = this.windows.get(key);
-    if (!window || window.expiresAt <= now) {
-      if (++this.opened % 1024 === 0) this.dropExpired(now);
-      window = { consumed: 0, expiresAt: now + this.duration * 1000 };
-      this.windows.set(key, window);
-    }
-    window.consumed += 1;
-    const res = new RateLimiterRes(
-      Math.max(0, this.points - window.consumed),
-      window.expiresAt - now,
-      window.consumed,
-    );
-    return { res, allowed: window.consumed <= this.points };
-  }
-
-  /** The current window of `key`, or null when it has none. */
-  getNow(key: string): RateLimiterRes | null {
-    const now = Date.now();
-    const window = this.windows.get(key);
-    if (!window || window.expiresAt <= now) return null;
-    return new RateLimiterRes(
-      Math.max(0, this.points - window.consumed),
-      window.expiresAt - now,
-      window.consumed,
-    );
-  }
-
-  override consume(key: string | number): Promise<RateLimiterRes> {
-    const { res, allowed } = this.consumeNow(String(key));
-    return allowed ? Promise.resolve(res) : Promise.reject(res);
-  }
-
-  override get(key: string | number): Promise<RateLimiterRes | null> {
-    return Promise.resolve(this.getNow(String(key)));
-  }
-
-  private dropExpired(now: number): void {
-    for (const [key, window] of this.windows) if (window.expiresAt <= now) this.windows.delete(key);
-  }
-}
-
 /** The 429 of an address that failed authentication too often, with its Retry-After. */
 export function tooManyAuthFailures(res: Response, retryAfter: number): DomainError {
   res.setHeader('Retry-After', String(retryAfter));
@@ -164,7 +110,7 @@ export class RateLimiterService implements OnApplicationShutdown {
             duration: WINDOW_SECONDS,
             rejectIfRedisNotReady: true,
           })
-        : new InProcessLimiter({ keyPrefix, points, duration: WINDOW_SECONDS });
+        : new RateLimiterMemory({ keyPrefix, points, duration: WINDOW_SECONDS });
     };
     this.limiters = {
       single: make('single', config.RATE_LIMIT_SINGLE),
@@ -184,24 +130,6 @@ export class RateLimiterService implements OnApplicationShutdown {
   /** Counts one request of `cls` for the key. */
   consume(cls: RateClass, apiKeyId: string): Promise<LimitDecision> {
     return this.take(this.limiters[cls], cls, apiKeyId);
-  }
-
-  /**
-   * `admit` at once, when the limits are kept in this process (no REDIS_URL); undefined when they are in Redis.
-   */
-  admitNow(cls: RateClass, apiKeyId: string, ip?: string): Admission | undefined {
-    const limiter = this.limiters[cls];
-    if (!(limiter instanceof InProcessLimiter) || !(this.authFailures instanceof InProcessLimiter)) {
-      return undefined;
-    }
-    if (ip !== undefined) {
-      const failed = this.authFailures.getNow(ip);
-      if (failed && failed.consumedPoints > this.authFailures.points) {
-        return { blocked: this.refused(this.authFailures, failed) };
-      }
-    }
-    const { res, allowed } = limiter.consumeNow(apiKeyId);
-    return { decision: allowed ? this.allowed(limiter, res) : this.refused(limiter, res) };
   }
 
   /**
