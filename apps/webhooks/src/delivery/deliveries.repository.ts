@@ -4,9 +4,7 @@ import {
   type DataSource,
   isConflictAbort,
   NO_FLUSH_WAIT,
-  prepared,
   returnedRows,
-  runPrepared,
 } from '@emailverify/persistence';
 
 /** An event to be turned into deliveries. */
@@ -105,89 +103,6 @@ const DELIVERY_VIEW = `
                                               'response_body', a.response_body) ORDER BY a.n)
               FROM webhooks.attempts a WHERE a.delivery_id = d.id), '[]'::json) AS attempts`;
 
-// The statements run for every batch of deliveries (making, claiming, recording them) are prepared: each pooled
-// connection parses them once and PostgreSQL keeps their plan. Planning them (CTEs over `unnest` of arrays,
-// joins, locks) took about a millisecond each time, as much as storing a batch of a few dozen attempts.
-
-/** A delivery made by `MAKE_DELIVERIES`: what a claimed one needs but its body, and its event's key. */
-type MadeRow = Omit<ClaimedDelivery, 'body'> & { account_id: string; event_id: string };
-
-/** One delivery per subscribed active webhook for each event of a batch (`createForEvents`). */
-const MAKE_DELIVERIES = prepared(
-  'webhooks.make-deliveries',
-  `WITH input AS (
-       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[])
-                  AS i(account_id, event_id, event, job_id, body, request_id)),
-     made AS (
-       INSERT INTO webhooks.deliveries
-              (id, webhook_id, account_id, event_id, event, job_id, body, request_id, next_attempt_at,
-               attempt_count, claimed_until)
-       SELECT gen_random_uuid(), w.id, w.account_id, i.event_id, i.event, i.job_id, i.body, i.request_id,
-              CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9
-                   THEN now() + make_interval(secs => $8) ELSE now() + make_interval(secs => $7) END,
-              CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9 THEN 1 ELSE 0 END,
-              CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9
-                   THEN now() + make_interval(secs => $8) END
-         FROM input i
-         JOIN webhooks.webhooks w ON w.account_id = i.account_id AND w.is_active AND i.event = ANY (w.events)
-        ORDER BY i.event_id, w.id
-       ON CONFLICT (event_id, webhook_id) DO NOTHING
-       RETURNING id, webhook_id, account_id, event_id, event, attempt_count, max_attempts, request_id)
-     SELECT made.*, w.url, w.secret_sealed, w.is_active
-       FROM made JOIN webhooks.webhooks w ON w.id = made.webhook_id`,
-);
-
-/** Claims due deliveries (`claimDue`). */
-const CLAIM_DUE = prepared(
-  'webhooks.claim-due',
-  `WITH ${NO_FLUSH_WAIT}
-     UPDATE webhooks.deliveries d
-        SET attempt_count = d.attempt_count + 1, claimed_until = now() + make_interval(secs => $2),
-            next_attempt_at = now() + make_interval(secs => $2)
-       FROM webhooks.webhooks w, no_flush_wait
-      WHERE w.id = d.webhook_id
-        AND d.id IN (SELECT id FROM webhooks.deliveries
-                      WHERE status = 'pending' AND next_attempt_at <= now()
-                        AND (claimed_until IS NULL OR claimed_until < now())
-                      ORDER BY next_attempt_at
-                      LIMIT $1
-                      FOR UPDATE SKIP LOCKED)
-      RETURNING d.id, d.webhook_id, d.event, d.body, d.attempt_count, d.max_attempts, d.request_id,
-                w.url, w.secret_sealed, w.is_active`,
-);
-
-/** The common outcomes of a batch of attempts (`recordCommonOutcomes`). */
-const RECORD_COMMON_OUTCOMES = prepared(
-  'webhooks.record-common-outcomes',
-  `WITH ${NO_FLUSH_WAIT},
-     input AS (
-       SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[],
-                            $6::int[], $7::int[], $8::text[], $9::text[], $10::uuid[])
-                  AS i(delivery_id, n, status, next_attempt_at, at, http_status, duration_ms, error, response_body,
-                       webhook_id)),
-     locked AS MATERIALIZED (
-       SELECT id FROM webhooks.webhooks
-        WHERE id IN (SELECT webhook_id FROM input WHERE status = 'success')
-        ORDER BY id
-        FOR NO KEY UPDATE),
-     moved AS (
-       UPDATE webhooks.deliveries d
-          SET status = i.status, next_attempt_at = i.next_attempt_at, claimed_until = NULL
-         FROM input i
-        WHERE d.id = i.delivery_id AND d.attempt_count = i.n AND d.status = 'pending'
-        RETURNING d.id, d.webhook_id, i.status, i.n, i.at, i.http_status, i.duration_ms, i.error, i.response_body),
-     attempt AS (
-       INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
-       SELECT id, n, at, http_status, duration_ms, error, response_body FROM moved
-       ON CONFLICT DO NOTHING),
-     delivered AS (
-       UPDATE webhooks.webhooks
-          SET last_delivery_status = 'success', last_delivery_at = now(), last_error = NULL,
-              failing_since = NULL
-        WHERE id IN (SELECT id FROM locked) AND id IN (SELECT webhook_id FROM moved WHERE status = 'success'))
-     SELECT moved.id, moved.n FROM moved, no_flush_wait`,
-);
-
 /**
  * Deliveries and their attempts. The delivery log a customer reads (list, find, redeliver) and event intake take
  * the account (AccountId); claiming due deliveries, recording attempts and purging old ones serve only the
@@ -218,41 +133,47 @@ export class DeliveriesRepository {
       events.map((e) => e.body),
       events.map((e) => e.requestId),
     ];
-    const rows = await retryConflicts(() =>
-      runPrepared<MadeRow>(this.db, MAKE_DELIVERIES, [
-        ...columns,
-        first.delayMs / 1000,
-        (first.claim?.ms ?? 0) / 1000,
-        first.claim?.max ?? 0,
-      ]),
+    const rows = await retryConflicts(async () =>
+      returnedRows<ClaimedDelivery & { account_id: string; event_id: string }>(
+        await this.db.query(
+          `WITH input AS (
+             SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[])
+                        AS i(account_id, event_id, event, job_id, body, request_id)),
+           made AS (
+             INSERT INTO webhooks.deliveries
+                    (id, webhook_id, account_id, event_id, event, job_id, body, request_id, next_attempt_at,
+                     attempt_count, claimed_until)
+             SELECT gen_random_uuid(), w.id, w.account_id, i.event_id, i.event, i.job_id, i.body, i.request_id,
+                    CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9
+                         THEN now() + make_interval(secs => $8) ELSE now() + make_interval(secs => $7) END,
+                    CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9 THEN 1 ELSE 0 END,
+                    CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9
+                         THEN now() + make_interval(secs => $8) END
+               FROM input i
+               JOIN webhooks.webhooks w ON w.account_id = i.account_id AND w.is_active AND i.event = ANY (w.events)
+              ORDER BY i.event_id, w.id
+             ON CONFLICT (event_id, webhook_id) DO NOTHING
+             RETURNING id, webhook_id, account_id, event_id, event, body, attempt_count, max_attempts, request_id)
+           SELECT made.*, w.url, w.secret_sealed, w.is_active
+             FROM made JOIN webhooks.webhooks w ON w.id = made.webhook_id`,
+          [...columns, first.delayMs / 1000, (first.claim?.ms ?? 0) / 1000, first.claim?.max ?? 0],
+        ),
+      ),
     );
-    // Each event's deliveries go to its first occurrence in the batch; a repeat made none. Their body is the
-    // event's, which is at hand (not read back).
-    const byEvent = new Map<string, { made: EventDeliveries; body: string }>();
+    // Each event's deliveries go to its first occurrence in the batch; a repeat made none.
+    const byEvent = new Map<string, EventDeliveries>();
     const made = events.map((e) => {
       const key = `${e.accountId}:${e.eventId}`;
       if (byEvent.has(key)) return { ids: [], claimed: [] };
       const deliveries: EventDeliveries = { ids: [], claimed: [] };
-      byEvent.set(key, { made: deliveries, body: e.body });
+      byEvent.set(key, deliveries);
       return deliveries;
     });
-    for (const row of rows) {
-      const { made: deliveries, body } = byEvent.get(`${row.account_id}:${row.event_id}`)!;
-      deliveries.ids.push(row.id);
+    for (const { account_id, event_id, ...delivery } of rows) {
+      const deliveries = byEvent.get(`${account_id}:${event_id}`)!;
+      deliveries.ids.push(delivery.id);
       // A fresh delivery counts its first attempt only when it was made claimed for it.
-      if (row.attempt_count > 0)
-        deliveries.claimed.push({
-          id: row.id,
-          webhook_id: row.webhook_id,
-          event: row.event,
-          body,
-          attempt_count: row.attempt_count,
-          max_attempts: row.max_attempts,
-          request_id: row.request_id,
-          url: row.url,
-          secret_sealed: row.secret_sealed,
-          is_active: row.is_active,
-        });
+      if (delivery.attempt_count > 0) deliveries.claimed.push(delivery);
     }
     return made;
   }
@@ -268,7 +189,25 @@ export class DeliveriesRepository {
    * can only make an attempt that had been made be made again.
    */
   async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    return runPrepared<ClaimedDelivery>(this.db, CLAIM_DUE, [limit, leaseMs / 1000]);
+    return returnedRows<ClaimedDelivery>(
+      await this.db.query(
+        `WITH ${NO_FLUSH_WAIT}
+         UPDATE webhooks.deliveries d
+            SET attempt_count = d.attempt_count + 1, claimed_until = now() + make_interval(secs => $2),
+                next_attempt_at = now() + make_interval(secs => $2)
+           FROM webhooks.webhooks w, no_flush_wait
+          WHERE w.id = d.webhook_id
+            AND d.id IN (SELECT id FROM webhooks.deliveries
+                          WHERE status = 'pending' AND next_attempt_at <= now()
+                            AND (claimed_until IS NULL OR claimed_until < now())
+                          ORDER BY next_attempt_at
+                          LIMIT $1
+                          FOR UPDATE SKIP LOCKED)
+          RETURNING d.id, d.webhook_id, d.event, d.body, d.attempt_count, d.max_attempts, d.request_id,
+                    w.url, w.secret_sealed, w.is_active`,
+        [limit, leaseMs / 1000],
+      ),
+    );
   }
 
   /**
@@ -438,7 +377,7 @@ function isCommon(outcome: AttemptOutcome): outcome is CommonOutcome {
  * The webhooks' rows are locked in id order before they are updated: statements of two replicas that update
  * the same webhooks in different orders would deadlock.
  */
-async function recordCommonOutcomes(db: DataSource, results: readonly CommonResult[]): Promise<Set<string>> {
+async function recordCommonOutcomes(m: Queryable, results: readonly CommonResult[]): Promise<Set<string>> {
   if (results.length === 0) return new Set();
   const columns: unknown[][] = Array.from({ length: 10 }, () => []);
   for (const { attempt: a, outcome: o } of results) {
@@ -456,7 +395,38 @@ async function recordCommonOutcomes(db: DataSource, results: readonly CommonResu
     ];
     row.forEach((value, i) => columns[i]!.push(value));
   }
-  const rows = await runPrepared<{ id: string; n: number }>(db, RECORD_COMMON_OUTCOMES, columns);
+  const rows = returnedRows<{ id: string; n: number }>(
+    await m.query(
+      `WITH ${NO_FLUSH_WAIT},
+       input AS (
+         SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[],
+                              $6::int[], $7::int[], $8::text[], $9::text[], $10::uuid[])
+                    AS i(delivery_id, n, status, next_attempt_at, at, http_status, duration_ms, error, response_body,
+                         webhook_id)),
+       locked AS MATERIALIZED (
+         SELECT id FROM webhooks.webhooks
+          WHERE id IN (SELECT webhook_id FROM input WHERE status = 'success')
+          ORDER BY id
+          FOR NO KEY UPDATE),
+       moved AS (
+         UPDATE webhooks.deliveries d
+            SET status = i.status, next_attempt_at = i.next_attempt_at, claimed_until = NULL
+           FROM input i
+          WHERE d.id = i.delivery_id AND d.attempt_count = i.n AND d.status = 'pending'
+          RETURNING d.id, d.webhook_id, i.status, i.n, i.at, i.http_status, i.duration_ms, i.error, i.response_body),
+       attempt AS (
+         INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
+         SELECT id, n, at, http_status, duration_ms, error, response_body FROM moved
+         ON CONFLICT DO NOTHING),
+       delivered AS (
+         UPDATE webhooks.webhooks
+            SET last_delivery_status = 'success', last_delivery_at = now(), last_error = NULL,
+                failing_since = NULL
+          WHERE id IN (SELECT id FROM locked) AND id IN (SELECT webhook_id FROM moved WHERE status = 'success'))
+       SELECT moved.id, moved.n FROM moved, no_flush_wait`,
+      columns,
+    ),
+  );
   return new Set(rows.map((r) => `${r.id}:${r.n}`));
 }
 
