@@ -8,3 +8,4 @@ export * from './service-providers';
 export * from './download-links';
 export * from './periodic';
 export * from './smtp-egress-config';
+export * from './batches';

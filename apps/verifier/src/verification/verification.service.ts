@@ -14,10 +14,10 @@ import {
   type VerifySingleRequest,
 } from '@emailverify/contracts';
 import { currentRequestId, type MessageBus } from '@emailverify/messaging';
+import { Batches } from '@emailverify/service-kit';
 import { parseAddress, type VerificationEngine } from '@emailverify/verification';
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
-import { Batcher } from './batcher';
 import { cacheable, creditsFor } from './billing';
 import type { ResultsRepository } from './results.repository';
 
@@ -46,11 +46,11 @@ export class VerificationService {
   /** The store under way of each address's result, awaited before the cache is asked about it. */
   private readonly saving = new Map<string, Promise<void>>();
   /** Reservations used in full, settled together (credits' close-used: one message and statement a batch). */
-  private readonly usedInFull: Batcher<{ accountId: AccountId; idempotencyKey: string; requestId?: string }>;
+  private readonly usedInFull: Batches<{ accountId: AccountId; idempotencyKey: string; requestId?: string }>;
   /** Result stores of concurrent requests, one statement a batch (MX-only and SMTP-checked apart). */
-  private readonly stores: Record<'mx' | 'smtp', Batcher<VerificationResult>>;
+  private readonly stores: Record<'mx' | 'smtp', Batches<VerificationResult>>;
   /** Cache lookups of concurrent single and bulk requests, one statement a batch. */
-  private readonly lookups: Record<'mx' | 'smtp', Batcher<string, Map<string, VerificationResult>>>;
+  private readonly lookups: Record<'mx' | 'smtp', Batches<string, VerificationResult | undefined>>;
 
   constructor(
     private readonly engine: VerificationEngine,
@@ -60,7 +60,7 @@ export class VerificationService {
     private readonly options: VerificationServiceOptions,
     private readonly outcomes?: Counter<'status' | 'reason'>,
   ) {
-    this.usedInFull = new Batcher(async (items) => {
+    this.usedInFull = new Batches(async (items) => {
       await this.credits.request(
         Subjects.creditsCloseUsed,
         { reservations: items.map(({ accountId, idempotencyKey }) => ({ accountId, idempotencyKey })) },
@@ -69,7 +69,7 @@ export class VerificationService {
       );
     }, CLOSE_USED_MAX);
     const store = (checkSmtp: boolean) =>
-      new Batcher<VerificationResult>(
+      new Batches<VerificationResult>(
         // An address verified by two requests at once is stored once (the later result).
         (results) =>
           this.results.save(
@@ -81,10 +81,10 @@ export class VerificationService {
       );
     this.stores = { mx: store(false), smtp: store(true) };
     const lookup = (checkSmtp: boolean) =>
-      new Batcher<string, Map<string, VerificationResult>>(
-        (emails) => this.results.findFresh(emails, checkSmtp),
-        STORE_BATCH_MAX,
-      );
+      new Batches<string, VerificationResult | undefined>(async (emails) => {
+        const found = await this.results.findFresh(emails, checkSmtp);
+        return emails.map((email) => found.get(email));
+      }, STORE_BATCH_MAX);
     this.lookups = { mx: lookup(false), smtp: lookup(true) };
   }
 
@@ -249,7 +249,7 @@ export class VerificationService {
     this.saveLater(verified.filter(cacheable), checkSmtp);
     if (used === emails.length)
       void this.later(
-        this.usedInFull.add([{ accountId, idempotencyKey, requestId: currentRequestId() }]),
+        this.usedInFull.add({ accountId, idempotencyKey, requestId: currentRequestId() }),
         { idempotencyKey },
         'settling credits failed; the reservation is refunded when its hold runs out',
       );
@@ -264,7 +264,7 @@ export class VerificationService {
   private saveLater(results: readonly VerificationResult[], checkSmtp: boolean): void {
     if (results.length === 0) return;
     const saved = this.later(
-      this.stores[checkSmtp ? 'smtp' : 'mx'].add(results),
+      this.stores[checkSmtp ? 'smtp' : 'mx'].addAll(results).then(() => undefined),
       { addresses: results.length },
       'storing results in the cache failed; they are verified again when asked for',
     );
@@ -275,15 +275,20 @@ export class VerificationService {
   }
 
   /**
-   * Cached results of these addresses, looked up with those of the other requests that asked meanwhile (the
-   * batch's answer holds theirs too; callers read only their own addresses).
+   * Cached results of these addresses, looked up in one statement with those of the other requests that asked
+   * meanwhile.
    */
   private async findFresh(
     emails: readonly string[],
     checkSmtp: boolean,
   ): Promise<Map<string, VerificationResult>> {
     if (emails.length === 0) return new Map();
-    return this.lookups[checkSmtp ? 'smtp' : 'mx'].add(emails);
+    const found = await this.lookups[checkSmtp ? 'smtp' : 'mx'].addAll(emails);
+    const fresh = new Map<string, VerificationResult>();
+    emails.forEach((email, i) => {
+      if (found[i]) fresh.set(email, found[i]);
+    });
+    return fresh;
   }
 
   /** Waits for the result stores under way of these addresses, if any. */

@@ -1,4 +1,5 @@
 import { withRequestId } from '@emailverify/messaging';
+import { Batches } from '@emailverify/service-kit';
 import type { Counter, Histogram } from 'prom-client';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../webhooks/secret-box';
@@ -10,7 +11,6 @@ import type {
 } from './deliveries.repository';
 import type { FreshClaim, FreshDeliveries } from './event-intake';
 import type { HttpSender, SendResult } from './http-sender';
-import { Batches } from './batches';
 import { parseRetryAfter, withJitter } from './retry-schedule';
 import { deliveryHeaders, type SigningKeys, signingKeys } from './signing';
 

@@ -1,8 +1,8 @@
 import { Consumers, Streams } from '@emailverify/contracts';
 import type { ConsumerHandle, JetStreamKit } from '@emailverify/messaging';
+import { Batches } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
 import { fileEventSchema } from '../webhooks.schemas';
-import { Batches } from './batches';
 import type {
   ClaimedDelivery,
   DeliveriesRepository,
