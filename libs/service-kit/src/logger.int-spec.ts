@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot } from '@emailverify/testing';
+import { eventually, repoRoot } from '@emailverify/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 
 /**
@@ -70,5 +70,56 @@ describe('the log at the end of a graceful shutdown', () => {
     expect(complete.length).toBeGreaterThan(0);
     expect(complete.length).toBeLessThan(5000);
     expect(JSON.parse(complete[0])).toMatchObject({ service: 'verifier', msg: 'handed back' });
+  });
+});
+
+/** A process that logs `lines` short lines through a logger holding them for `holdMs`, then runs `then`. */
+function holdingProcess(lines: number, holdMs: number, then: string) {
+  const logger = path.join(repoRoot, 'dist/libs/service-kit/src/logger.js');
+  const script = `
+    const { createLogger } = require(${JSON.stringify(logger)});
+    const logger = createLogger('gateway', 'info', ${holdMs});
+    for (let i = 0; i < ${lines}; i++) logger.info({ i }, 'request completed');
+    ${then}
+  `;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  started.push(child);
+  return child;
+}
+
+/** The numbers of the complete lines written so far (a write may still be under way). */
+const numbersIn = (text: string) =>
+  text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => (JSON.parse(line) as { i: number }).i);
+
+describe('lines held to leave together', () => {
+  afterEach(() => {
+    for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it('leave once the hold is over, in order, in a process that goes on running', async () => {
+    // Alive until the test ends it: only the hold's end can have written the lines.
+    const child = holdingProcess(200, 50, 'setInterval(() => {}, 1000);');
+    const stdout = collect(child.stdout);
+    await eventually(() => expect(numbersIn(stdout())).toEqual([...Array(200).keys()]));
+    expect(child.exitCode).toBeNull();
+  });
+
+  it('leave when the process exits before the hold is over', async () => {
+    const child = holdingProcess(200, 60_000, 'process.exit(0);');
+    const stdout = collect(child.stdout);
+    expect(await exitCode(child)).toBe(0);
+    expect(numbersIn(stdout())).toEqual([...Array(200).keys()]);
+  });
+
+  it('leave at once when many wait, without waiting for the hold', async () => {
+    // About 5,000 lines of 60 bytes: several times what is held; the hold itself (a minute) never ends.
+    const child = holdingProcess(5000, 60_000, 'setInterval(() => {}, 1000);');
+    const stdout = collect(child.stdout);
+    await eventually(() => expect(numbersIn(stdout()).length).toBeGreaterThan(4000));
+    expect(numbersIn(stdout())).toEqual([...Array(numbersIn(stdout()).length).keys()]);
   });
 });

@@ -24,6 +24,8 @@ export interface ServiceProviderOptions {
   database?: { schema: string; migrations: MigrationClass[] };
   /** Further readiness checks (e.g. other services answering over NATS). */
   extraChecks?: (bus: MessageBus) => HealthCheck[];
+  /** How long log lines may wait in memory to leave together (createLogger); 0 or omitted: no wait. */
+  logHoldMs?: number;
 }
 
 /**
@@ -35,7 +37,7 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
   const { service, config } = options;
   const providers: Provider[] = [
     { provide: SERVICE_CONFIG, useValue: config },
-    { provide: LOGGER, useValue: createLogger(service, config.LOG_LEVEL) },
+    { provide: LOGGER, useValue: createLogger(service, config.LOG_LEVEL, options.logHoldMs) },
     { provide: Metrics, useValue: new Metrics(service) },
     {
       provide: MessageBus,
