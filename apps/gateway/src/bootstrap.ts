@@ -31,6 +31,9 @@ export async function createGatewayApp(
   });
   app.set('trust proxy', config.TRUST_PROXY);
   app.disable('x-powered-by');
+  // No ETag: Express would hash every JSON body for it, and no reply of this API is asked for conditionally
+  // (each names when it was made, and the contract has no If-None-Match).
+  app.set('etag', false);
   app.enableShutdownHooks();
   const logger = app.get<Logger>(LOGGER);
   const httpRequests = app
