@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { DomainError, type ResolvedKey } from '@emailverify/contracts';
 import type { Response } from 'express';
-import type { GatewayRequest } from '../http/request-context';
+import { type GatewayRequest, requestOf, responseOf } from '../http/request-context';
 import { routePolicy } from '../http/route-policy';
 import { requestedStyle } from '../http/style';
 import { clientAddressKey } from '../rate-limit/client-address';
@@ -25,7 +25,7 @@ export class ApiKeyGuard implements CanActivate {
   /** Synchronous (no promise for Nest to await) for a public route and for a key this gateway knows already. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (routePolicy(this.reflector, context).isPublic) return true;
-    const req = context.switchToHttp().getRequest<GatewayRequest>();
+    const req = requestOf(context);
     const override = requestedStyle(req);
     if (override) req.style = override;
     const ip = clientAddressKey(req);
@@ -41,7 +41,7 @@ export class ApiKeyGuard implements CanActivate {
       authenticate(req, resolved, override);
       return true;
     }
-    return this.resolve(req, context.switchToHttp().getResponse<Response>(), ip, keyHash, carried, override);
+    return this.resolve(req, responseOf(context), ip, keyHash, carried, override);
   }
 
   private async resolve(

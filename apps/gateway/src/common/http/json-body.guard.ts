@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { DomainError } from '@emailverify/contracts';
 import express from 'express';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../../config';
-import type { GatewayRequest } from './request-context';
+import { type GatewayRequest, requestOf, responseOf } from './request-context';
 import { routePolicy } from './route-policy';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -26,7 +26,7 @@ export class JsonBodyGuard implements CanActivate {
   /** Synchronous (no promise for Nest to await) when there is no body to read. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const req = context.switchToHttp().getRequest<GatewayRequest>();
+    const req = requestOf(context);
     if (!BODY_METHODS.has(req.method) || routePolicy(this.reflector, context).rawBody) return true;
     const hasBody =
       Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
@@ -46,9 +46,7 @@ export class JsonBodyGuard implements CanActivate {
       );
     }
     await new Promise<void>((resolve, reject) => {
-      this.parse(req, context.switchToHttp().getResponse(), (err?: unknown) =>
-        err ? reject(bodyError(err)) : resolve(),
-      );
+      this.parse(req, responseOf(context), (err?: unknown) => (err ? reject(bodyError(err)) : resolve()));
     });
     if (req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
       throw new DomainError('INVALID_REQUEST', 'The request body must be a JSON object');

@@ -1,6 +1,6 @@
-import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import { type ArgumentsHost, createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { AccountId, ResponseStyle } from '@emailverify/contracts';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 
 export interface AuthContext {
   /** The account the credits service resolved the API key to. */
@@ -36,7 +36,13 @@ export interface GatewayRequest extends Request {
 
 export const STYLE_HEADER = 'svc-response-style';
 
-const requestOf = (ctx: ExecutionContext) => ctx.switchToHttp().getRequest<GatewayRequest>();
+/**
+ * The HTTP request and reply of a guard's, filter's or decorator's context. Read by position, as switchToHttp()
+ * would read them: each switchToHttp() call makes three functions and reshapes the context object, on every
+ * request and for every guard.
+ */
+export const requestOf = (ctx: ArgumentsHost): GatewayRequest => ctx.getArgByIndex<GatewayRequest>(0);
+export const responseOf = (ctx: ArgumentsHost): Response => ctx.getArgByIndex<Response>(1);
 
 /** The authenticated caller of this request (`@Auth() auth: AuthContext`), set by the ApiKeyGuard. */
 export const Auth = createParamDecorator((_data: unknown, ctx: ExecutionContext): AuthContext => {

@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { DomainError, isResponseStyle, type ResponseStyle } from '@emailverify/contracts';
-import { type GatewayRequest, STYLE_HEADER } from './request-context';
+import { type GatewayRequest, requestOf, STYLE_HEADER } from './request-context';
 
 /** The style asked for by header, or undefined; an unknown value is a client error. */
 export function requestedStyle(req: GatewayRequest): ResponseStyle | undefined {
@@ -25,5 +25,5 @@ export function renderStyle(req: GatewayRequest): ResponseStyle {
 
 /** The style the reply is rendered in (`@Style() style: ResponseStyle`), for handlers that write it themselves. */
 export const Style = createParamDecorator((_data: unknown, ctx: ExecutionContext): ResponseStyle =>
-  renderStyle(ctx.switchToHttp().getRequest<GatewayRequest>()),
+  renderStyle(requestOf(ctx)),
 );
