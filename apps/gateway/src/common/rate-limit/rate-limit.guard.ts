@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import { DomainError } from '@emailverify/contracts';
 import type { Response } from 'express';
-import type { GatewayRequest } from '../http/request-context';
+import { type GatewayRequest, requestOf, responseOf } from '../http/request-context';
 import { clientAddressKey } from './client-address';
 import { routePolicy } from '../http/route-policy';
 import { setRateLimitHeaders } from './rate-limit-headers';
@@ -20,35 +20,42 @@ export class RateLimitGuard implements CanActivate {
     private readonly limits: RateLimiterService,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const req = context.switchToHttp().getRequest<GatewayRequest>();
-    const res = context.switchToHttp().getResponse<Response>();
+  /** The count's promise, continued without further async functions (this runs on every request). */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const req = requestOf(context);
+    const res = responseOf(context);
     const policy = routePolicy(this.reflector, context);
-    let decision: LimitDecision;
     if (req.auth) {
-      const admitted = await this.limits.admit(policy.rateClass, req.auth.apiKeyId, req.addressToCheck);
-      if (admitted.blocked) {
-        // Refused as the ApiKeyGuard refuses a blocked address: unauthenticated, in the requested style.
-        req.auth = undefined;
-        req.style = requestedStyle(req);
-        throw tooManyAuthFailures(res, admitted.blocked.retryAfter);
-      }
-      decision = admitted.decision;
-    } else if (policy.perAddress) {
-      decision = await this.limits.consumeDownload(clientAddressKey(req));
-    } else {
-      return true; // public route without a limit (health, metrics, docs)
+      return this.limits.admit(policy.rateClass, req.auth.apiKeyId, req.addressToCheck).then((admitted) => {
+        if (admitted.blocked) {
+          // Refused as the ApiKeyGuard refuses a blocked address: unauthenticated, in the requested style.
+          req.auth = undefined;
+          req.style = requestedStyle(req);
+          throw tooManyAuthFailures(res, admitted.blocked.retryAfter);
+        }
+        return decide(req, res, admitted.decision);
+      });
     }
-    req.rateLimit = decision;
-    setRateLimitHeaders(res, decision);
-    if (decision.allowed) return true;
-    res.setHeader('Retry-After', String(decision.retryAfter));
-    throw new DomainError(
-      'RATE_LIMIT_EXCEEDED',
-      `Rate limit of ${decision.limit} requests per minute exceeded`,
-      {
-        retry_after: decision.retryAfter,
-      },
-    );
+    if (policy.perAddress) {
+      return this.limits
+        .consumeDownload(clientAddressKey(req))
+        .then((decision) => decide(req, res, decision));
+    }
+    return true; // public route without a limit (health, metrics, docs)
   }
+}
+
+/** The window on the request and in the reply's headers; a request over the limit is refused. */
+function decide(req: GatewayRequest, res: Response, decision: LimitDecision): boolean {
+  req.rateLimit = decision;
+  setRateLimitHeaders(res, decision);
+  if (decision.allowed) return true;
+  res.setHeader('Retry-After', String(decision.retryAfter));
+  throw new DomainError(
+    'RATE_LIMIT_EXCEEDED',
+    `Rate limit of ${decision.limit} requests per minute exceeded`,
+    {
+      retry_after: decision.retryAfter,
+    },
+  );
 }

@@ -134,17 +134,28 @@ export class RateLimiterService implements OnApplicationShutdown {
 
   /**
    * Counts one request of `cls` for the key, unless `ip` (when given) has failed authentication too often: with
-   * Redis both in one round trip, so the limits still hold exactly across gateways.
+   * Redis both in one round trip, so the limits still hold exactly across gateways. Every request waits for
+   * this: without Redis it chains the limiters' own promises and makes no more of its own.
    */
-  async admit(cls: RateClass, apiKeyId: string, ip?: string): Promise<Admission> {
-    const limiter = this.limiters[cls];
-    if (ip === undefined) return { decision: await this.consume(cls, apiKeyId) };
+  admit(cls: RateClass, apiKeyId: string, ip?: string): Promise<Admission> {
+    const counted = (): Promise<Admission> => this.consume(cls, apiKeyId).then((decision) => ({ decision }));
+    if (ip === undefined) return counted();
     if (!this.admitCommand || this.redis?.status !== 'ready') {
-      const blocked = await this.authBlocked(ip);
-      return blocked ? { blocked } : { decision: await this.consume(cls, apiKeyId) };
+      return this.authBlocked(ip).then((blocked) => (blocked ? { blocked } : counted()));
     }
+    return this.admitInOneTrip(cls, apiKeyId, ip, this.admitCommand);
+  }
+
+  /** `admit` with Redis: the address's failures and the key's count in one script. */
+  private async admitInOneTrip(
+    cls: RateClass,
+    apiKeyId: string,
+    ip: string,
+    admitCommand: AdmitCommand,
+  ): Promise<Admission> {
+    const limiter = this.limiters[cls];
     try {
-      const [consumed, ttl] = await this.admitCommand(
+      const [consumed, ttl] = await admitCommand(
         this.authFailures.getKey(ip),
         limiter.getKey(apiKeyId),
         this.authFailures.points,
@@ -165,15 +176,17 @@ export class RateLimiterService implements OnApplicationShutdown {
   }
 
   /** Whether this client IP has already failed authentication too often in the current window. */
-  async authBlocked(ip: string): Promise<LimitDecision | undefined> {
-    try {
-      const res = await this.authFailures.get(ip);
-      if (res && res.consumedPoints > this.authFailures.points) return this.refused(this.authFailures, res);
-      return undefined;
-    } catch (err) {
-      this.storeFailed('auth-failures', err);
-      return undefined;
-    }
+  authBlocked(ip: string): Promise<LimitDecision | undefined> {
+    return this.authFailures.get(ip).then(
+      (res) =>
+        res && res.consumedPoints > this.authFailures.points
+          ? this.refused(this.authFailures, res)
+          : undefined,
+      (err: unknown) => {
+        this.storeFailed('auth-failures', err);
+        return undefined;
+      },
+    );
   }
 
   /** Records a failed authentication from `ip`. */
@@ -186,14 +199,15 @@ export class RateLimiterService implements OnApplicationShutdown {
     return this.take(this.downloads, 'download', ip);
   }
 
-  private async take(limiter: RateLimiterAbstract, name: string, key: string): Promise<LimitDecision> {
-    try {
-      return this.allowed(limiter, await limiter.consume(key));
-    } catch (err) {
-      if (err instanceof RateLimiterRes) return this.refused(limiter, err);
-      this.storeFailed(name, err);
-      return this.openDecision(limiter);
-    }
+  private take(limiter: RateLimiterAbstract, name: string, key: string): Promise<LimitDecision> {
+    return limiter.consume(key).then(
+      (res) => this.allowed(limiter, res),
+      (err: unknown) => {
+        if (err instanceof RateLimiterRes) return this.refused(limiter, err);
+        this.storeFailed(name, err);
+        return this.openDecision(limiter);
+      },
+    );
   }
 
   /** What a request let through because the store failed is told. */
