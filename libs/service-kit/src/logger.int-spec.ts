@@ -77,7 +77,7 @@ describe('the log at the end of a graceful shutdown', () => {
 function holdingProcess(lines: number, holdMs: number, then: string) {
   const logger = path.join(repoRoot, 'dist/libs/service-kit/src/logger.js');
   const script = `
-    const { createLogger } = require(${JSON.stringify(logger)});
+    const { createLogger, flushLogs } = require(${JSON.stringify(logger)});
     const logger = createLogger('gateway', 'info', ${holdMs});
     for (let i = 0; i < ${lines}; i++) logger.info({ i }, 'request completed');
     ${then}
@@ -112,6 +112,15 @@ describe('lines held to leave together', () => {
     const child = holdingProcess(200, 60_000, 'process.exit(0);');
     const stdout = collect(child.stdout);
     expect(await exitCode(child)).toBe(0);
+    expect(numbersIn(stdout())).toEqual([...Array(200).keys()]);
+  });
+
+  it('are written out by the end of a graceful shutdown, before the process ends by its signal', async () => {
+    // SIGKILL: no exit handler runs, so only flushLogs can have written them.
+    const child = holdingProcess(200, 60_000, "flushLogs(300); process.kill(process.pid, 'SIGKILL');");
+    const stdout = collect(child.stdout);
+    await exitCode(child);
+    expect(child.signalCode).toBe('SIGKILL');
     expect(numbersIn(stdout())).toEqual([...Array(200).keys()]);
   });
 

@@ -12,6 +12,22 @@ interface Output {
 /** Every destination this process logs to, so the end of a graceful shutdown can write out what they hold. */
 const destinations = new Set<Output>();
 
+/** How long the last synchronous write-out may wait for a reader of stdout that takes nothing. */
+const FINAL_FLUSH_WAIT_MS = 3000;
+
+/**
+ * When a destination stops waiting for a full stdout to take its lines. Until the process's last write-out it
+ * waits as long as it takes (a reader that falls behind catches up, and nothing is dropped); the last one
+ * (`flushLogs`, or the write-out when the process exits) waits at most `FINAL_FLUSH_WAIT_MS`, so a stalled
+ * reader of stdout can never keep a stopping process alive.
+ */
+let giveUpAt = Number.POSITIVE_INFINITY;
+const retryWhileWaiting = (): boolean => Date.now() < giveUpAt;
+let exitLimited = false;
+function limitFinalWait(waitMs: number): void {
+  giveUpAt = Math.min(giveUpAt, Date.now() + waitMs);
+}
+
 /** Held lines leave at once when this many bytes wait, without waiting for the hold to end. */
 const HELD_BYTES = 32 * 1024;
 
@@ -24,6 +40,8 @@ class HeldLines implements Output {
   private held = '';
   private timer: NodeJS.Timeout | undefined;
   private destroyed = false;
+  /** Where the last write-out writes what is held: synchronously, as the destination's own last write-out. */
+  private lastOut: Destination | undefined;
 
   constructor(
     private readonly destination: Destination,
@@ -41,17 +59,29 @@ class HeldLines implements Output {
   }
 
   private readonly release = (): void => {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.held === '' || this.destroyed) return;
-    const lines = this.held;
-    this.held = '';
-    this.destination.write(lines);
+    const lines = this.take();
+    if (lines !== '') this.destination.write(lines);
   };
 
+  /** What is held, handed over once: the hold ends. */
+  private take(): string {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const lines = this.destroyed ? '' : this.held;
+    this.held = '';
+    return lines;
+  }
+
+  /**
+   * The destination's lines, then the held ones, written synchronously. Handed to the destination, held lines
+   * would leave in a write of its own that the end of the process does not wait for.
+   */
   flushSync(): void {
-    this.release();
+    const lines = this.take();
     this.destination.flushSync();
+    if (lines === '') return;
+    this.lastOut ??= pino.destination({ dest: 1, sync: true, retryEAGAIN: retryWhileWaiting });
+    this.lastOut.write(lines);
   }
 
   destroy(): void {
@@ -59,22 +89,6 @@ class HeldLines implements Output {
     clearTimeout(this.timer);
     this.destination.destroy();
   }
-}
-
-/** How long the last synchronous write-out may wait for a reader of stdout that takes nothing. */
-const FINAL_FLUSH_WAIT_MS = 3000;
-
-/**
- * When a destination stops waiting for a full stdout to take its lines. Until the process's last write-out it
- * waits as long as it takes (a reader that falls behind catches up, and nothing is dropped); the last one
- * (`flushLogs`, or the write-out when the process exits) waits at most `FINAL_FLUSH_WAIT_MS`, so a stalled
- * reader of stdout can never keep a stopping process alive.
- */
-let giveUpAt = Number.POSITIVE_INFINITY;
-const retryWhileWaiting = (): boolean => Date.now() < giveUpAt;
-let exitLimited = false;
-function limitFinalWait(waitMs: number): void {
-  giveUpAt = Math.min(giveUpAt, Date.now() + waitMs);
 }
 
 /**
