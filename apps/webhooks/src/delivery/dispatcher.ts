@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { withRequestId } from '@emailverify/messaging';
 import { Batches } from '@emailverify/service-kit';
 import type { Counter, Histogram } from 'prom-client';
@@ -41,6 +42,13 @@ const HOLD = 8;
 const KEPT_KEYS = 10_000;
 /** The most attempts one statement stores. */
 const MAX_RECORD_BATCH = 256;
+/**
+ * A batch of outcomes smaller than this is stored GATHER_MS later, which makes the next batch larger: most of
+ * PostgreSQL's work in storing a batch is the same whatever its size, and an outcome stored a little later
+ * holds up no attempt (its slot is free already; only its claim is held meanwhile).
+ */
+const GATHER_BELOW = 64;
+const GATHER_MS = 20;
 
 /** A delivery claimed ahead of a free slot, and the time (this process's clock) by which it must start. */
 interface Claimed {
@@ -80,6 +88,8 @@ export class Dispatcher implements FreshDeliveries {
   /** Kicks so far: a claim that started before the latest kick may have missed what that kick announced. */
   private kicks = 0;
   private claim?: Promise<void>;
+  /** Event intake waiting for room to make fresh deliveries claimed (`room`): how many it wants, and its answer. */
+  private roomWaiter?: { wanted: number; grant: (claim: FreshClaim | undefined) => void };
   /** Webhook id -> its sealed secret and the signing keys it opens to (a changed sealed secret is opened afresh). */
   private readonly keys = new Map<string, { sealed: Buffer; keys: SigningKeys }>();
 
@@ -92,7 +102,11 @@ export class Dispatcher implements FreshDeliveries {
     private readonly metrics: DispatcherMetrics,
   ) {
     const rules = { disableAfterDays: options.disableAfterDays };
-    this.recorder = new Batches((results) => repo.recordAttempts(results, rules), MAX_RECORD_BATCH);
+    this.recorder = new Batches(async (results) => {
+      // A small batch waits a moment, so that the next one gathers the outcomes that come meanwhile.
+      if (results.length < GATHER_BELOW && !this.stopped) await sleep(GATHER_MS);
+      return repo.recordAttempts(results, rules);
+    }, MAX_RECORD_BATCH);
   }
 
   start(): void {
@@ -122,6 +136,28 @@ export class Dispatcher implements FreshDeliveries {
     return { ms: this.options.timeoutMs + LEASE_MARGIN_MS, max };
   }
 
+  /**
+   * Waits until this process has room for `wanted` fresh deliveries made claimed (or for `concurrency` of them,
+   * when more are wanted), and answers with what `freshClaim` allows then; at `deadline`, or when the process
+   * stops, with what it allows at that moment, which may be nothing. One caller waits at a time.
+   */
+  room(wanted: number, deadline: number): Promise<FreshClaim | undefined> {
+    const enough = Math.min(wanted, this.options.concurrency);
+    const now = this.freshClaim();
+    const wait = deadline - Date.now();
+    if (this.stopped || (now && now.max >= enough) || wait <= 0 || this.roomWaiter)
+      return Promise.resolve(now);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => grant(this.freshClaim()), wait);
+      const grant = (claim: FreshClaim | undefined) => {
+        clearTimeout(timer);
+        this.roomWaiter = undefined;
+        resolve(claim);
+      };
+      this.roomWaiter = { wanted: enough, grant };
+    });
+  }
+
   adopt(claimed: ClaimedDelivery[], claimedAt: number): void {
     if (this.stopped) {
       void this.giveBack(claimed);
@@ -137,6 +173,7 @@ export class Dispatcher implements FreshDeliveries {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    this.roomWaiter?.grant(undefined);
     await this.claim;
     await this.giveBack(this.ready.splice(0).map((c) => c.delivery));
     await Promise.allSettled([...this.inFlight]);
@@ -169,6 +206,10 @@ export class Dispatcher implements FreshDeliveries {
     if (stale.length > 0)
       // They could no longer finish within their claims: given back, to be claimed afresh.
       void this.giveBack(stale);
+    if (this.roomWaiter) {
+      const claim = this.freshClaim();
+      if (claim && claim.max >= this.roomWaiter.wanted) this.roomWaiter.grant(claim);
+    }
     if (this.claiming || this.drained) return;
     const concurrency = this.options.concurrency;
     const room = Math.min(HOLD * concurrency - this.held(), AHEAD * concurrency - this.ready.length);
