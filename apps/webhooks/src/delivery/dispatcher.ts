@@ -35,9 +35,9 @@ const LEASE_MARGIN_MS = 30_000;
 const START_WITHIN_MS = LEASE_MARGIN_MS / 2;
 
 /** Claimed deliveries waiting for a slot: at most this many times the concurrency. */
-const AHEAD = 4;
+const AHEAD = 6;
 /** Claimed deliveries held in all (waiting, being sent, outcome being stored): at most this many times the concurrency. */
-const HOLD = 8;
+const HOLD = 12;
 /** Signing keys kept ready, one set per webhook, at most this many. */
 const KEPT_KEYS = 10_000;
 /** The most attempts one statement stores. */
@@ -49,6 +49,12 @@ const MAX_RECORD_BATCH = 256;
  */
 const GATHER_BELOW = 64;
 const GATHER_MS = 20;
+
+/** The metric series of one outcome. */
+interface OutcomeSeries {
+  attempts: { inc(): void };
+  seconds: { observe(value: number): void };
+}
 
 /** A delivery claimed ahead of a free slot, and the time (this process's clock) by which it must start. */
 interface Claimed {
@@ -90,6 +96,7 @@ export class Dispatcher implements FreshDeliveries {
   private claim?: Promise<void>;
   /** Event intake waiting for room to make fresh deliveries claimed (`room`): how many it wants, and its answer. */
   private roomWaiter?: { wanted: number; grant: (claim: FreshClaim | undefined) => void };
+  private readonly series = new Map<AttemptOutcome['kind'], OutcomeSeries>();
   /** Webhook id -> its sealed secret and the signing keys it opens to (a changed sealed secret is opened afresh). */
   private readonly keys = new Map<string, { sealed: Buffer; keys: SigningKeys }>();
 
@@ -137,12 +144,12 @@ export class Dispatcher implements FreshDeliveries {
   }
 
   /**
-   * Waits until this process has room for `wanted` fresh deliveries made claimed (or for `concurrency` of them,
-   * when more are wanted), and answers with what `freshClaim` allows then; at `deadline`, or when the process
+   * Waits until this process has room for `wanted` fresh deliveries made claimed (or for twice `concurrency` of
+   * them, when more are wanted: a statement's worth, while what is claimed already keeps the slots busy), and answers with what `freshClaim` allows then; at `deadline`, or when the process
    * stops, with what it allows at that moment, which may be nothing. One caller waits at a time.
    */
   room(wanted: number, deadline: number): Promise<FreshClaim | undefined> {
-    const enough = Math.min(wanted, this.options.concurrency);
+    const enough = Math.min(wanted, 2 * this.options.concurrency);
     const now = this.freshClaim();
     const wait = deadline - Date.now();
     if (this.stopped || (now && now.max >= enough) || wait <= 0 || this.roomWaiter)
@@ -279,8 +286,9 @@ export class Dispatcher implements FreshDeliveries {
     });
     this.fill(); // the slot is free: the next attempt need not wait for this one's record
     const recorded = await recording;
-    this.metrics.attempts.inc({ outcome: outcome.kind });
-    this.metrics.attemptSeconds.observe({ outcome: outcome.kind }, result.durationMs / 1000);
+    const series = this.seriesOf(outcome.kind);
+    series.attempts.inc();
+    series.seconds.observe(result.durationMs / 1000);
     this.logger.info(
       {
         requestId: delivery.request_id ?? undefined,
@@ -303,7 +311,7 @@ export class Dispatcher implements FreshDeliveries {
     if (!delivery.is_active)
       return {
         status: null,
-        headers: {},
+        retryAfter: undefined,
         body: null,
         error: 'not sent: the webhook is inactive',
         durationMs: 0,
@@ -316,6 +324,19 @@ export class Dispatcher implements FreshDeliveries {
       timestamp: Math.floor(Date.now() / 1000),
     });
     return this.sender.post(delivery.url, headers, delivery.body);
+  }
+
+  /** The metric series of an outcome, looked up once rather than by its labels at every attempt. */
+  private seriesOf(kind: AttemptOutcome['kind']): OutcomeSeries {
+    let series = this.series.get(kind);
+    if (!series) {
+      series = {
+        attempts: this.metrics.attempts.labels({ outcome: kind }),
+        seconds: this.metrics.attemptSeconds.labels({ outcome: kind }),
+      };
+      this.series.set(kind, series);
+    }
+    return series;
   }
 
   /** The webhook's signing keys, made once per webhook rather than at every attempt. */
@@ -354,8 +375,7 @@ export class Dispatcher implements FreshDeliveries {
     if (n >= maxAttempts) return { outcome: { kind: 'failed' }, error };
     let delayMs = withJitter(schedule[Math.min(n, schedule.length - 1)]!);
     if (status === 429 || status === 503) {
-      const header = result.headers['retry-after'];
-      const retryAfter = parseRetryAfter(Array.isArray(header) ? header[0] : header);
+      const retryAfter = parseRetryAfter(result.retryAfter);
       if (retryAfter !== undefined) delayMs = Math.max(delayMs, retryAfter);
     }
     return { outcome: { kind: 'retry', nextAttemptAt: new Date(Date.now() + delayMs) }, error };

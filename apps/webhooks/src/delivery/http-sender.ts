@@ -6,7 +6,8 @@ import { classifyAddress, isIpLiteral } from '@emailverify/net-policy';
 /** What one POST came to: the receiver's status (null when none came), a short body excerpt, or an error. */
 export interface SendResult {
   status: number | null;
-  headers: Record<string, string | string[] | undefined>;
+  /** The Retry-After header of a 429 or 503 reply (other replies' headers are not read). */
+  retryAfter: string | undefined;
   /** The first KEEP_BODY_BYTES of the reply body. */
   body: string | null;
   /** Why no usable reply came (refused target, connection or TLS error, time-out); null when one came. */
@@ -49,6 +50,8 @@ interface ParsedTarget {
   port: number;
   /** Path and query. */
   path: string;
+  /** When the host is an IP literal: its address, to which the address rule was applied once, or why it is refused. */
+  literal?: { address: string; family: number } | { refused: string };
 }
 
 const systemResolve = (host: string) => dnsLookup(host, { all: true, verbatim: true });
@@ -74,6 +77,7 @@ export class HttpSender {
     this.sweeper.unref();
   }
 
+  /** `headers` are the attempt's own: Content-Length is added to them. */
   async post(target: string, headers: Record<string, string>, body: string): Promise<SendResult> {
     const started = performance.now();
     // The attempt's time limit: a timer cleared when the attempt ends, which ends whatever the attempt is
@@ -108,14 +112,20 @@ export class HttpSender {
     const url = this.parse(target);
     if (!url) return failure('the webhook URL is not valid', elapsed());
     if (url.protocol !== 'https:') return failure('only https URLs are delivered to', elapsed());
-    const { host, port, path } = url;
+    const { host, port, path, literal } = url;
     let address: { address: string; family: number };
-    try {
-      address = await this.checkedAddress(host, limit);
-    } catch (err) {
-      return failure((err as Error).message, elapsed());
+    if (literal) {
+      if ('refused' in literal) return failure(literal.refused, elapsed());
+      address = literal;
+    } else {
+      try {
+        address = this.checked(host, await this.resolveHost(host, limit));
+      } catch (err) {
+        return failure((err as Error).message, elapsed());
+      }
+      if (limit.expired) return failure(`no reply within ${this.options.timeoutMs} ms`, elapsed());
     }
-    if (limit.expired) return failure(`no reply within ${this.options.timeoutMs} ms`, elapsed());
+    headers['Content-Length'] = String(Buffer.byteLength(body));
     try {
       return await new Promise<SendResult>((resolve, reject) => {
         const req = request(
@@ -124,7 +134,7 @@ export class HttpSender {
             port,
             path,
             method: 'POST',
-            headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+            headers,
             agent: this.agentFor(host, port, address),
             lookup: pinnedLookup(address),
           },
@@ -133,10 +143,15 @@ export class HttpSender {
             let read = 0;
             let kept = 0;
             const done = () => {
-              const text = Buffer.concat(chunks).subarray(0, KEEP_BODY_BYTES).toString('utf8');
+              const status = res.statusCode ?? null;
+              const text =
+                chunks.length === 0
+                  ? ''
+                  : Buffer.concat(chunks).subarray(0, KEEP_BODY_BYTES).toString('utf8');
               resolve({
-                status: res.statusCode ?? null,
-                headers: res.headers,
+                status,
+                retryAfter:
+                  status === 429 || status === 503 ? firstValue(res.headers['retry-after']) : undefined,
                 body: text || null,
                 error: null,
                 durationMs: elapsed(),
@@ -170,22 +185,28 @@ export class HttpSender {
     }
   }
 
-  /** Resolves the host (an IP literal is its own answer) and applies the address rule to every answer. */
-  private async checkedAddress(host: string, limit: TimeLimit): Promise<{ address: string; family: number }> {
-    let addresses: Array<{ address: string; family: number }>;
-    if (isIpLiteral(host)) addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];
-    else {
-      try {
-        addresses = await Promise.race([
-          this.resolve(host),
-          new Promise<never>((_, reject) => {
-            limit.onExpiry = () => reject(new Error(`resolving ${host} timed out`));
-          }),
-        ]);
-      } catch (err) {
-        throw new Error(`could not resolve ${host}: ${describeError(err)}`);
-      }
+  /** Resolves a host name to every address it has, within the attempt's time limit. */
+  private async resolveHost(
+    host: string,
+    limit: TimeLimit,
+  ): Promise<Array<{ address: string; family: number }>> {
+    try {
+      return await Promise.race([
+        this.resolve(host),
+        new Promise<never>((_, reject) => {
+          limit.onExpiry = () => reject(new Error(`resolving ${host} timed out`));
+        }),
+      ]);
+    } catch (err) {
+      throw new Error(`could not resolve ${host}: ${describeError(err)}`);
     }
+  }
+
+  /** Applies the address rule to every address of the host; the first is the one connected to. */
+  private checked(
+    host: string,
+    addresses: Array<{ address: string; family: number }>,
+  ): { address: string; family: number } {
     if (addresses.length === 0) throw new Error(`${host} has no address`);
     if (!this.options.allowPrivateNetworks) {
       for (const { address } of addresses) {
@@ -209,12 +230,21 @@ export class HttpSender {
     } catch {
       return undefined;
     }
+    const host = url.hostname.replace(/^\[|\]$/g, '');
     parsed = {
       protocol: url.protocol,
-      host: url.hostname.replace(/^\[|\]$/g, ''),
+      host,
       port: Number(url.port || 443),
       path: `${url.pathname}${url.search}`,
     };
+    if (isIpLiteral(host)) {
+      // An IP literal is its own answer: the address rule is applied to it once.
+      try {
+        parsed.literal = this.checked(host, [{ address: host, family: host.includes(':') ? 6 : 4 }]);
+      } catch (err) {
+        parsed.literal = { refused: (err as Error).message };
+      }
+    }
     if (this.targets.size >= KEPT_TARGETS) this.targets.clear();
     this.targets.set(target, parsed);
     return parsed;
@@ -259,7 +289,11 @@ function pinnedLookup(checked: { address: string; family: number }): LookupFunct
 }
 
 function failure(error: string, durationMs: number): SendResult {
-  return { status: null, headers: {}, body: null, error, durationMs };
+  return { status: null, retryAfter: undefined, body: null, error, durationMs };
+}
+
+function firstValue(header: string | string[] | undefined): string | undefined {
+  return Array.isArray(header) ? header[0] : header;
 }
 
 function describeError(err: unknown): string {
