@@ -34,10 +34,14 @@ const LEASE_MARGIN_MS = 30_000;
 /** A claimed attempt must start within this long of its claim, so that it ends well within the claim. */
 const START_WITHIN_MS = LEASE_MARGIN_MS / 2;
 
-/** Claimed deliveries waiting for a slot: at most this many times the concurrency. */
-const AHEAD = 6;
+/**
+ * Claimed deliveries waiting for a slot: at most this many times the concurrency. Enough that the slots stay
+ * busy while the next deliveries are being made (a statement that waits for its WAL flush, slow on a busy
+ * database); a process whose attempts run slow gives back what it could not start within START_WITHIN_MS.
+ */
+const AHEAD = 12;
 /** Claimed deliveries held in all (waiting, being sent, outcome being stored): at most this many times the concurrency. */
-const HOLD = 12;
+const HOLD = 20;
 /** Signing keys kept ready, one set per webhook, at most this many. */
 const KEPT_KEYS = 10_000;
 /** The most attempts one statement stores. */
