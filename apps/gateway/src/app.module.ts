@@ -1,7 +1,7 @@
 import type { DynamicModule, Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { JetStreamKit } from '@emailverify/messaging';
-import { serviceModule } from '@emailverify/service-kit';
+import { PER_REQUEST_LOG_HOLD_MS, serviceModule } from '@emailverify/service-kit';
 import { MulterModule } from '@nestjs/platform-express';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { AuthService } from './common/auth/auth.service';
@@ -62,17 +62,11 @@ export function gatewayApi(
   };
 }
 
-/**
- * How long the gateway's log lines (one access line per request) may wait in memory to leave together: one
- * write to stdout per many requests instead of one per request, which cost more than the line itself.
- */
-const LOG_HOLD_MS = 100;
-
 /** The HTTP entry: the API on the suite's NATS bus. */
 export function gatewayModule(config: Readonly<GatewayConfig>): DynamicModule {
   return serviceModule('gateway', config, {
     configToken: GATEWAY_CONFIG,
-    logHoldMs: LOG_HOLD_MS,
+    logHoldMs: PER_REQUEST_LOG_HOLD_MS,
     extraChecks: serviceChecks,
     ...gatewayApi(config),
   });

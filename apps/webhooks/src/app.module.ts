@@ -1,6 +1,13 @@
 import type { DynamicModule } from '@nestjs/common';
 import { JetStreamKit } from '@emailverify/messaging';
-import { LOGGER, Metrics, periodicTask, serviceModule, withDataSource } from '@emailverify/service-kit';
+import {
+  LOGGER,
+  Metrics,
+  PER_REQUEST_LOG_HOLD_MS,
+  periodicTask,
+  serviceModule,
+  withDataSource,
+} from '@emailverify/service-kit';
 import type { Logger } from 'pino';
 import type { WebhooksConfig } from './config';
 import { DeliveriesRepository } from './delivery/deliveries.repository';
@@ -18,6 +25,7 @@ import { WebhooksService } from './webhooks/webhooks.service';
 export function webhooksModule(config: Readonly<WebhooksConfig>): DynamicModule {
   return serviceModule('webhooks', config, {
     database: { schema: 'webhooks', migrations: webhooksMigrations },
+    logHoldMs: PER_REQUEST_LOG_HOLD_MS,
     providers: [
       { provide: SecretBox, useValue: new SecretBox(config.WEBHOOK_SECRET_KEY) },
       withDataSource(WebhooksRepository),

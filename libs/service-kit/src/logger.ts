@@ -3,14 +3,8 @@ import pino, { type Logger } from 'pino';
 
 type Destination = ReturnType<typeof pino.destination>;
 
-/** What the end of a graceful shutdown writes out: a destination, or the lines held in front of one. */
-interface Output {
-  flushSync(): void;
-  destroy(): void;
-}
-
 /** Every destination this process logs to, so the end of a graceful shutdown can write out what they hold. */
-const destinations = new Set<Output>();
+const destinations = new Set<Destination>();
 
 /** How long the last synchronous write-out may wait for a reader of stdout that takes nothing. */
 const FINAL_FLUSH_WAIT_MS = 3000;
@@ -28,68 +22,17 @@ function limitFinalWait(waitMs: number): void {
   giveUpAt = Math.min(giveUpAt, Date.now() + waitMs);
 }
 
-/** Held lines leave at once when this many bytes wait, without waiting for the hold to end. */
-const HELD_BYTES = 32 * 1024;
+/**
+ * With a hold, lines leave at once when this many bytes wait, without waiting for the hold to end (below the
+ * destination's largest single write, 16 KiB).
+ */
+const HELD_BYTES = 8 * 1024;
 
 /**
- * Lines held in memory for up to `holdMs` in front of a destination, then handed to it together: one write to
- * stdout for many lines instead of one (or two) per line, for a process that logs a line per request. What is
- * held is written out like the rest: by `flushLogs` and when the process exits.
+ * The hold for a process that logs a line per request or delivery (the gateway's access lines, the webhooks'
+ * attempts): one write to stdout per many lines instead of one per line, which costs more than the line itself.
  */
-class HeldLines implements Output {
-  private held = '';
-  private timer: NodeJS.Timeout | undefined;
-  private destroyed = false;
-  /** Where the last write-out writes what is held: synchronously, as the destination's own last write-out. */
-  private lastOut: Destination | undefined;
-
-  constructor(
-    private readonly destination: Destination,
-    private readonly holdMs: number,
-  ) {
-    process.once('exit', () => this.flushSync());
-  }
-
-  write(line: string): boolean {
-    if (this.destroyed) return false; // after the last write-out gave up on a stalled reader, as the destination
-    this.held += line;
-    if (this.held.length >= HELD_BYTES) this.release();
-    else this.timer ??= setTimeout(this.release, this.holdMs).unref();
-    return true;
-  }
-
-  private readonly release = (): void => {
-    const lines = this.take();
-    if (lines !== '') this.destination.write(lines);
-  };
-
-  /** What is held, handed over once: the hold ends. */
-  private take(): string {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    const lines = this.destroyed ? '' : this.held;
-    this.held = '';
-    return lines;
-  }
-
-  /**
-   * The destination's lines, then the held ones, written synchronously. Handed to the destination, held lines
-   * would leave in a write of its own that the end of the process does not wait for.
-   */
-  flushSync(): void {
-    const lines = this.take();
-    this.destination.flushSync();
-    if (lines === '') return;
-    this.lastOut ??= pino.destination({ dest: 1, sync: true, retryEAGAIN: retryWhileWaiting });
-    this.lastOut.write(lines);
-  }
-
-  destroy(): void {
-    this.destroyed = true;
-    clearTimeout(this.timer);
-    this.destination.destroy();
-  }
-}
+export const PER_REQUEST_LOG_HOLD_MS = 100;
 
 /**
  * One JSON line per event, as every service logs (pino). A line written while a message is being handled names
@@ -101,8 +44,9 @@ class HeldLines implements Output {
  * graceful shutdown (`flushLogs`, before the process ends by its signal, which would otherwise drop it, its last
  * words first: what a stopping verifier handed back, why a merge stopped) and when the process exits.
  *
- * With `holdMs`, lines are also held for up to that long to leave together (HeldLines): for a process that
- * writes a line per request, where one write per line costs more than the line itself.
+ * With `holdMs`, lines are also held for up to that long (or until `HELD_BYTES` wait) to leave together: for a
+ * process that writes a line per request, where one write per line costs more than the line itself. The
+ * destination does the holding (its `minLength` and `periodicFlush`); held lines are written out like the rest.
  */
 export function createLogger(service: string, level: string, holdMs = 0): Logger {
   if (!exitLimited) {
@@ -114,9 +58,13 @@ export function createLogger(service: string, level: string, holdMs = 0): Logger
   // fails with EAGAIN, which the destination retries (and the last write-out only for a while), instead of
   // blocking the whole process inside the kernel until its reader reads.
   void process.stdout;
-  const destination = pino.destination({ dest: 1, sync: false, retryEAGAIN: retryWhileWaiting });
-  const output = holdMs > 0 ? new HeldLines(destination, holdMs) : destination;
-  destinations.add(output);
+  const destination = pino.destination({
+    dest: 1,
+    sync: false,
+    retryEAGAIN: retryWhileWaiting,
+    ...(holdMs > 0 ? { minLength: HELD_BYTES, periodicFlush: holdMs } : {}),
+  });
+  destinations.add(destination);
   return pino(
     {
       level,
@@ -132,7 +80,7 @@ export function createLogger(service: string, level: string, holdMs = 0): Logger
         censor: '[redacted]',
       },
     },
-    output,
+    destination,
   );
 }
 
