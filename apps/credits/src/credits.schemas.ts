@@ -1,4 +1,4 @@
-import { CLOSE_USED_MAX, RESPONSE_STYLES } from '@emailverify/contracts';
+import { CLOSE_USED_MAX, RESERVE_MANY_MAX, RESPONSE_STYLES } from '@emailverify/contracts';
 import { accountIdField, parseWith, uuid } from '@emailverify/service-kit';
 import { z } from 'zod';
 
@@ -7,24 +7,24 @@ const accountId = accountIdField();
 const key = z.string().min(1).max(200);
 const style = z.enum(RESPONSE_STYLES);
 const credits = z.number().int().min(0).max(1_000_000_000);
+const reservation = z.strictObject({
+  accountId,
+  idempotencyKey: key,
+  amount: credits,
+  holdSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 3600)
+    .optional(),
+});
 
 /** Payload validation on receipt: a malformed message is refused, never half-applied. */
 export const CreditsPayloads = {
   authResolve: parseWith(z.strictObject({ keyHash: z.string().regex(/^[0-9a-f]{64}$/) })),
   balanceGet: parseWith(z.strictObject({ accountId, apiKeyId: id })),
-  reserve: parseWith(
-    z.strictObject({
-      accountId,
-      idempotencyKey: key,
-      amount: credits,
-      holdSeconds: z
-        .number()
-        .int()
-        .min(1)
-        .max(7 * 24 * 3600)
-        .optional(),
-    }),
-  ),
+  reserve: parseWith(reservation),
+  reserveMany: parseWith(z.strictObject({ reservations: z.array(reservation).min(1).max(RESERVE_MANY_MAX) })),
   settle: parseWith(z.strictObject({ accountId, idempotencyKey: key, used: credits })),
   closeUsed: parseWith(
     z.strictObject({

@@ -7,13 +7,16 @@ import {
   DomainError,
   type PackedChunkItem,
   packResultFields,
+  RESERVE_MANY_MAX,
+  type ReserveOutcomeReply,
+  type ReserveRequest,
   Subjects,
   type VerificationResult,
   type VerifyBulkReply,
   type VerifyBulkRequest,
   type VerifySingleRequest,
 } from '@emailverify/contracts';
-import { currentRequestId, type MessageBus } from '@emailverify/messaging';
+import { currentRequestId, fromErrorBody, type MessageBus } from '@emailverify/messaging';
 import { Batches } from '@emailverify/service-kit';
 import { parseAddress, type VerificationEngine } from '@emailverify/verification';
 import type { Logger } from 'pino';
@@ -45,6 +48,8 @@ export class VerificationService {
   private readonly pending = new Set<Promise<void>>();
   /** The store under way of each address's result, awaited before the cache is asked about it. */
   private readonly saving = new Map<string, Promise<void>>();
+  /** Reservations of concurrent requests, held together (credits' reservations.create: one message and statement). */
+  private readonly reserves: Batches<ReserveRequest & { requestId?: string }, ReserveOutcomeReply>;
   /** Reservations used in full, settled together (credits' close-used: one message and statement a batch). */
   private readonly usedInFull: Batches<{ accountId: AccountId; idempotencyKey: string; requestId?: string }>;
   /** Result stores of concurrent requests, one statement a batch (MX-only and SMTP-checked apart). */
@@ -60,6 +65,15 @@ export class VerificationService {
     private readonly options: VerificationServiceOptions,
     private readonly outcomes?: Counter<'status' | 'reason'>,
   ) {
+    this.reserves = new Batches(async (items) => {
+      const { outcomes } = await this.credits.request(
+        Subjects.creditsReserveMany,
+        { reservations: items.map(({ requestId: _, ...reservation }) => reservation) },
+        // A batch of one request's reservation is that request's; one of several is nobody's in particular.
+        { requestId: (items.length === 1 ? items[0]!.requestId : undefined) ?? randomUUID() },
+      );
+      return outcomes;
+    }, RESERVE_MANY_MAX);
     this.usedInFull = new Batches(async (items) => {
       await this.credits.request(
         Subjects.creditsCloseUsed,
@@ -227,12 +241,14 @@ export class VerificationService {
     idempotencyKey: string,
   ): Promise<BilledVerificationResult[]> {
     if (emails.length === 0) return [];
-    await this.credits.request(Subjects.creditsReserve, {
+    const reserved = await this.reserves.add({
       accountId,
       idempotencyKey,
       amount: emails.length,
       holdSeconds: this.options.creditHoldSeconds,
+      requestId: currentRequestId(),
     });
+    if (!reserved.ok) throw fromErrorBody(reserved.error);
     let verified: VerificationResult[];
     try {
       verified = await this.engine.verifyMany(
