@@ -18,22 +18,21 @@ const reservation = z.strictObject({
     .max(7 * 24 * 3600)
     .optional(),
 });
+const closeList = z.array(z.strictObject({ accountId, idempotencyKey: key })).max(CLOSE_USED_MAX);
 
 /** Payload validation on receipt: a malformed message is refused, never half-applied. */
 export const CreditsPayloads = {
   authResolve: parseWith(z.strictObject({ keyHash: z.string().regex(/^[0-9a-f]{64}$/) })),
   balanceGet: parseWith(z.strictObject({ accountId, apiKeyId: id })),
   reserve: parseWith(reservation),
-  reserveMany: parseWith(z.strictObject({ reservations: z.array(reservation).min(1).max(RESERVE_MANY_MAX) })),
-  settle: parseWith(z.strictObject({ accountId, idempotencyKey: key, used: credits })),
-  closeUsed: parseWith(
+  reserveMany: parseWith(
     z.strictObject({
-      reservations: z
-        .array(z.strictObject({ accountId, idempotencyKey: key }))
-        .min(1)
-        .max(CLOSE_USED_MAX),
+      reservations: z.array(reservation).min(1).max(RESERVE_MANY_MAX),
+      close: closeList.optional(),
     }),
   ),
+  settle: parseWith(z.strictObject({ accountId, idempotencyKey: key, used: credits })),
+  closeUsed: parseWith(z.strictObject({ reservations: closeList.min(1) })),
   accountCreate: parseWith(
     z.strictObject({
       name: z.string().min(1).max(200),

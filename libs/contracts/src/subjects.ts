@@ -142,12 +142,19 @@ export const RESERVE_MANY_MAX = 1_000;
 export interface ReserveManyRequest {
   /** At most RESERVE_MANY_MAX. */
   reservations: ReserveRequest[];
+  /**
+   * Reservations used in full to close at the same time, as CloseUsedRequest (at most CLOSE_USED_MAX), except
+   * one that a settlement or the expiry sweep is ending at that very moment (it ends as that one says).
+   */
+  close?: Array<{ accountId: AccountId; idempotencyKey: string }>;
 }
 /** One reservation's outcome: its reply, or the error it would have been answered alone (short balance...). */
 export type ReserveOutcomeReply = { ok: true; reply: ReserveReply } | { ok: false; error: ErrorBody };
 export interface ReserveManyReply {
   /** One per reservation, in their order. */
   outcomes: ReserveOutcomeReply[];
+  /** How many of `close` this call ended. */
+  closed: number;
 }
 
 export interface SettleRequest {

@@ -143,6 +143,41 @@ describe('credits service: reservations, settlement and the ledger (real Postgre
     expect(settled).toMatchObject({ used: 1, refunded: 3, balance: 3, replayed: false });
   });
 
+  it('closes reservations used in full that come with new reservations, in the same message', async () => {
+    const a = await suite.createAccount({ credits: 10 });
+    for (const idempotencyKey of ['one', 'two', 'three'])
+      await suite.bus.request(Subjects.creditsReserve, { accountId: a.accountId, idempotencyKey, amount: 2 });
+    await suite.bus.request(Subjects.creditsSettle, {
+      accountId: a.accountId,
+      idempotencyKey: 'three',
+      used: 1,
+    });
+    const reply = await suite.bus.request(Subjects.creditsReserveMany, {
+      reservations: [{ accountId: a.accountId, idempotencyKey: 'four', amount: 3 }],
+      close: [
+        { accountId: a.accountId, idempotencyKey: 'one' },
+        { accountId: a.accountId, idempotencyKey: 'two' },
+        // Already settled: left as it is.
+        { accountId: a.accountId, idempotencyKey: 'three' },
+        // Not reserved (yet): nothing to close.
+        { accountId: a.accountId, idempotencyKey: 'four' },
+      ],
+    });
+    expect(reply).toMatchObject({ closed: 2, outcomes: [{ ok: true, reply: { amount: 3, balance: 2 } }] });
+    const rows = await suite.sql<{ idempotency_key: string; status: string; used: string | null }>(
+      `SELECT idempotency_key, status, used FROM credits.reservations WHERE account_id = $1 ORDER BY idempotency_key`,
+      [a.accountId],
+    );
+    expect(rows).toEqual([
+      { idempotency_key: 'four', status: 'reserved', used: null },
+      { idempotency_key: 'one', status: 'settled', used: '2' },
+      { idempotency_key: 'three', status: 'settled', used: '1' },
+      { idempotency_key: 'two', status: 'settled', used: '2' },
+    ]);
+    expect(await balance(a.accountId, a.apiKeyId)).toBe(2);
+    expect(await ledgerSum(a.accountId)).toEqual({ total: 2, reserved: -9, refunded: 1, granted: 10 });
+  });
+
   it('lets exactly 100 of 300 reservations of one credit succeed, sent in messages of many at once', async () => {
     const { accountId, apiKeyId } = await suite.createAccount({ credits: 100 });
     const replies = await Promise.all(

@@ -80,7 +80,10 @@ const RESERVE = prepared(
  * CreditsRepository.reserveMany. Per account, the fresh reservations (no prior one under their key) are taken
  * in their order while their running sum fits the balance read under the account row's lock (accounts locked
  * in id order, so two statements never wait on each other in a cycle); the account row is written once with
- * their total, and every reservation gets its own row and ledger row with the balance after it.
+ * their total, and every reservation gets its own row and ledger row with the balance after it. The same
+ * statement closes reservations used in full ($6, $7, as CLOSE_USED), skipping one whose row another
+ * statement holds (a settle or the sweep ending it: it then ends as that one says), so that it never waits on
+ * a reservation row while it holds account rows.
  */
 const RESERVE_MANY = prepared(
   'credits_reserve_many',
@@ -115,8 +118,20 @@ const RESERVE_MANY = prepared(
          INSERT INTO credits.ledger (account_id, kind, amount, reservation_id, balance_after)
          SELECT g.account_id, 'reserve', -g.amount, g.id, g.balance_after
            FROM granted g JOIN held h ON h.id = g.id ORDER BY g.ord
+       ), closing AS MATERIALIZED (
+         SELECT r.id FROM credits.reservations r
+           JOIN unnest($6::uuid[], $7::text[]) AS s(account_id, idempotency_key)
+             ON r.account_id = s.account_id AND r.idempotency_key = s.idempotency_key
+          WHERE r.status = 'reserved'
+            FOR UPDATE OF r SKIP LOCKED
+       ), closed AS (
+         UPDATE credits.reservations r
+            SET status = 'settled', used = r.amount, refunded = 0, settled_at = now()
+           FROM closing c
+          WHERE r.id = c.id
+         RETURNING r.id
        )
-       SELECT req.ord::int AS ord,
+       SELECT req.ord::int AS ord, (SELECT count(*) FROM closed)::int AS closed,
               CASE WHEN l.id IS NULL THEN 'no-account'
                    WHEN p.id IS NOT NULL THEN 'replayed'
                    WHEN g.id IS NOT NULL THEN 'reserved'
@@ -270,7 +285,9 @@ export class CreditsRepository {
    * reservation is `short` as soon as the running sum of the account's fresh ones before it and itself passes
    * the balance (a smaller one after a refused larger one is refused too; its `balance` then says it would fit,
    * and the caller may ask again). The statement is all-or-nothing: a key reserved at the same moment by
-   * another statement undoes it whole (unique violation), as for `reserve`. Keys must be distinct.
+   * another statement undoes it whole (unique violation), as for `reserve`. Keys must be distinct. It also
+   * closes reservations used in full (`close`, as closeUsedReservations), except one another statement is
+   * ending at that moment.
    */
   async reserveMany(
     rs: ReadonlyArray<{
@@ -280,9 +297,11 @@ export class CreditsRepository {
       amount: number;
       holdSeconds: number | null;
     }>,
-  ): Promise<ReserveOutcome[]> {
+    close: ReadonlyArray<{ accountId: AccountId; idempotencyKey: string }> = [],
+  ): Promise<{ outcomes: ReserveOutcome[]; closed: number }> {
     const rows = await runPrepared<{
       ord: number;
+      closed: number;
       kind: ReserveOutcome['kind'];
       prior_id: string | null;
       prior_amount: number | null;
@@ -293,9 +312,11 @@ export class CreditsRepository {
       rs.map((r) => r.idempotencyKey),
       rs.map((r) => r.amount),
       rs.map((r) => r.holdSeconds),
+      close.map((r) => r.accountId),
+      close.map((r) => r.idempotencyKey),
     ]);
     if (rows.length !== rs.length) throw new Error(`reserveMany: ${rows.length} outcomes for ${rs.length}`);
-    return rows.map((row): ReserveOutcome => {
+    const outcomes = rows.map((row): ReserveOutcome => {
       switch (row.kind) {
         case 'no-account':
           return { kind: 'no-account' };
@@ -307,6 +328,7 @@ export class CreditsRepository {
           return { kind: 'short', balance: row.balance! };
       }
     });
+    return { outcomes, closed: rows[0]?.closed ?? 0 };
   }
 
   /**

@@ -105,9 +105,13 @@ export class CreditsService {
    * sum fits; one refused that would fit what is left afterwards (a smaller one behind a larger refused one) is
    * taken by a further statement, so a refusal always means the balance left does not cover it. A key repeated
    * in the request is held once and its repeats answered as replays; a key that another call reserved at the
-   * same moment undoes the statement, and its reservations are then held one by one (`reserve`).
+   * same moment undoes the statement, and its reservations are then held one by one (`reserve`). The first
+   * statement also closes the reservations used in full that came with them (`close`, as closeUsed).
    */
-  async reserveMany(reqs: readonly ReserveRequest[]): Promise<ReserveManyReply> {
+  async reserveMany(
+    reqs: readonly ReserveRequest[],
+    close: ReadonlyArray<{ accountId: AccountId; idempotencyKey: string }> = [],
+  ): Promise<ReserveManyReply> {
     const firstOf = new Map<string, number>();
     const distinct: number[] = [];
     reqs.forEach((r, i) => {
@@ -118,10 +122,12 @@ export class CreditsService {
     });
     const outcomes: ReserveOutcomeReply[] = new Array(reqs.length);
     let open = distinct;
+    let toClose = close;
+    let closed = 0;
     try {
       while (open.length > 0) {
         const ids = open.map(() => randomUUID());
-        const held = await this.repo.reserveMany(
+        const { outcomes: held, closed: closedNow } = await this.repo.reserveMany(
           open.map((i, n) => ({
             id: ids[n]!,
             accountId: reqs[i]!.accountId,
@@ -129,7 +135,10 @@ export class CreditsService {
             amount: reqs[i]!.amount,
             holdSeconds: reqs[i]!.holdSeconds ?? null,
           })),
+          toClose,
         );
+        closed += closedNow;
+        toClose = [];
         const again: number[] = [];
         held.forEach((outcome, n) => {
           const i = open[n]!;
@@ -141,6 +150,7 @@ export class CreditsService {
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       for (const i of open) outcomes[i] = await this.reserveAlone(reqs[i]!);
+      if (toClose.length > 0) closed += await this.repo.closeUsedReservations(toClose);
     }
     reqs.forEach((r, i) => {
       const first = firstOf.get(`${r.accountId}\u0000${r.idempotencyKey}`)!;
@@ -148,7 +158,7 @@ export class CreditsService {
       const answered = outcomes[first]!;
       outcomes[i] = answered.ok ? { ok: true, reply: { ...answered.reply, replayed: true } } : answered;
     });
-    return { outcomes };
+    return { outcomes, closed };
   }
 
   /** `reserve`, its failure as the error it would have been answered with. */
