@@ -92,7 +92,9 @@ const RESERVE_MANY = prepared(
                   WITH ORDINALITY AS r(id, account_id, idempotency_key, amount, hold_seconds, ord)
        ), prior AS MATERIALIZED (
          SELECT req.ord, p.id, p.amount FROM req
-           JOIN credits.reservations p ON p.account_id = req.account_id AND p.idempotency_key = req.idempotency_key
+          CROSS JOIN LATERAL (
+            SELECT p.id, p.amount FROM credits.reservations p
+             WHERE p.account_id = req.account_id AND p.idempotency_key = req.idempotency_key LIMIT 1) AS p
        ), locked AS MATERIALIZED (
          SELECT a.id, a.balance FROM credits.accounts a WHERE a.id = ANY ($2::uuid[]) ORDER BY a.id FOR UPDATE
        ), fresh AS MATERIALIZED (
@@ -107,7 +109,7 @@ const RESERVE_MANY = prepared(
          UPDATE credits.accounts a
             SET balance = a.balance - t.total, consumed = a.consumed + t.total, updated_at = now()
            FROM totals t
-          WHERE a.id = t.account_id
+          WHERE a.id = ANY ($2::uuid[]) AND a.id = t.account_id
          RETURNING a.id
        ), held AS (
          INSERT INTO credits.reservations (id, account_id, idempotency_key, amount, expires_at)
@@ -119,16 +121,15 @@ const RESERVE_MANY = prepared(
          SELECT g.account_id, 'reserve', -g.amount, g.id, g.balance_after
            FROM granted g JOIN held h ON h.id = g.id ORDER BY g.ord
        ), closing AS MATERIALIZED (
-         SELECT r.id FROM credits.reservations r
-           JOIN unnest($6::uuid[], $7::text[]) AS s(account_id, idempotency_key)
-             ON r.account_id = s.account_id AND r.idempotency_key = s.idempotency_key
-          WHERE r.status = 'reserved'
-            FOR UPDATE OF r SKIP LOCKED
+         SELECT r.id FROM unnest($6::uuid[], $7::text[]) AS s(account_id, idempotency_key)
+          CROSS JOIN LATERAL (
+            SELECT r.id FROM credits.reservations r
+             WHERE r.account_id = s.account_id AND r.idempotency_key = s.idempotency_key AND r.status = 'reserved'
+               FOR UPDATE SKIP LOCKED) AS r
        ), closed AS (
          UPDATE credits.reservations r
             SET status = 'settled', used = r.amount, refunded = 0, settled_at = now()
-           FROM closing c
-          WHERE r.id = c.id
+          WHERE r.id = ANY (ARRAY(SELECT id FROM closing))
          RETURNING r.id
        )
        SELECT req.ord::int AS ord, (SELECT count(*) FROM closed)::int AS closed,
@@ -172,14 +173,23 @@ const END_RESERVATION = prepared(
            FROM ended, no_flush_wait`,
 );
 
-/** CreditsRepository.closeUsedReservations. */
+/**
+ * CreditsRepository.closeUsedReservations. The statements here that take a list of reservations find each by
+ * its key through the key's index (LATERAL ... LIMIT 1, `id = ANY(ARRAY(...))`): prepared, their generic plan is
+ * made once per connection, and one made while the table was small joined the list to a scan of every
+ * reservation, a scan that grew with the table.
+ */
 const CLOSE_USED = prepared(
   'credits_close_used',
   `WITH ${NO_FLUSH_WAIT}, ended AS (
      UPDATE credits.reservations r
         SET status = 'settled', used = r.amount, refunded = 0, settled_at = now()
-       FROM unnest($1::uuid[], $2::text[]) AS s(account_id, idempotency_key)
-      WHERE r.account_id = s.account_id AND r.idempotency_key = s.idempotency_key AND r.status = 'reserved'
+      WHERE r.id = ANY (ARRAY(
+              SELECT p.id FROM unnest($1::uuid[], $2::text[]) AS s(account_id, idempotency_key)
+               CROSS JOIN LATERAL (
+                 SELECT p.id FROM credits.reservations p
+                  WHERE p.account_id = s.account_id AND p.idempotency_key = s.idempotency_key LIMIT 1) AS p))
+        AND r.status = 'reserved'
      RETURNING r.id
    )
    SELECT count(*)::int AS closed FROM ended, no_flush_wait`,
