@@ -147,12 +147,12 @@ describe('observability: metrics on every app, the request id on every hop', () 
     await eventually(() => {
       expect(linesFor('gateway', singleId).map((l) => l.req?.path)).toContain('/v1/verify/single');
       expect(linesFor('verifier', singleId).map((l) => l.subject)).toContain('verifier.address.verify');
-      // The verifier's reserve and settle (used in full: close-used, alone in its batch), answered by credits,
-      // carry the gateway's id.
+      // The verifier's reserve and settle (used in full: close-used), each alone in its batch, answered by
+      // credits, carry the gateway's id.
       expect(linesFor('credits', singleId).map((l) => l.subject)).toEqual(
         expect.arrayContaining([
           'credits.auth.resolve',
-          'credits.reservation.create',
+          'credits.reservations.create',
           'credits.reservation.close',
         ]),
       );
@@ -161,7 +161,7 @@ describe('observability: metrics on every app, the request id on every hop', () 
     await eventually(() => {
       expect(linesFor('verifier', bulkId).map((l) => l.subject)).toContain('verifier.batch.verify');
       expect(linesFor('credits', bulkId).map((l) => l.subject)).toEqual(
-        expect.arrayContaining(['credits.reservation.create', 'credits.reservation.close']),
+        expect.arrayContaining(['credits.reservations.create', 'credits.reservation.close']),
       );
     });
     // Nothing else was asked under it: every line about it is this request's own.
@@ -249,7 +249,7 @@ describe('observability: metrics on every app, the request id on every hop', () 
     const verifier = await metricsOf('verifier');
     // The single and the bulk verification each reserved once and, every credit used, settled with close-used
     // (file chunks reserve nothing).
-    for (const subject of ['credits.reservation.create', 'credits.reservation.close'])
+    for (const subject of ['credits.reservations.create', 'credits.reservation.close'])
       expect(valueOf(verifier, 'emailverify_nats_request_seconds_count', { subject, outcome: 'ok' })).toBe(2);
     expect(
       valueOf(verifier, 'emailverify_nats_handled_seconds_count', { subject: 'verifier.address.verify' }),

@@ -18,6 +18,10 @@ export class CreditsHandler implements OnApplicationBootstrap {
       [Subjects.creditsAuthResolve]: { parse: P.authResolve, handle: (r) => c.resolveKey(r.keyHash) },
       [Subjects.creditsBalanceGet]: { parse: P.balanceGet, handle: (r) => c.balance(r) },
       [Subjects.creditsReserve]: { parse: P.reserve, handle: (r) => c.reserve(r) },
+      [Subjects.creditsReserveMany]: {
+        parse: P.reserveMany,
+        handle: (r) => c.reserveMany(r.reservations, r.close),
+      },
       [Subjects.creditsSettle]: { parse: P.settle, handle: (r) => c.settle(r) },
       [Subjects.creditsCloseUsed]: { parse: P.closeUsed, handle: (r) => c.closeUsed(r) },
       [Subjects.creditsAccountCreate]: { parse: P.accountCreate, handle: (r) => c.createAccount(r) },

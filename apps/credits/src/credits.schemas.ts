@@ -1,4 +1,4 @@
-import { CLOSE_USED_MAX, RESPONSE_STYLES } from '@emailverify/contracts';
+import { CLOSE_USED_MAX, RESERVE_MANY_MAX, RESPONSE_STYLES } from '@emailverify/contracts';
 import { accountIdField, parseWith, uuid } from '@emailverify/service-kit';
 import { z } from 'zod';
 
@@ -7,33 +7,32 @@ const accountId = accountIdField();
 const key = z.string().min(1).max(200);
 const style = z.enum(RESPONSE_STYLES);
 const credits = z.number().int().min(0).max(1_000_000_000);
+const reservation = z.strictObject({
+  accountId,
+  idempotencyKey: key,
+  amount: credits,
+  holdSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 3600)
+    .optional(),
+});
+const closeList = z.array(z.strictObject({ accountId, idempotencyKey: key })).max(CLOSE_USED_MAX);
 
 /** Payload validation on receipt: a malformed message is refused, never half-applied. */
 export const CreditsPayloads = {
   authResolve: parseWith(z.strictObject({ keyHash: z.string().regex(/^[0-9a-f]{64}$/) })),
   balanceGet: parseWith(z.strictObject({ accountId, apiKeyId: id })),
-  reserve: parseWith(
+  reserve: parseWith(reservation),
+  reserveMany: parseWith(
     z.strictObject({
-      accountId,
-      idempotencyKey: key,
-      amount: credits,
-      holdSeconds: z
-        .number()
-        .int()
-        .min(1)
-        .max(7 * 24 * 3600)
-        .optional(),
+      reservations: z.array(reservation).min(1).max(RESERVE_MANY_MAX),
+      close: closeList.optional(),
     }),
   ),
   settle: parseWith(z.strictObject({ accountId, idempotencyKey: key, used: credits })),
-  closeUsed: parseWith(
-    z.strictObject({
-      reservations: z
-        .array(z.strictObject({ accountId, idempotencyKey: key }))
-        .min(1)
-        .max(CLOSE_USED_MAX),
-    }),
-  ),
+  closeUsed: parseWith(z.strictObject({ reservations: closeList.min(1) })),
   accountCreate: parseWith(
     z.strictObject({
       name: z.string().min(1).max(200),

@@ -34,6 +34,8 @@ export const Subjects = {
   creditsAuthResolve: 'credits.auth.resolve',
   creditsBalanceGet: 'credits.balance.get',
   creditsReserve: 'credits.reservation.create',
+  /** Many reservations in one message and one statement (a verifier's concurrent requests). */
+  creditsReserveMany: 'credits.reservations.create',
   creditsSettle: 'credits.reservation.settle',
   creditsCloseUsed: 'credits.reservation.close',
   creditsAccountCreate: 'credits.account.create',
@@ -129,6 +131,30 @@ export interface ReserveReply {
   balance: number;
   /** True when this key had already been reserved: nothing new was taken. */
   replayed: boolean;
+}
+
+/**
+ * Many reservations at once (a verifier sends those of its requests that started meanwhile together), held in
+ * one statement and commit: each has its own outcome, as if it had been sent alone, and the whole either holds
+ * or fails (an error reply: nothing was reserved). Idempotency keys must be distinct within one request.
+ */
+export const RESERVE_MANY_MAX = 1_000;
+export interface ReserveManyRequest {
+  /** At most RESERVE_MANY_MAX. */
+  reservations: ReserveRequest[];
+  /**
+   * Reservations used in full to close at the same time, as CloseUsedRequest (at most CLOSE_USED_MAX), except
+   * one that a settlement or the expiry sweep is ending at that very moment (it ends as that one says).
+   */
+  close?: Array<{ accountId: AccountId; idempotencyKey: string }>;
+}
+/** One reservation's outcome: its reply, or the error it would have been answered alone (short balance...). */
+export type ReserveOutcomeReply = { ok: true; reply: ReserveReply } | { ok: false; error: ErrorBody };
+export interface ReserveManyReply {
+  /** One per reservation, in their order. */
+  outcomes: ReserveOutcomeReply[];
+  /** How many of `close` this call ended. */
+  closed: number;
 }
 
 export interface SettleRequest {
@@ -263,6 +289,7 @@ export interface RpcMap {
   [Subjects.creditsAuthResolve]: { request: AuthResolveRequest; reply: AuthResolveReply };
   [Subjects.creditsBalanceGet]: { request: BalanceGetRequest; reply: BalanceReply };
   [Subjects.creditsReserve]: { request: ReserveRequest; reply: ReserveReply };
+  [Subjects.creditsReserveMany]: { request: ReserveManyRequest; reply: ReserveManyReply };
   [Subjects.creditsSettle]: { request: SettleRequest; reply: SettleReply };
   [Subjects.creditsCloseUsed]: { request: CloseUsedRequest; reply: CloseUsedReply };
   [Subjects.creditsAccountCreate]: { request: AccountCreateRequest; reply: AccountCreateReply };

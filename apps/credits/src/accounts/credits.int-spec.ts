@@ -68,6 +68,150 @@ describe('credits service: reservations, settlement and the ledger (real Postgre
     expect((await ledgerSum(accountId)).reserved).toBe(-20);
   });
 
+  it('holds many reservations in one message, each with its own outcome, as if each had been sent alone', async () => {
+    const a = await suite.createAccount({ credits: 10 });
+    const b = await suite.createAccount({ credits: 3 });
+    await suite.bus.request(Subjects.creditsReserve, {
+      accountId: a.accountId,
+      idempotencyKey: 'old',
+      amount: 2,
+    });
+    const missing = '00000000-0000-4000-8000-000000000000' as AccountId;
+    const { outcomes } = await suite.bus.request(Subjects.creditsReserveMany, {
+      reservations: [
+        { accountId: a.accountId, idempotencyKey: 'a1', amount: 3, holdSeconds: 60 },
+        { accountId: b.accountId, idempotencyKey: 'b1', amount: 2 },
+        // Reserved before: replayed, nothing taken.
+        { accountId: a.accountId, idempotencyKey: 'old', amount: 2 },
+        // More than is left after a1 (8 - 3 = 5): refused, and it does not keep the smaller ones after it out.
+        { accountId: a.accountId, idempotencyKey: 'a2', amount: 6 },
+        { accountId: a.accountId, idempotencyKey: 'a3', amount: 4 },
+        { accountId: b.accountId, idempotencyKey: 'b2', amount: 2 },
+        { accountId: missing, idempotencyKey: 'x', amount: 1 },
+        // The same key twice in one message: held once.
+        { accountId: b.accountId, idempotencyKey: 'b1', amount: 2 },
+        { accountId: a.accountId, idempotencyKey: 'a4', amount: 1 },
+      ],
+    });
+    expect(
+      outcomes.map((o) => (o.ok ? { replayed: o.reply.replayed, amount: o.reply.amount } : o.error.code)),
+    ).toEqual([
+      { replayed: false, amount: 3 },
+      { replayed: false, amount: 2 },
+      { replayed: true, amount: 2 },
+      'INSUFFICIENT_CREDITS',
+      { replayed: false, amount: 4 },
+      'INSUFFICIENT_CREDITS',
+      'ACCOUNT_NOT_FOUND',
+      { replayed: true, amount: 2 },
+      { replayed: false, amount: 1 },
+    ]);
+    const [a1, b1, old, a2, , b2, , b1again] = outcomes;
+    expect(a2).toMatchObject({ ok: false, error: { details: { required: 6, available: 5 } } });
+    expect(b2).toMatchObject({ ok: false, error: { details: { required: 2, available: 1 } } });
+    expect(b1again).toMatchObject({ ok: true, reply: { reservationId: b1!.ok && b1.reply.reservationId } });
+    expect(old).toMatchObject({ ok: true, reply: { replayed: true } });
+    expect(a1).toMatchObject({ ok: true, reply: { balance: 5 } });
+    expect(await balance(a.accountId, a.apiKeyId)).toBe(0);
+    expect(await balance(b.accountId, b.apiKeyId)).toBe(1);
+    expect(await ledgerSum(a.accountId)).toEqual({ total: 0, reserved: -10, refunded: 0, granted: 10 });
+    expect(await ledgerSum(b.accountId)).toEqual({ total: 1, reserved: -2, refunded: 0, granted: 3 });
+    // Every reservation has its own ledger row, with the balance after it, and a1 its hold.
+    const rows = await suite.sql<{
+      idempotency_key: string;
+      amount: string;
+      balance_after: string;
+      held: boolean;
+    }>(
+      `SELECT r.idempotency_key, l.amount, l.balance_after, r.expires_at IS NOT NULL AS held
+         FROM credits.ledger l JOIN credits.reservations r ON r.id = l.reservation_id
+        WHERE l.account_id = $1 ORDER BY l.id`,
+      [a.accountId],
+    );
+    expect(rows).toEqual([
+      { idempotency_key: 'old', amount: '-2', balance_after: '8', held: false },
+      { idempotency_key: 'a1', amount: '-3', balance_after: '5', held: true },
+      { idempotency_key: 'a3', amount: '-4', balance_after: '1', held: false },
+      { idempotency_key: 'a4', amount: '-1', balance_after: '0', held: false },
+    ]);
+    // Settled like any other reservation.
+    const settled = await suite.bus.request(Subjects.creditsSettle, {
+      accountId: a.accountId,
+      idempotencyKey: 'a3',
+      used: 1,
+    });
+    expect(settled).toMatchObject({ used: 1, refunded: 3, balance: 3, replayed: false });
+  });
+
+  it('closes reservations used in full that come with new reservations, in the same message', async () => {
+    const a = await suite.createAccount({ credits: 10 });
+    for (const idempotencyKey of ['one', 'two', 'three'])
+      await suite.bus.request(Subjects.creditsReserve, { accountId: a.accountId, idempotencyKey, amount: 2 });
+    await suite.bus.request(Subjects.creditsSettle, {
+      accountId: a.accountId,
+      idempotencyKey: 'three',
+      used: 1,
+    });
+    const reply = await suite.bus.request(Subjects.creditsReserveMany, {
+      reservations: [{ accountId: a.accountId, idempotencyKey: 'four', amount: 3 }],
+      close: [
+        { accountId: a.accountId, idempotencyKey: 'one' },
+        { accountId: a.accountId, idempotencyKey: 'two' },
+        // Already settled: left as it is.
+        { accountId: a.accountId, idempotencyKey: 'three' },
+        // Not reserved (yet): nothing to close.
+        { accountId: a.accountId, idempotencyKey: 'four' },
+      ],
+    });
+    expect(reply).toMatchObject({ closed: 2, outcomes: [{ ok: true, reply: { amount: 3, balance: 2 } }] });
+    const rows = await suite.sql<{ idempotency_key: string; status: string; used: string | null }>(
+      `SELECT idempotency_key, status, used FROM credits.reservations WHERE account_id = $1 ORDER BY idempotency_key`,
+      [a.accountId],
+    );
+    expect(rows).toEqual([
+      { idempotency_key: 'four', status: 'reserved', used: null },
+      { idempotency_key: 'one', status: 'settled', used: '2' },
+      { idempotency_key: 'three', status: 'settled', used: '1' },
+      { idempotency_key: 'two', status: 'settled', used: '2' },
+    ]);
+    expect(await balance(a.accountId, a.apiKeyId)).toBe(2);
+    expect(await ledgerSum(a.accountId)).toEqual({ total: 2, reserved: -9, refunded: 1, granted: 10 });
+  });
+
+  it('lets exactly 100 of 300 reservations of one credit succeed, sent in messages of many at once', async () => {
+    const { accountId, apiKeyId } = await suite.createAccount({ credits: 100 });
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, (_, m) =>
+        suite.bus.request(Subjects.creditsReserveMany, {
+          reservations: Array.from({ length: 30 }, (_, i) => ({
+            accountId,
+            idempotencyKey: `single:${m}:${i}`,
+            amount: 1,
+            holdSeconds: 60,
+          })),
+        }),
+      ),
+    );
+    const outcomes = replies.flatMap((r) => r.outcomes);
+    expect(outcomes.filter((o) => o.ok)).toHaveLength(100);
+    expect(outcomes.filter((o) => !o.ok && o.error.code === 'INSUFFICIENT_CREDITS')).toHaveLength(200);
+    expect(await balance(accountId, apiKeyId)).toBe(0);
+    expect(await ledgerSum(accountId)).toEqual({ total: 0, reserved: -100, refunded: 0, granted: 100 });
+    // A message repeated (a retry): every reservation in it is a replay or still refused, nothing new taken.
+    const again = await suite.bus.request(Subjects.creditsReserveMany, {
+      reservations: Array.from({ length: 30 }, (_, i) => ({
+        accountId,
+        idempotencyKey: `single:0:${i}`,
+        amount: 1,
+      })),
+    });
+    expect(again.outcomes.every((o) => !o.ok || o.reply.replayed)).toBe(true);
+    expect(await balance(accountId, apiKeyId)).toBe(0);
+    await expect(suite.bus.request(Subjects.creditsReserveMany, { reservations: [] })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+    });
+  });
+
   it('settles once: charges what was used, refunds the rest, and keeps the ledger equal to the balance', async () => {
     const { accountId, apiKeyId } = await suite.createAccount({ credits: 40 });
     await suite.bus.request(Subjects.creditsReserve, { accountId, idempotencyKey: 'job', amount: 30 });

@@ -76,6 +76,78 @@ const RESERVE = prepared(
          FROM no_flush_wait`,
 );
 
+/**
+ * CreditsRepository.reserveMany. Per account, the fresh reservations (no prior one under their key) are taken
+ * in their order while their running sum fits the balance read under the account row's lock (accounts locked
+ * in id order, so two statements never wait on each other in a cycle); the account row is written once with
+ * their total, and every reservation gets its own row and ledger row with the balance after it. The same
+ * statement closes reservations used in full ($6, $7, as CLOSE_USED), skipping one whose row another
+ * statement holds (a settle or the sweep ending it: it then ends as that one says), so that it never waits on
+ * a reservation row while it holds account rows.
+ */
+const RESERVE_MANY = prepared(
+  'credits_reserve_many',
+  `WITH ${NO_FLUSH_WAIT}, req AS MATERIALIZED (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::int[])
+                  WITH ORDINALITY AS r(id, account_id, idempotency_key, amount, hold_seconds, ord)
+       ), prior AS MATERIALIZED (
+         SELECT req.ord, p.id, p.amount FROM req
+          CROSS JOIN LATERAL (
+            SELECT p.id, p.amount FROM credits.reservations p
+             WHERE p.account_id = req.account_id AND p.idempotency_key = req.idempotency_key LIMIT 1) AS p
+       ), locked AS MATERIALIZED (
+         SELECT a.id, a.balance FROM credits.accounts a WHERE a.id = ANY ($2::uuid[]) ORDER BY a.id FOR UPDATE
+       ), fresh AS MATERIALIZED (
+         SELECT req.*, sum(req.amount) OVER (PARTITION BY req.account_id ORDER BY req.ord) AS running
+           FROM req WHERE NOT EXISTS (SELECT 1 FROM prior WHERE prior.ord = req.ord)
+       ), granted AS MATERIALIZED (
+         SELECT f.*, l.balance - f.running AS balance_after
+           FROM fresh f JOIN locked l ON l.id = f.account_id WHERE f.running <= l.balance
+       ), totals AS MATERIALIZED (
+         SELECT account_id, sum(amount) AS total FROM granted GROUP BY account_id
+       ), debit AS (
+         UPDATE credits.accounts a
+            SET balance = a.balance - t.total, consumed = a.consumed + t.total, updated_at = now()
+           FROM totals t
+          WHERE a.id = ANY ($2::uuid[]) AND a.id = t.account_id
+         RETURNING a.id
+       ), held AS (
+         INSERT INTO credits.reservations (id, account_id, idempotency_key, amount, expires_at)
+         SELECT id, account_id, idempotency_key, amount, now() + make_interval(secs => hold_seconds)
+           FROM granted ORDER BY ord
+         RETURNING id
+       ), entry AS (
+         INSERT INTO credits.ledger (account_id, kind, amount, reservation_id, balance_after)
+         SELECT g.account_id, 'reserve', -g.amount, g.id, g.balance_after
+           FROM granted g JOIN held h ON h.id = g.id ORDER BY g.ord
+       ), closing AS MATERIALIZED (
+         SELECT r.id FROM unnest($6::uuid[], $7::text[]) AS s(account_id, idempotency_key)
+          CROSS JOIN LATERAL (
+            SELECT r.id FROM credits.reservations r
+             WHERE r.account_id = s.account_id AND r.idempotency_key = s.idempotency_key AND r.status = 'reserved'
+               FOR UPDATE SKIP LOCKED) AS r
+       ), closed AS (
+         UPDATE credits.reservations r
+            SET status = 'settled', used = r.amount, refunded = 0, settled_at = now()
+          WHERE r.id = ANY (ARRAY(SELECT id FROM closing))
+         RETURNING r.id
+       )
+       SELECT req.ord::int AS ord, (SELECT count(*) FROM closed)::int AS closed,
+              CASE WHEN l.id IS NULL THEN 'no-account'
+                   WHEN p.id IS NOT NULL THEN 'replayed'
+                   WHEN g.id IS NOT NULL THEN 'reserved'
+                   ELSE 'short' END AS kind,
+              p.id AS prior_id, p.amount::int AS prior_amount,
+              COALESCE(g.balance_after, l.balance - COALESCE(t.total, 0))::int AS balance
+         FROM req
+         LEFT JOIN prior p ON p.ord = req.ord
+         LEFT JOIN granted g ON g.ord = req.ord
+         LEFT JOIN locked l ON l.id = req.account_id
+         LEFT JOIN totals t ON t.account_id = req.account_id
+        CROSS JOIN no_flush_wait
+        ORDER BY req.ord`,
+);
+
 /** CreditsRepository.endReservation (settle, and the expiry sweep). */
 const END_RESERVATION = prepared(
   'credits_end_reservation',
@@ -101,14 +173,23 @@ const END_RESERVATION = prepared(
            FROM ended, no_flush_wait`,
 );
 
-/** CreditsRepository.closeUsedReservations. */
+/**
+ * CreditsRepository.closeUsedReservations. The statements here that take a list of reservations find each by
+ * its key through the key's index (LATERAL ... LIMIT 1, `id = ANY(ARRAY(...))`): prepared, their generic plan is
+ * made once per connection, and one made while the table was small joined the list to a scan of every
+ * reservation, a scan that grew with the table.
+ */
 const CLOSE_USED = prepared(
   'credits_close_used',
   `WITH ${NO_FLUSH_WAIT}, ended AS (
      UPDATE credits.reservations r
         SET status = 'settled', used = r.amount, refunded = 0, settled_at = now()
-       FROM unnest($1::uuid[], $2::text[]) AS s(account_id, idempotency_key)
-      WHERE r.account_id = s.account_id AND r.idempotency_key = s.idempotency_key AND r.status = 'reserved'
+      WHERE r.id = ANY (ARRAY(
+              SELECT p.id FROM unnest($1::uuid[], $2::text[]) AS s(account_id, idempotency_key)
+               CROSS JOIN LATERAL (
+                 SELECT p.id FROM credits.reservations p
+                  WHERE p.account_id = s.account_id AND p.idempotency_key = s.idempotency_key LIMIT 1) AS p))
+        AND r.status = 'reserved'
      RETURNING r.id
    )
    SELECT count(*)::int AS closed FROM ended, no_flush_wait`,
@@ -206,6 +287,58 @@ export class CreditsRepository {
       };
     if (row.reserved_balance === null) return { kind: 'short', balance: row.account_balance };
     return { kind: 'reserved', balance: row.reserved_balance };
+  }
+
+  /**
+   * Holds many reservations (of one account or several) in one statement and one commit, each with its own
+   * outcome, in their order: what `reserve` would answer for each, taken one after the other, except that a
+   * reservation is `short` as soon as the running sum of the account's fresh ones before it and itself passes
+   * the balance (a smaller one after a refused larger one is refused too; its `balance` then says it would fit,
+   * and the caller may ask again). The statement is all-or-nothing: a key reserved at the same moment by
+   * another statement undoes it whole (unique violation), as for `reserve`. Keys must be distinct. It also
+   * closes reservations used in full (`close`, as closeUsedReservations), except one another statement is
+   * ending at that moment.
+   */
+  async reserveMany(
+    rs: ReadonlyArray<{
+      id: string;
+      accountId: AccountId;
+      idempotencyKey: string;
+      amount: number;
+      holdSeconds: number | null;
+    }>,
+    close: ReadonlyArray<{ accountId: AccountId; idempotencyKey: string }> = [],
+  ): Promise<{ outcomes: ReserveOutcome[]; closed: number }> {
+    const rows = await runPrepared<{
+      ord: number;
+      closed: number;
+      kind: ReserveOutcome['kind'];
+      prior_id: string | null;
+      prior_amount: number | null;
+      balance: number | null;
+    }>(this.db, RESERVE_MANY, [
+      rs.map((r) => r.id),
+      rs.map((r) => r.accountId),
+      rs.map((r) => r.idempotencyKey),
+      rs.map((r) => r.amount),
+      rs.map((r) => r.holdSeconds),
+      close.map((r) => r.accountId),
+      close.map((r) => r.idempotencyKey),
+    ]);
+    if (rows.length !== rs.length) throw new Error(`reserveMany: ${rows.length} outcomes for ${rs.length}`);
+    const outcomes = rows.map((row): ReserveOutcome => {
+      switch (row.kind) {
+        case 'no-account':
+          return { kind: 'no-account' };
+        case 'replayed':
+          return { kind: 'replayed', id: row.prior_id!, amount: row.prior_amount!, balance: row.balance! };
+        case 'reserved':
+          return { kind: 'reserved', balance: row.balance! };
+        case 'short':
+          return { kind: 'short', balance: row.balance! };
+      }
+    });
+    return { outcomes, closed: rows[0]?.closed ?? 0 };
   }
 
   /**

@@ -18,6 +18,9 @@ import {
   type KeyListReply,
   type KeyChangedBroadcast,
   type KeySummary,
+  type ErrorBody,
+  type ReserveManyReply,
+  type ReserveOutcomeReply,
   type ReserveReply,
   type ReserveRequest,
   type ResponseStyle,
@@ -82,13 +85,7 @@ export class CreditsService {
     const reservationId = randomUUID();
     let outcome: ReserveOutcome;
     try {
-      outcome = await this.repo.reserve({
-        id: reservationId,
-        accountId: req.accountId,
-        idempotencyKey: req.idempotencyKey,
-        amount: req.amount,
-        holdSeconds: req.holdSeconds ?? null,
-      });
+      outcome = await this.reserveOne(reservationId, req);
     } catch (err) {
       // The same key reserved at the same moment by another call: that one stands, this one changed nothing.
       if (!isUniqueViolation(err)) throw err;
@@ -96,25 +93,122 @@ export class CreditsService {
       if (!prior) throw err;
       outcome = { kind: 'replayed', id: prior.id, amount: prior.amount, balance: prior.balance };
     }
+    const answered = this.answer(req, reservationId, outcome);
+    if (!answered.ok)
+      throw new DomainError(answered.error.code, answered.error.message, answered.error.details);
+    return answered.reply;
+  }
+
+  /**
+   * Holds many reservations in one statement and one commit (CreditsRepository.reserveMany), each answered as
+   * `reserve` would answer it alone. The statement takes an account's reservations in order while their running
+   * sum fits; one refused that would fit what is left afterwards (a smaller one behind a larger refused one) is
+   * taken by a further statement, so a refusal always means the balance left does not cover it. A key repeated
+   * in the request is held once and its repeats answered as replays; a key that another call reserved at the
+   * same moment undoes the statement, and its reservations are then held one by one (`reserve`). The first
+   * statement also closes the reservations used in full that came with them (`close`, as closeUsed).
+   */
+  async reserveMany(
+    reqs: readonly ReserveRequest[],
+    close: ReadonlyArray<{ accountId: AccountId; idempotencyKey: string }> = [],
+  ): Promise<ReserveManyReply> {
+    const firstOf = new Map<string, number>();
+    const distinct: number[] = [];
+    reqs.forEach((r, i) => {
+      const key = `${r.accountId}\u0000${r.idempotencyKey}`;
+      if (firstOf.has(key)) return;
+      firstOf.set(key, i);
+      distinct.push(i);
+    });
+    const outcomes: ReserveOutcomeReply[] = new Array(reqs.length);
+    let open = distinct;
+    let toClose = close;
+    let closed = 0;
+    try {
+      while (open.length > 0) {
+        const ids = open.map(() => randomUUID());
+        const { outcomes: held, closed: closedNow } = await this.repo.reserveMany(
+          open.map((i, n) => ({
+            id: ids[n]!,
+            accountId: reqs[i]!.accountId,
+            idempotencyKey: reqs[i]!.idempotencyKey,
+            amount: reqs[i]!.amount,
+            holdSeconds: reqs[i]!.holdSeconds ?? null,
+          })),
+          toClose,
+        );
+        closed += closedNow;
+        toClose = [];
+        const again: number[] = [];
+        held.forEach((outcome, n) => {
+          const i = open[n]!;
+          if (outcome.kind === 'short' && reqs[i]!.amount <= outcome.balance) again.push(i);
+          else outcomes[i] = this.answer(reqs[i]!, ids[n]!, outcome);
+        });
+        open = again;
+      }
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      for (const i of open) outcomes[i] = await this.reserveAlone(reqs[i]!);
+      if (toClose.length > 0) closed += await this.repo.closeUsedReservations(toClose);
+    }
+    reqs.forEach((r, i) => {
+      const first = firstOf.get(`${r.accountId}\u0000${r.idempotencyKey}`)!;
+      if (first === i) return;
+      const answered = outcomes[first]!;
+      outcomes[i] = answered.ok ? { ok: true, reply: { ...answered.reply, replayed: true } } : answered;
+    });
+    return { outcomes, closed };
+  }
+
+  /** `reserve`, its failure as the error it would have been answered with. */
+  private async reserveAlone(req: ReserveRequest): Promise<ReserveOutcomeReply> {
+    try {
+      return { ok: true, reply: await this.reserve(req) };
+    } catch (err) {
+      if (err instanceof DomainError) return { ok: false, error: err.toBody() };
+      throw err;
+    }
+  }
+
+  private reserveOne(reservationId: string, req: ReserveRequest): Promise<ReserveOutcome> {
+    return this.repo.reserve({
+      id: reservationId,
+      accountId: req.accountId,
+      idempotencyKey: req.idempotencyKey,
+      amount: req.amount,
+      holdSeconds: req.holdSeconds ?? null,
+    });
+  }
+
+  /** What a reservation's outcome answers (and counts, when it took credits). */
+  private answer(req: ReserveRequest, reservationId: string, outcome: ReserveOutcome): ReserveOutcomeReply {
+    const refused = (error: ErrorBody): ReserveOutcomeReply => ({ ok: false, error });
     switch (outcome.kind) {
       case 'reserved':
         this.metrics.reserved(req.idempotencyKey, req.amount);
-        return { reservationId, amount: req.amount, balance: outcome.balance, replayed: false };
+        return {
+          ok: true,
+          reply: { reservationId, amount: req.amount, balance: outcome.balance, replayed: false },
+        };
       case 'replayed':
         return {
-          reservationId: outcome.id,
-          amount: outcome.amount,
-          balance: outcome.balance,
-          replayed: true,
+          ok: true,
+          reply: {
+            reservationId: outcome.id,
+            amount: outcome.amount,
+            balance: outcome.balance,
+            replayed: true,
+          },
         };
       case 'short':
-        throw new DomainError(
-          'INSUFFICIENT_CREDITS',
-          `This needs ${req.amount} credits and the account has ${outcome.balance}`,
-          { required: req.amount, available: outcome.balance },
-        );
+        return refused({
+          code: 'INSUFFICIENT_CREDITS',
+          message: `This needs ${req.amount} credits and the account has ${outcome.balance}`,
+          details: { required: req.amount, available: outcome.balance },
+        });
       case 'no-account':
-        throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
+        return refused({ code: 'ACCOUNT_NOT_FOUND', message: 'Account not found' });
     }
   }
 

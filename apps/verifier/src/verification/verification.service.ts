@@ -7,13 +7,16 @@ import {
   DomainError,
   type PackedChunkItem,
   packResultFields,
+  RESERVE_MANY_MAX,
+  type ReserveOutcomeReply,
+  type ReserveRequest,
   Subjects,
   type VerificationResult,
   type VerifyBulkReply,
   type VerifyBulkRequest,
   type VerifySingleRequest,
 } from '@emailverify/contracts';
-import { currentRequestId, type MessageBus } from '@emailverify/messaging';
+import { currentRequestId, fromErrorBody, type MessageBus } from '@emailverify/messaging';
 import { Batches } from '@emailverify/service-kit';
 import { parseAddress, type VerificationEngine } from '@emailverify/verification';
 import type { Logger } from 'pino';
@@ -33,6 +36,14 @@ export interface VerificationServiceOptions {
 
 type Credits = Pick<MessageBus, 'request'>;
 
+/** A reservation to hold, or one used in full to close. */
+type CreditOp = {
+  requestId?: string;
+} & (
+  | { reserve: ReserveRequest; close?: undefined }
+  | { close: { accountId: AccountId; idempotencyKey: string }; reserve?: undefined }
+);
+
 /** Addresses one cache lookup or store statement takes at most (a bulk request's are never split). */
 const STORE_BATCH_MAX = 1_000;
 
@@ -45,8 +56,12 @@ export class VerificationService {
   private readonly pending = new Set<Promise<void>>();
   /** The store under way of each address's result, awaited before the cache is asked about it. */
   private readonly saving = new Map<string, Promise<void>>();
-  /** Reservations used in full, settled together (credits' close-used: one message and statement a batch). */
-  private readonly usedInFull: Batches<{ accountId: AccountId; idempotencyKey: string; requestId?: string }>;
+  /**
+   * Credits work of concurrent requests, sent together: reservations (credits' reservations.create: one message
+   * and statement) with the reservations used in full that ended meanwhile closed in the same statement, or,
+   * when no reservation waits, those alone (close-used).
+   */
+  private readonly creditOps: Batches<CreditOp, ReserveOutcomeReply | undefined>;
   /** Result stores of concurrent requests, one statement a batch (MX-only and SMTP-checked apart). */
   private readonly stores: Record<'mx' | 'smtp', Batches<VerificationResult>>;
   /** Cache lookups of concurrent single and bulk requests, one statement a batch. */
@@ -60,14 +75,26 @@ export class VerificationService {
     private readonly options: VerificationServiceOptions,
     private readonly outcomes?: Counter<'status' | 'reason'>,
   ) {
-    this.usedInFull = new Batches(async (items) => {
-      await this.credits.request(
-        Subjects.creditsCloseUsed,
-        { reservations: items.map(({ accountId, idempotencyKey }) => ({ accountId, idempotencyKey })) },
-        // A batch of one request's settlement is that request's; one of several is nobody's in particular.
-        { requestId: (items.length === 1 ? items[0]!.requestId : undefined) ?? randomUUID() },
-      );
-    }, CLOSE_USED_MAX);
+    this.creditOps = new Batches(
+      async (ops) => {
+        const reservations = ops.flatMap((op) => (op.reserve ? [op.reserve] : []));
+        const close = ops.flatMap((op) => (op.close ? [op.close] : []));
+        // A batch of one request's work is that request's; one of several is nobody's in particular.
+        const requestId = (ops.length === 1 ? ops[0]!.requestId : undefined) ?? randomUUID();
+        if (reservations.length === 0) {
+          await this.credits.request(Subjects.creditsCloseUsed, { reservations: close }, { requestId });
+          return ops.map(() => undefined);
+        }
+        const { outcomes } = await this.credits.request(
+          Subjects.creditsReserveMany,
+          close.length > 0 ? { reservations, close } : { reservations },
+          { requestId },
+        );
+        let at = 0;
+        return ops.map((op) => (op.reserve ? outcomes[at++] : undefined));
+      },
+      Math.min(RESERVE_MANY_MAX, CLOSE_USED_MAX),
+    );
     const store = (checkSmtp: boolean) =>
       new Batches<VerificationResult>(
         // An address verified by two requests at once is stored once (the later result).
@@ -213,9 +240,11 @@ export class VerificationService {
 
   /**
    * Reserves one credit per address, verifies, and settles what was used; results that may be cached are
-   * stored. A settlement that refunds nothing changes no balance (the reservation took the credits), so the
-   * reply does not wait for it, and it goes out with those of other requests that ended meanwhile (one
-   * close-used message); one that refunds is awaited, so the balance a client reads after the reply is final.
+   * stored. The reservation goes out with those of the other requests that started meanwhile (one message and
+   * statement for all). A settlement that refunds nothing changes no balance (the reservation took the
+   * credits), so the reply does not wait for it, and it goes out with the next reservations (closed in their
+   * statement), or when none waits with those of other requests that ended meanwhile (one close-used message);
+   * one that refunds is awaited, so the balance a client reads after the reply is final.
    * The reply does not wait for the result store either (the cache is a saving), which is batched the same
    * way: a lookup in this process waits for the stores under way of its addresses, so a client asking again
    * gets the cached result.
@@ -227,12 +256,16 @@ export class VerificationService {
     idempotencyKey: string,
   ): Promise<BilledVerificationResult[]> {
     if (emails.length === 0) return [];
-    await this.credits.request(Subjects.creditsReserve, {
-      accountId,
-      idempotencyKey,
-      amount: emails.length,
-      holdSeconds: this.options.creditHoldSeconds,
-    });
+    const reserved = (await this.creditOps.add({
+      reserve: {
+        accountId,
+        idempotencyKey,
+        amount: emails.length,
+        holdSeconds: this.options.creditHoldSeconds,
+      },
+      requestId: currentRequestId(),
+    }))!;
+    if (!reserved.ok) throw fromErrorBody(reserved.error);
     let verified: VerificationResult[];
     try {
       verified = await this.engine.verifyMany(
@@ -249,7 +282,9 @@ export class VerificationService {
     this.saveLater(verified.filter(cacheable), checkSmtp);
     if (used === emails.length)
       void this.later(
-        this.usedInFull.add({ accountId, idempotencyKey, requestId: currentRequestId() }),
+        this.creditOps
+          .add({ close: { accountId, idempotencyKey }, requestId: currentRequestId() })
+          .then(() => undefined),
         { idempotencyKey },
         'settling credits failed; the reservation is refunded when its hold runs out',
       );
