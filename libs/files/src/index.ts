@@ -1,5 +1,5 @@
 export { type ColumnChoice, SAMPLE_DATA_ROWS, chooseEmailColumn } from './columns';
-export { CsvWriter, type CsvWriterOptions, formatCsvRow } from './csv/writer';
+export { CsvWriter, type CsvWriterOptions, formatCsvFields, formatCsvRow } from './csv/writer';
 export { type ReadCsvOptions, readCsv } from './csv/read-csv';
 export { FileRejected, type FileRejectionReason } from './errors';
 export { type FileFormat, formatFromName } from './format';
@@ -10,7 +10,9 @@ export {
   type ResultCells,
   VERIFICATION_COLUMNS,
   type VerificationColumn,
+  resultFields,
   resultHeader,
+  resultLine,
   resultRow,
 } from './result';
 export type { ByteSource } from './source';

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { type ResultCells, VERIFICATION_COLUMNS, resultHeader, resultRow } from './result';
+import { formatCsvRow } from './csv/writer';
+import {
+  type ResultCells,
+  VERIFICATION_COLUMNS,
+  resultFields,
+  resultHeader,
+  resultLine,
+  resultRow,
+} from './result';
 
 const result: ResultCells = {
   email: 'ann@example.com',
@@ -67,5 +75,45 @@ describe('resultRow', () => {
   it('cuts rows wider than the header, and leaves originals out without preserveOriginal', () => {
     expect(resultRow(['a', 'b', 'c'], 2, result, true).slice(0, 3)).toEqual(['a', 'b', 'ann@example.com']);
     expect(resultRow(['a', 'b'], 2, result, false)).toHaveLength(VERIFICATION_COLUMNS.length);
+  });
+});
+
+describe('resultLine', () => {
+  const awkward: ResultCells = {
+    ...result,
+    email: '=cmd@example.com',
+    reason: 'say "no", twice',
+    score: -1,
+    domain: '+example.com',
+    mxRecords: ['mx1.example.com', 'mx;2'],
+    domainSuggestion: '@x\ty',
+  };
+  const originals: string[][] = [
+    ['Ann', 'ann@example.com'],
+    ['=1+2', 'a,b', 'say "hi"', 'two\nlines', '\tx', '-3'],
+    [],
+    [''],
+    ["'quoted", '|', ';'],
+  ];
+
+  it('is the text formatCsvRow makes of resultRow, with and without the original cells', () => {
+    for (const r of [result, awkward]) {
+      for (const original of originals) {
+        for (const width of [0, 1, 2, 6]) {
+          for (const preserve of [true, false]) {
+            expect(resultLine(original, width, resultFields(r), preserve)).toBe(
+              formatCsvRow(resultRow(original, width, r, preserve)),
+            );
+          }
+        }
+      }
+    }
+  });
+
+  it('escapes formula triggers and quotes what needs it in the verification cells', () => {
+    expect(resultFields(awkward)).toBe(
+      `'=cmd@example.com,valid,"say ""no"", twice",'-1,true,false,false,false,true,'+example.com,` +
+        `"mx1.example.com;mx;2","'@x	y",true`,
+    );
   });
 });

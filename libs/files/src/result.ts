@@ -1,4 +1,5 @@
 import type { ChunkItemResult } from '@emailverify/contracts';
+import { formatCsvField } from './csv/writer';
 export const VERIFICATION_COLUMNS = [
   'email',
   'status',
@@ -67,4 +68,33 @@ export function resultRow(
     String(result.smtpCheck),
   );
   return cells;
+}
+
+/**
+ * The verification cells of a result as CSV fields (formatCsvFields of resultRow's last cells, without the line
+ * end): what a result adds to each of its rows, formatted once for an address that several rows hold.
+ */
+export function resultFields(result: ResultCells): string {
+  return (
+    `${formatCsvField(result.email)},${formatCsvField(result.status)},${formatCsvField(result.reason)},` +
+    `${formatCsvField(String(result.score))},${result.isDeliverable},${result.isDisposable},` +
+    `${result.isCatchall},${result.isRole},${result.isFree},${formatCsvField(result.domain)},` +
+    `${formatCsvField(result.mxRecords.join(';'))},${formatCsvField(result.domainSuggestion)},${result.smtpCheck}`
+  );
+}
+
+/**
+ * A result row as its CSV line, the same text as formatCsvRow(resultRow(original, width, result, preserve)),
+ * from the row's original cells and its result's fields (resultFields) without building the row's cells.
+ */
+export function resultLine(
+  original: string[],
+  width: number,
+  fields: string,
+  preserveOriginal: boolean,
+): string {
+  if (!preserveOriginal || width === 0) return `${fields}\r\n`;
+  let line = '';
+  for (let i = 0; i < width; i++) line += `${formatCsvField(original[i] ?? '')},`;
+  return `${line}${fields}\r\n`;
 }

@@ -1,10 +1,12 @@
+import type { ChunkItemResult } from '@emailverify/contracts';
 import {
-  type ChunkItemResult,
-  type PackedChunkItem,
-  packResultFields,
-  unpackChunkItem,
-} from '@emailverify/contracts';
-import { CsvWriter, readRowBatches, type ResultCells, resultHeader, resultRow } from '@emailverify/files';
+  CsvWriter,
+  readRowBatches,
+  type ResultCells,
+  resultFields,
+  resultHeader,
+  resultLine,
+} from '@emailverify/files';
 import type { JetStreamKit } from '@emailverify/messaging';
 import { fallbackResult, syntaxFailureResult } from '@emailverify/verification';
 import type { FileJobsConfig } from '../config';
@@ -67,14 +69,17 @@ export class ResultWriter {
   ): Promise<void> {
     try {
       const width = job.headers.length;
+      const preserve = job.preserve_original;
       const chunks = new OutcomeCursor(this.repo, job.id, job.total_chunks, follow, signal);
       // Results of addresses that occur again further down; only those are kept once their row is written, as
-      // the packed tuple's JSON text (a third of what the result's objects and strings take).
+      // the result's cells formatted for the file (what each of its rows ends with).
       const retained = new Map<string, string>();
       let ordinal = 0;
       let current: LoadedChunk | undefined;
-      await writer.write([resultHeader(job.headers, job.preserve_original)]);
-      let rows: string[][] = [];
+      await writer.write([resultHeader(job.headers, preserve)]);
+      // Rows go to the writer as formatted text, BATCH rows at a time.
+      let text = '';
+      let pending = 0;
       let first = true;
       const limits = {
         maxLineBytes: this.config.FILE_MAX_LINE_BYTES,
@@ -93,17 +98,20 @@ export class ResultWriter {
           const position = ordinal % job.chunk_size;
           if (ordinal < job.billable_emails && current?.chunk !== chunk) current = await chunks.get(chunk);
           const expected = ordinal < job.billable_emails ? current?.results?.[position] : undefined;
-          const text = (cells[job.column_index] ?? '').trim();
+          const cellText = (cells[job.column_index] ?? '').trim();
           // A cell that is that address already in normalised form needs no parse (parsing it would give the
           // same key): the common case.
           const cell: RowKey =
-            expected !== undefined && text === expected.email ? { kind: 'address', key: text } : rowKey(text);
-          let result: ResultCells;
-          if (cell.kind === 'empty') result = syntaxFailureResult('', 'missing_email');
-          else if (cell.kind === 'invalid') result = syntaxFailureResult(cell.key, 'invalid_syntax');
+            expected !== undefined && cellText === expected.email
+              ? { kind: 'address', key: cellText }
+              : rowKey(cellText);
+          let fields: string;
+          if (cell.kind === 'empty') fields = resultFields(syntaxFailureResult('', 'missing_email'));
+          else if (cell.kind === 'invalid')
+            fields = resultFields(syntaxFailureResult(cell.key, 'invalid_syntax'));
           else {
             const kept = retained.get(cell.key);
-            if (kept !== undefined) result = unpackChunkItem(JSON.parse(kept) as PackedChunkItem);
+            if (kept !== undefined) fields = kept;
             else {
               // The address's first row: it is the next one in chunk order.
               if (ordinal >= job.billable_emails) {
@@ -111,28 +119,29 @@ export class ResultWriter {
               }
               ordinal += 1;
               // No result: its chunk was given up after every delivery.
-              result = expected ?? fallbackResult(cell.key);
+              const result: ResultCells = expected ?? fallbackResult(cell.key);
               if (result.email !== cell.key) {
                 throw new Error(
                   `job ${job.id}: result ${position} of chunk ${chunk} is for ${result.email}, the row holds ${cell.key}`,
                 );
               }
+              fields = resultFields(result);
               // Keyed by the result's own copy of the address: the row's cell is a slice of the text the parser
               // read, and keeping it would keep that whole piece of the file until the merge ends.
-              if (current!.repeated?.has(position) ?? true) {
-                retained.set(result.email, JSON.stringify(packResultFields(result, 0, result.email)));
-              }
+              if (current!.repeated?.has(position) ?? true) retained.set(result.email, fields);
             }
           }
           // A chunk result carries every result-file cell (and what it cost, which the file does not show).
-          rows.push(resultRow(cells, width, result, job.preserve_original));
-          if (rows.length >= BATCH) {
-            await writer.write(rows);
-            rows = [];
+          text += resultLine(cells, width, fields, preserve);
+          pending += 1;
+          if (pending >= BATCH) {
+            await writer.writeFormatted(text, pending);
+            text = '';
+            pending = 0;
           }
         }
       }
-      if (rows.length > 0) await writer.write(rows);
+      if (pending > 0) await writer.writeFormatted(text, pending);
       if (ordinal !== job.billable_emails) {
         throw new Error(`job ${job.id}: the file held ${ordinal} addresses, the job ${job.billable_emails}`);
       }

@@ -17,13 +17,26 @@ const NEEDS_QUOTES = /[",\r\n;\t|]/;
  */
 export function formatCsvRow(cells: readonly string[]): string {
   if (cells.length === 1 && cells[0] === '') return '""\r\n';
+  return `${formatCsvFields(cells)}\r\n`;
+}
+
+/** One cell as a field of a line: escaped against formula injection, quoted when it needs it. */
+export function formatCsvField(cell: string): string {
+  const escaped = escapeFormula(cell);
+  return NEEDS_QUOTES.test(escaped) ? `"${escaped.replace(/"/g, '""')}"` : escaped;
+}
+
+/**
+ * Cells as the fields of a line, separated by commas, without the line end: a part of a line that another part
+ * (formatted the same way) completes. formatCsvRow is the whole line.
+ */
+export function formatCsvFields(cells: readonly string[]): string {
   let line = '';
   for (let i = 0; i < cells.length; i++) {
-    const cell = escapeFormula(cells[i]);
     if (i > 0) line += ',';
-    line += NEEDS_QUOTES.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell;
+    line += formatCsvField(cells[i]);
   }
-  return `${line}\r\n`;
+  return line;
 }
 
 /**
@@ -72,10 +85,19 @@ export class CsvWriter {
     this.assertOpen();
     let text = '';
     for (const row of rows) text += formatCsvRow(row);
+    await this.writeFormatted(text, rows.length);
+  }
+
+  /**
+   * Queues `count` rows formatted already (formatCsvRow, or lines put together from formatCsvFields parts and
+   * ending in CRLF); resolves when there is room for more.
+   */
+  async writeFormatted(text: string, count: number): Promise<void> {
+    this.assertOpen();
     if (text) {
       const chunk = this.encoder.encode(text);
       this.controller.enqueue(chunk);
-      this.rows += rows.length;
+      this.rows += count;
       this.bytes += chunk.byteLength;
     }
     while (!this.cancelled && (this.controller.desiredSize ?? 1) <= 0) {
