@@ -287,7 +287,15 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     expect(asked).toBe(3);
     expect(await store.info(resultObjectName(view.jobId))).toBeNull();
 
-    // Followed again, it waits for chunks 1 and 2, whose results come in while it runs, and writes every row.
+    // Followed again, it waits for chunks 1 and 2, whose results come in while it runs, and writes every row;
+    // chunk 2, answered first, is read once and kept while the merge waits for chunk 1.
+    const read: number[] = [];
+    const answered = repo.answeredChunkOutcomes.bind(repo);
+    repo.answeredChunkOutcomes = async (...args) => {
+      const outcomes = await answered(...args);
+      read.push(...outcomes.map((o) => o.chunk));
+      return outcomes;
+    };
     let polls = 0;
     const following = writer.write(job, {
       follow: {
@@ -310,6 +318,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       ...Array.from({ length: 7 }, (_, i) => [`p${i}@files.test`, 'valid']),
       ['p0@files.test', 'valid'],
     ]);
+    expect(read.filter((chunk) => chunk === 2)).toHaveLength(1);
   });
 
   it('holds a merge by a lease: one holder at a time, taken over once it runs out, completion only by the holder', async () => {

@@ -468,17 +468,27 @@ export class JobsRepository {
     }
   }
 
-  /** Chunks `from` .. `from + count - 1` of a job, in order, for the merge. */
-  chunkOutcomes(jobId: string, from: number, count: number): Promise<ChunkOutcome[]> {
-    return this.outcomes(jobId, from, count, false);
+  /** Chunks `from` .. `from + count - 1` of a job, in order, for the merge, but those in `except`. */
+  chunkOutcomes(
+    jobId: string,
+    from: number,
+    count: number,
+    except: readonly number[] = [],
+  ): Promise<ChunkOutcome[]> {
+    return this.outcomes(jobId, from, count, false, except);
   }
 
   /**
    * As chunkOutcomes, but only the chunks whose results are in (done or failed): for a merge that runs while the
    * job is still being verified.
    */
-  answeredChunkOutcomes(jobId: string, from: number, count: number): Promise<ChunkOutcome[]> {
-    return this.outcomes(jobId, from, count, true);
+  answeredChunkOutcomes(
+    jobId: string,
+    from: number,
+    count: number,
+    except: readonly number[] = [],
+  ): Promise<ChunkOutcome[]> {
+    return this.outcomes(jobId, from, count, true, except);
   }
 
   private async outcomes(
@@ -486,14 +496,16 @@ export class JobsRepository {
     from: number,
     count: number,
     answeredOnly: boolean,
+    except: readonly number[],
   ): Promise<ChunkOutcome[]> {
     const rows: Array<{ chunk: number; results: string | null; repeated: Buffer | null }> =
       await this.db.query(
         `SELECT chunk, results, repeated FROM files.job_chunks
         WHERE job_id = $1 AND chunk >= $2 AND chunk < $2 + $3
           AND (NOT $4::boolean OR status IN ('done', 'failed'))
+          AND chunk <> ALL($5::int[])
         ORDER BY chunk`,
-        [jobId, from, count, answeredOnly],
+        [jobId, from, count, answeredOnly, except],
       );
     return rows.map((r) => ({
       chunk: r.chunk,

@@ -182,11 +182,13 @@ export class MergeAbandoned extends Error {
 /**
  * A job's chunk outcomes in chunk order, a few per query, the next few fetched while these are used. Only
  * ever asked for the same or a later chunk. When following a running job, a chunk that is not answered yet
- * is waited for.
+ * is waited for; the answered chunks after it that were read meanwhile are kept, and not read again.
  */
 class OutcomeCursor {
-  private batch: LoadedChunk[] = [];
-  private next?: { from: number; rows: Promise<LoadedChunk[]> };
+  /** Chunks read and not used yet (by number). */
+  private readonly loaded = new Map<number, LoadedChunk>();
+  /** A read of the next few chunks under way. */
+  private ahead?: Promise<unknown>;
 
   constructor(
     private readonly repo: JobsRepository,
@@ -200,35 +202,49 @@ class OutcomeCursor {
   async get(chunk: number): Promise<LoadedChunk> {
     for (;;) {
       if (this.signal?.aborted) throw new MergeAbandoned(this.jobId);
-      const found = this.batch.find((c) => c.chunk === chunk);
-      if (found) return found;
-      if (chunk >= this.total) throw new Error(`job ${this.jobId}: chunk ${chunk} is missing`);
-      const next = this.next?.from === chunk ? this.next.rows : this.fetch(chunk);
-      this.next = undefined;
-      this.batch = await next;
-      const last = this.batch.at(-1)?.chunk;
-      if (last !== undefined && last + 1 < this.total) {
-        this.next = { from: last + 1, rows: this.fetch(last + 1) };
-        // A prefetch still running when the merge gives up must not become an unhandled rejection.
-        this.next.rows.catch(() => undefined);
+      for (const n of this.loaded.keys()) if (n < chunk) this.loaded.delete(n);
+      const found = this.loaded.get(chunk);
+      if (found) {
+        this.readAhead(chunk);
+        return found;
       }
-      if (this.batch.some((c) => c.chunk === chunk)) continue;
+      if (chunk >= this.total) throw new Error(`job ${this.jobId}: chunk ${chunk} is missing`);
+      // A read under way may bring it; otherwise it is read now, with the few after it.
+      if (this.ahead) await this.ahead;
+      if (!this.loaded.has(chunk)) await this.read(chunk);
+      if (this.loaded.has(chunk)) continue;
       if (!this.follow) throw new Error(`job ${this.jobId}: chunk ${chunk} is missing`);
       await new Promise((resolve) => setTimeout(resolve, this.follow!.pollMs));
       if (!(await this.follow.active())) throw new MergeAbandoned(this.jobId);
     }
   }
 
-  private fetch(from: number): Promise<LoadedChunk[]> {
-    const outcomes = this.follow
-      ? this.repo.answeredChunkOutcomes(this.jobId, from, this.perQuery)
-      : this.repo.chunkOutcomes(this.jobId, from, this.perQuery);
-    return outcomes.then((rows) =>
-      rows.map((r) => ({
+  /** Starts reading the chunks after the last one read, unless enough are at hand or a read is under way. */
+  private readAhead(chunk: number): void {
+    if (this.ahead || this.loaded.size > this.perQuery / 2) return;
+    let last = chunk;
+    for (const n of this.loaded.keys()) last = Math.max(last, n);
+    if (last + 1 >= this.total) return;
+    const reading = this.read(last + 1).finally(() => {
+      if (this.ahead === reading) this.ahead = undefined;
+    });
+    // A read still running when the merge gives up must not become an unhandled rejection; one that failed
+    // is read again when its chunks are asked for.
+    this.ahead = reading.catch(() => undefined);
+  }
+
+  /** Reads up to perQuery chunks from `from` (only answered ones when following), leaving out those at hand. */
+  private async read(from: number): Promise<void> {
+    const held = [...this.loaded.keys()].filter((n) => n >= from && n < from + this.perQuery);
+    const rows = await (this.follow
+      ? this.repo.answeredChunkOutcomes(this.jobId, from, this.perQuery, held)
+      : this.repo.chunkOutcomes(this.jobId, from, this.perQuery, held));
+    for (const r of rows) {
+      this.loaded.set(r.chunk, {
         chunk: r.chunk,
         results: r.results,
         repeated: r.repeated ? RepeatBits.from(r.repeated) : null,
-      })),
-    );
+      });
+    }
   }
 }
