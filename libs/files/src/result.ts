@@ -75,12 +75,23 @@ export function resultRow(
  * end): what a result adds to each of its rows, formatted once for an address that several rows hold.
  */
 export function resultFields(result: ResultCells): string {
-  return (
-    `${formatCsvField(result.email)},${formatCsvField(result.status)},${formatCsvField(result.reason)},` +
-    `${formatCsvField(String(result.score))},${result.isDeliverable},${result.isDisposable},` +
-    `${result.isCatchall},${result.isRole},${result.isFree},${formatCsvField(result.domain)},` +
-    `${formatCsvField(result.mxRecords.join(';'))},${formatCsvField(result.domainSuggestion)},${result.smtpCheck}`
-  );
+  // Joined rather than concatenated: join makes one flat string, where a concatenation is a tree of its parts
+  // that takes about four times the memory for as long as a merge keeps the result of a repeated address.
+  return [
+    formatCsvField(result.email),
+    formatCsvField(result.status),
+    formatCsvField(result.reason),
+    formatCsvField(String(result.score)),
+    result.isDeliverable,
+    result.isDisposable,
+    result.isCatchall,
+    result.isRole,
+    result.isFree,
+    formatCsvField(result.domain),
+    formatCsvField(result.mxRecords.join(';')),
+    formatCsvField(result.domainSuggestion),
+    result.smtpCheck,
+  ].join(',');
 }
 
 /**

@@ -100,17 +100,15 @@ export class ResultWriter {
           const expected = ordinal < job.billable_emails ? current?.results?.[position] : undefined;
           const cellText = (cells[job.column_index] ?? '').trim();
           // A cell that is that address already in normalised form needs no parse (parsing it would give the
-          // same key): the common case.
-          const cell: RowKey =
-            expected !== undefined && cellText === expected.email
-              ? { kind: 'address', key: cellText }
-              : rowKey(cellText);
+          // same key), and is the address's first row (addresses are numbered by their first row): the common case.
+          const next = expected !== undefined && cellText === expected.email;
+          const cell: RowKey = next ? { kind: 'address', key: cellText } : rowKey(cellText);
           let fields: string;
           if (cell.kind === 'empty') fields = resultFields(syntaxFailureResult('', 'missing_email'));
           else if (cell.kind === 'invalid')
             fields = resultFields(syntaxFailureResult(cell.key, 'invalid_syntax'));
           else {
-            const kept = retained.get(cell.key);
+            const kept = next ? undefined : retained.get(cell.key);
             if (kept !== undefined) fields = kept;
             else {
               // The address's first row: it is the next one in chunk order.
