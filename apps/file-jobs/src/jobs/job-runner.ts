@@ -20,6 +20,7 @@ import type { GreylistRetries } from '../greylist/greylist-retries';
 import type { JobMerger } from './job-merger';
 import { broadcastStatus, isActive } from './job-status';
 import type { JobRow, JobsRepository } from './jobs.repository';
+import { mayStartMerge, mergeFootprint } from './merge-budget';
 
 /** An outbox row this old was not published by the process that wrote it (it died, or publishing failed). */
 const OUTBOX_GRACE_SECONDS = 10;
@@ -39,7 +40,7 @@ export class JobRunner {
   private readonly stopping = new AbortController();
   private readonly busy = new Set<string>();
   /** Merges this process runs (by job id), whether they follow a job still being verified or finish one. */
-  private readonly merges = new Map<string, Promise<void>>();
+  private readonly merges = new Map<string, { run: Promise<void>; footprint: number }>();
   /** A merge was not started for want of a free slot: the next one to end looks again at once. */
   private turnedAway = false;
   /**
@@ -90,7 +91,7 @@ export class JobRunner {
     await this.consumer?.stop();
     // A merge writing a result file gives up (a following one at its next wait for results), storing nothing
     // and releasing its lease: another replica, or a restart, merges again at once.
-    await Promise.allSettled([...this.merges.values()]);
+    await Promise.allSettled([...this.merges.values()].map((m) => m.run));
   }
 
   /** Asks the runner to look at a job now (after creation, resume). */
@@ -264,8 +265,14 @@ export class JobRunner {
   private startMerge(job: JobRow, merge: () => Promise<void>): void {
     if (this.stopping.signal.aborted || this.merges.has(job.id)) return;
     // A merge keeps the results of the addresses that repeat further down its file, which a file can make large:
-    // while the heap is half full, merges run one at a time rather than running the process out of memory.
-    if (this.merges.size >= this.config.FILE_MERGE_CONCURRENCY || (this.merges.size > 0 && heapHalfFull())) {
+    // merges run side by side only while what they may keep together fits in half the heap (see merge-budget).
+    const footprint = mergeFootprint(job);
+    const running = [...this.merges.values()].map((m) => m.footprint);
+    const limits = {
+      concurrency: this.config.FILE_MERGE_CONCURRENCY,
+      budgetBytes: getHeapStatistics().heap_size_limit / 2,
+    };
+    if (!mayStartMerge(running, footprint, limits)) {
       this.turnedAway = true;
       return;
     }
@@ -280,19 +287,13 @@ export class JobRunner {
           void this.recover();
         }
       });
-    this.merges.set(job.id, run);
+    this.merges.set(job.id, { run, footprint });
   }
 }
 
 /** Runs `work` as part of the request that created the job (when it is known). */
 function inJob<T>(job: JobRow, work: () => Promise<T>): Promise<T> {
   return job.request_id ? withRequestId(job.request_id, work) : work();
-}
-
-/** Whether the V8 heap uses more than half of its limit (the apps' --max-old-space-size, tools/dev/apps.mjs). */
-function heapHalfFull(): boolean {
-  const { used_heap_size, heap_size_limit } = getHeapStatistics();
-  return used_heap_size > heap_size_limit / 2;
 }
 
 function allChunksAnswered(job: JobRow): boolean {
