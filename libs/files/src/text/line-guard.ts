@@ -12,32 +12,37 @@ export class LineGuard {
 
   constructor(private readonly maxLineBytes: number) {}
 
-  scan(bytes: Uint8Array): void {
+  scan(piece: Uint8Array): void {
+    // Line ends are looked for with Buffer's indexOf (native), not byte by byte in JavaScript: a large file is
+    // scanned twice (job creation and the merge).
+    const bytes = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
     let { line, length, lastWasCr } = this;
-    const max = this.maxLineBytes;
-    for (let i = 0; i < bytes.length; i++) {
-      const byte = bytes[i];
-      if (byte === 0x0a) {
-        if (!lastWasCr) line += 1;
-        length = 0;
+    let lf = bytes.indexOf(0x0a);
+    let cr = bytes.indexOf(0x0d);
+    let at = 0;
+    while (at < bytes.length) {
+      if (lf !== -1 && lf < at) lf = bytes.indexOf(0x0a, at);
+      if (cr !== -1 && cr < at) cr = bytes.indexOf(0x0d, at);
+      const next = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      const end = next === -1 ? bytes.length : next;
+      if (end > at) {
+        // Bytes of the line up to its end, or to the end of this piece.
+        length += end - at;
         lastWasCr = false;
-      } else if (byte === 0x0d) {
-        line += 1;
-        length = 0;
-        lastWasCr = true;
-      } else {
-        lastWasCr = false;
-        length += 1;
-        if (length > max) {
+        if (length > this.maxLineBytes) {
           throw new FileRejected(
             'line_too_long',
-            `The file has a line longer than ${formatSize(max)} (line ${line})`,
-            {
-              line,
-            },
+            `The file has a line longer than ${formatSize(this.maxLineBytes)} (line ${line})`,
+            { line },
           );
         }
       }
+      if (next === -1) break;
+      // LF ends a line unless it completes a CRLF; CR always does.
+      if (bytes[next] === 0x0d || !lastWasCr) line += 1;
+      lastWasCr = bytes[next] === 0x0d;
+      length = 0;
+      at = next + 1;
     }
     this.line = line;
     this.length = length;
