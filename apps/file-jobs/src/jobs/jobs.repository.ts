@@ -369,16 +369,16 @@ export class JobsRepository {
     publish: (chunk: number, emails: string[]) => Promise<void>,
     minBatch = 1,
   ): Promise<number[]> {
+    const enough = Math.min(minBatch, window);
+    // Looked at first without a transaction or the lock: most results leave less room than a refill waits for,
+    // and then nothing more is asked. The room is looked at again under the lock.
+    if (enough > 1 && window - (await this.published(this.db, jobId)) < enough) return [];
     return this.db.transaction(async (m) => {
       // One refill of a job's window at a time (across replicas), without locking the job row: results of other
       // chunks keep being applied meanwhile.
       await m.query(`SELECT pg_advisory_xact_lock(hashtextextended('files.publish:' || $1, 0))`, [jobId]);
-      const [{ inflight }] = (await m.query(
-        `SELECT count(*)::int AS inflight FROM files.job_chunks WHERE job_id = $1 AND status = 'published'`,
-        [jobId],
-      )) as Array<{ inflight: number }>;
-      const room = window - inflight;
-      if (room <= 0 || room < Math.min(minBatch, window)) return [];
+      const room = window - (await this.published(m, jobId));
+      if (room <= 0 || room < enough) return [];
       const rows: Array<{ chunk: number; emails: string[] }> = await m.query(
         // As JSON (the driver's JSON.parse reads it far faster than it takes a text[] literal apart), converted
         // after the LIMIT: in the select list of a sorted scan it would convert every queued chunk of the job.
@@ -404,6 +404,15 @@ export class JobsRepository {
       }
       return chunks;
     });
+  }
+
+  /** How many of the job's chunks are published and not answered yet. */
+  private async published(db: Pick<EntityManager, 'query'>, jobId: string): Promise<number> {
+    const [{ inflight }] = (await db.query(
+      `SELECT count(*)::int AS inflight FROM files.job_chunks WHERE job_id = $1 AND status = 'published'`,
+      [jobId],
+    )) as Array<{ inflight: number }>;
+    return inflight;
   }
 
   /** Puts back chunks published long ago and never answered (their message was lost). */
