@@ -16,6 +16,7 @@ const APPS = ['gateway', 'credits', 'verifier', 'file-jobs', 'webhooks'] as cons
  */
 const MANAGED = [
   'NODE_ENV',
+  'NODE_OPTIONS',
   'DATABASE_URL',
   'NATS_URL',
   'NATS_USER',

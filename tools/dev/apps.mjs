@@ -21,4 +21,18 @@ export const YOUNG_GENERATION_FLAGS = ['--max-semi-space-size=32'];
  * addresses, see FILE_MERGE_CONCURRENCY, and it starts no second merge while its heap is half full).
  */
 export const NODE_FLAGS = [...YOUNG_GENERATION_FLAGS, '--max-old-space-size=384'];
-export const GATEWAY = { name: 'gateway', entry: 'dist/apps/gateway/src/main.js', port: 3000 };
+/**
+ * The gateway's V8 flags: a young generation of 8 MiB semi-spaces instead of 32. It streams uploads into the
+ * object store, and the buffers of an upload it has passed on are garbage until a scavenge: with 32 MiB
+ * semi-spaces it rested at about 178 MiB and peaked at 253 to 277 MiB during a 99 MiB upload; with 8 MiB, 145 and
+ * 233 MiB (the target is below 256 MiB), for about 6% more CPU per request. The gateway allocates little per
+ * request, so it has no file merge's reason for the larger young generation. Compose and Helm set the same
+ * flags in the gateway's NODE_OPTIONS.
+ */
+export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=384'];
+export const GATEWAY = {
+  name: 'gateway',
+  entry: 'dist/apps/gateway/src/main.js',
+  port: 3000,
+  nodeFlags: GATEWAY_NODE_FLAGS,
+};

@@ -126,7 +126,7 @@ class Supervised {
   start() {
     if (stopping) return;
     const out = createWriteStream(this.logFile, { flags: 'a' });
-    const child = spawn(process.execPath, [...NODE_FLAGS, built(this.app.entry)], {
+    const child = spawn(process.execPath, [...(this.app.nodeFlags ?? NODE_FLAGS), built(this.app.entry)], {
       cwd: root,
       env: { ...env, ...(this.app.variable === 'HTTP_PORT' ? { HTTP_PORT: String(this.app.port) } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -74,15 +74,24 @@ export interface RunningProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts a built app (dist/) as a real process. */
-export function launch(name: string, entry: string, env: NodeJS.ProcessEnv): RunningProcess {
+/** The V8 flags production runs the services with (tools/dev/apps.mjs NODE_FLAGS, the Dockerfile's NODE_OPTIONS). */
+export const APP_NODE_FLAGS = ['--max-semi-space-size=32', '--max-old-space-size=384'] as const;
+/** The gateway's (tools/dev/apps.mjs GATEWAY_NODE_FLAGS, its NODE_OPTIONS in compose and Helm). */
+export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=384'] as const;
+
+/** Starts a built app (dist/) as a real process, with the V8 flags production runs it with. */
+export function launch(
+  name: string,
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  nodeFlags: readonly string[] = APP_NODE_FLAGS,
+): RunningProcess {
   const file = path.join(repoRoot, entry);
   if (!existsSync(file))
     throw new Error(
       `${entry} is missing: run "npm run build" (npm test does it) before the integration tests`,
     );
-  // The flags production runs the apps with (tools/dev/apps.mjs NODE_FLAGS, the Dockerfile's NODE_OPTIONS).
-  const child = spawn(process.execPath, ['--max-semi-space-size=32', '--max-old-space-size=384', file], {
+  const child = spawn(process.execPath, [...nodeFlags, file], {
     cwd: repoRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -10,7 +10,15 @@ import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { Client } from 'pg';
 import { eventually } from '../eventually';
 import type { MailWorld } from '../mail-world';
-import { freePort, holdPort, launch, type RunningProcess, stopProcess, waitUntilReady } from './processes';
+import {
+  freePort,
+  GATEWAY_NODE_FLAGS,
+  holdPort,
+  launch,
+  type RunningProcess,
+  stopProcess,
+  waitUntilReady,
+} from './processes';
 
 export type ServiceName = 'credits' | 'verifier' | 'file-jobs' | 'webhooks';
 
@@ -209,6 +217,7 @@ export class TestSuite {
         ...this.options.appEnv?.gateway,
         ...extraEnv,
       }),
+      GATEWAY_NODE_FLAGS,
     );
     this.processes.set(`gateway${index}`, proc);
     await waitUntilReady(proc, `http://127.0.0.1:${port}/health/live`);
