@@ -51,31 +51,6 @@ const KEY_COLUMNS = `id, account_id, name, prefix, style, created_at, revoked_at
 const RESERVATION_COLUMNS = `id, account_id, idempotency_key, amount::int AS amount, used::int AS used, refunded::int AS refunded, status,
   (expires_at IS NOT NULL AND expires_at <= now()) AS expired`;
 
-/** CreditsRepository.reserve: run for every verification, so prepared once per connection. */
-const RESERVE = prepared(
-  'credits_reserve',
-  `WITH ${NO_FLUSH_WAIT}, prior AS (
-         SELECT id, amount FROM credits.reservations WHERE account_id = $1 AND idempotency_key = $2
-       ), debit AS (
-         UPDATE credits.accounts
-            SET balance = balance - $3, consumed = consumed + $3, updated_at = now()
-          WHERE id = $1 AND balance >= $3 AND NOT EXISTS (SELECT 1 FROM prior)
-         RETURNING balance
-       ), held AS (
-         INSERT INTO credits.reservations (id, account_id, idempotency_key, amount, expires_at)
-         SELECT $4, $1, $2, $3, now() + make_interval(secs => $5) FROM debit
-         RETURNING id
-       ), entry AS (
-         INSERT INTO credits.ledger (account_id, kind, amount, reservation_id, balance_after)
-         SELECT $1, 'reserve', -$3::bigint, held.id, debit.balance FROM debit, held
-       )
-       SELECT (SELECT balance::int FROM credits.accounts WHERE id = $1) AS account_balance,
-              (SELECT balance::int FROM debit) AS reserved_balance,
-              (SELECT id FROM prior) AS prior_id,
-              (SELECT amount::int FROM prior) AS prior_amount
-         FROM no_flush_wait`,
-);
-
 /**
  * CreditsRepository.reserveMany. Per account, the fresh reservations (no prior one under their key) are taken
  * in their order while their running sum fits the balance read under the account row's lock (accounts locked
@@ -256,12 +231,11 @@ export class CreditsRepository {
   }
 
   /**
-   * Holds `amount` credits in one statement: the balance is taken only if it covers the amount (the row lock
-   * lasts this statement alone), and the reservation and its ledger row are written with it. A key reserved
-   * before is not charged again: `prior` names its reservation. Two reservations racing on one new key cannot
-   * both stand: the loser's insert breaks the key's unique constraint, which undoes its whole statement, and
-   * it is answered from the winner's reservation (`findReservation`). `consumed` moves with the balance, so
-   * `added - consumed = balance` at every moment and settling without a refund leaves the account row alone.
+   * Holds one reservation: `reserveMany` of one. The balance is taken only if it covers the amount, and a key
+   * reserved before is not charged again. Two reservations racing on one new key cannot both stand: the loser's
+   * statement is undone by the key's unique constraint, and it is answered from the winner's reservation
+   * (`findReservation`). `consumed` moves with the balance, so `added - consumed = balance` at every moment and
+   * settling without a refund leaves the account row alone.
    */
   async reserve(r: {
     id: string;
@@ -270,23 +244,8 @@ export class CreditsRepository {
     amount: number;
     holdSeconds: number | null;
   }): Promise<ReserveOutcome> {
-    const rows: Array<{
-      account_balance: number | null;
-      reserved_balance: number | null;
-      prior_id: string | null;
-      prior_amount: number | null;
-    }> = await runPrepared(this.db, RESERVE, [r.accountId, r.idempotencyKey, r.amount, r.id, r.holdSeconds]);
-    const row = rows[0]!;
-    if (row.account_balance === null) return { kind: 'no-account' };
-    if (row.prior_id !== null)
-      return {
-        kind: 'replayed',
-        id: row.prior_id,
-        amount: row.prior_amount!,
-        balance: row.account_balance,
-      };
-    if (row.reserved_balance === null) return { kind: 'short', balance: row.account_balance };
-    return { kind: 'reserved', balance: row.reserved_balance };
+    const { outcomes } = await this.reserveMany([r]);
+    return outcomes[0]!;
   }
 
   /**
