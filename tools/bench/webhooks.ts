@@ -818,7 +818,12 @@ async function delayFigures(
     const delivery = deliveries.get(jobId);
     const streamed = onStream.get(jobId);
     if (done === undefined || delivery === undefined || streamed === undefined)
-      throw new Error(`delay: job ${jobId} has no completion, delivery or event`);
+      throw new Error(
+        `delay: job ${jobId} (${jobIds.includes(jobId) ? 'measured' : 'not one of the measured jobs'}) has ` +
+          `${done === undefined ? 'no' : 'a'} completion, ${delivery === undefined ? 'no' : 'a'} first attempt and ` +
+          `${streamed === undefined ? 'no' : 'an'} event on the stream; received for it: ` +
+          `${requests.filter((q) => q.body.includes(jobId)).length} request(s)`,
+      );
     const received = r.receivedAt.getTime();
     perJob.push({
       jobId,
