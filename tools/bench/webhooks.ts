@@ -366,12 +366,15 @@ async function measureDelay({ suite, receiver, kit, pid }: Bench): Promise<Delay
     );
     return ids;
   };
-  const delivered = (requestPath: string, count: number) =>
-    waitUntil(`${count} deliveries to ${requestPath}`, () => receiver.requests(requestPath).length >= count);
+  /** Until each of `jobIds` has had a delivery to `requestPath` (retries and other jobs' deliveries aside). */
+  const delivered = (requestPath: string, jobIds: string[]) =>
+    waitUntil(`${jobIds.length} jobs' deliveries to ${requestPath}`, () => {
+      const bodies = receiver.requests(requestPath).map((r) => r.body);
+      return jobIds.every((id) => bodies.some((body) => body.includes(id)));
+    });
 
   log(`delay: warming up (${WARMUP_JOBS} jobs)…`);
-  await runJobs(WARMUP_JOBS);
-  await delivered('/delay', WARMUP_JOBS);
+  await delivered('/delay', await runJobs(WARMUP_JOBS));
   receiver.reset();
   log(`delay: ${JOBS} jobs, ${JOBS_IN_FLIGHT} at a time…`);
   const delayMeter = new CpuMeter({
@@ -382,7 +385,7 @@ async function measureDelay({ suite, receiver, kit, pid }: Bench): Promise<Delay
     webhooks: pid('webhooks'),
   });
   const jobIds = await runJobs(JOBS);
-  await delivered('/delay', JOBS);
+  await delivered('/delay', jobIds);
   const delayCpu = delayMeter.stop();
   const delay = await delayFigures(suite, kit, receiver.requests('/delay'), jobIds, delayHook.secret);
   delay.cpu = delayCpu;
@@ -809,11 +812,26 @@ async function delayFigures(
   }
 
   const perJob: DelayFigures['perJob'] = [];
+  const measured = new Set(jobIds);
+  const seen = new Set<string>();
+  let unmeasured = 0;
+  let repeated = 0;
   for (const r of requests) {
     const check = verifySignatures({ secret, headers: r.headers, rawBody: r.rawBody });
     if (!check.xWebhookSignature || !check.standardWebhooks)
       throw new Error(`delay: a delivery is not signed right: ${JSON.stringify(check)}`);
     const jobId = (JSON.parse(r.body) as FileCompletedEvent).data.job_id;
+    // A warm-up job's delivery retried after the reset (its first attempt failed, say, timed out on a cold
+    // machine) is no measured job's; a measured job delivered again counts from its first receipt.
+    if (!measured.has(jobId)) {
+      unmeasured += 1;
+      continue;
+    }
+    if (seen.has(jobId)) {
+      repeated += 1;
+      continue;
+    }
+    seen.add(jobId);
     const done = completed.get(jobId);
     const delivery = deliveries.get(jobId);
     const streamed = onStream.get(jobId);
@@ -838,6 +856,8 @@ async function delayFigures(
   }
   if (perJob.length !== jobIds.length)
     throw new Error(`delay: ${perJob.length} deliveries for ${jobIds.length} jobs`);
+  if (unmeasured > 0 || repeated > 0)
+    log(`delay: left out ${unmeasured} delivery(ies) of warm-up jobs and ${repeated} repeated delivery(ies)`);
   const delays = perJob.map((j) => j.delayMs);
   const stages: DelayFigures['stages'] = {};
   for (const stage of Object.keys(perJob[0]!.stagesMs)) {
