@@ -265,6 +265,14 @@ export class MessageBus {
     );
   }
 
+  /**
+   * Resolves once the server has processed everything this connection published before: a broadcast has then
+   * been handed to every subscriber's connection.
+   */
+  flush(): Promise<void> {
+    return this.connection.flush();
+  }
+
   /** Receives every broadcast on `subject` (no queue group: each process gets its own copy). */
   onBroadcast<T>(subject: string, handler: (payload: T) => void): Subscription {
     const sub = this.connection.subscribe(this.ns.subject(subject), {

@@ -40,7 +40,7 @@ import type { CreditsRepository, KeyRow, ReserveOutcome } from './credits.reposi
 export class CreditsService {
   constructor(
     private readonly repo: CreditsRepository,
-    private readonly bus: Pick<MessageBus, 'publish'>,
+    private readonly bus: Pick<MessageBus, 'publish' | 'flush'>,
     private readonly metrics: CreditsMetrics,
   ) {}
 
@@ -333,6 +333,7 @@ export class CreditsService {
     if (!updated) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
     // Gateways cache the key's default style with its resolution: drop it everywhere.
     this.bus.publish(Broadcasts.keyChanged, { apiKeyId: key.id, keyHash: '' } satisfies KeyChangedBroadcast);
+    await this.bus.flush();
     return summary(updated);
   }
 
@@ -344,6 +345,8 @@ export class CreditsService {
       apiKeyId: revoked.id,
       keyHash: revoked.key_hash,
     } satisfies KeyChangedBroadcast);
+    // The server has handed the broadcast to every gateway's connection before the reply leaves.
+    await this.bus.flush();
     return summary(revoked);
   }
 

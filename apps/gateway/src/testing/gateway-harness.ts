@@ -39,6 +39,8 @@ export class StandInBus {
   readonly asked: Array<{ subject: string; payload: unknown; requestId?: string }> = [];
   /** How often the gateway asked the credits service to resolve a key. */
   authLookups = 0;
+  /** Runs when a request arrives, before it is answered (what happens elsewhere while a request is in flight). */
+  whileAsked: ((subject: string, payload: unknown) => void) | undefined;
   private readonly answers = new Map<string, Answer>();
   private readonly listeners = new Map<string, Set<(payload: unknown) => void>>();
 
@@ -53,6 +55,7 @@ export class StandInBus {
   async request(subject: string, payload: unknown, options: { requestId?: string } = {}): Promise<unknown> {
     if (subject === Subjects.creditsAuthResolve) this.authLookups += 1;
     else this.asked.push({ subject, payload, requestId: options.requestId });
+    this.whileAsked?.(subject, payload);
     const fn = this.answers.get(subject);
     if (!fn) throw new DomainError('SERVICE_UNAVAILABLE', `Nothing answers ${subject}`);
     // Replies travel as JSON, as on the real bus.
@@ -247,6 +250,7 @@ export class GatewayHarness {
   reset(): void {
     this.bus.asked.length = 0;
     this.bus.authLookups = 0;
+    this.bus.whileAsked = undefined;
   }
 
   url(path: string): string {

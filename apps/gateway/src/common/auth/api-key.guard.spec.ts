@@ -1,4 +1,4 @@
-import { Broadcasts } from '@emailverify/contracts';
+import { Broadcasts, Subjects } from '@emailverify/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayHarness, KEYS } from '../../testing/gateway-harness';
 import { expectError, payloadOf, STYLES } from '../../testing/replies';
@@ -82,6 +82,21 @@ describe('ApiKeyGuard', () => {
     expect((await gateway.call(ROUTE, { key })).status).toBe(200);
     expect(gateway.bus.authLookups).toBe(1);
     gateway.bus.broadcast(Broadcasts.keyChanged, { apiKeyId });
+    expect((await gateway.call(ROUTE, { key })).status).toBe(200);
+    expect(gateway.bus.authLookups).toBe(2);
+  });
+
+  it('does not keep a lookup that was answered while the key changed: the next request asks again', async () => {
+    const { key, apiKeyId } = gateway.newKey();
+    // The revocation's broadcast arrives while the credits service's answer (made before it) is on its way.
+    gateway.bus.whileAsked = (subject) => {
+      if (subject === Subjects.creditsAuthResolve) gateway.bus.broadcast(Broadcasts.keyChanged, { apiKeyId });
+    };
+    expect((await gateway.call(ROUTE, { key })).status).toBe(200);
+    gateway.bus.whileAsked = undefined;
+    expect((await gateway.call(ROUTE, { key })).status).toBe(200);
+    expect(gateway.bus.authLookups).toBe(2);
+    // That second answer came with no change in between: it is kept.
     expect((await gateway.call(ROUTE, { key })).status).toBe(200);
     expect(gateway.bus.authLookups).toBe(2);
   });

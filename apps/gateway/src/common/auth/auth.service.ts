@@ -16,6 +16,11 @@ interface CacheEntry {
 @Injectable()
 export class AuthService implements OnModuleInit {
   private readonly cache = new Map<string, CacheEntry>();
+  /**
+   * Counts the key-change broadcasts received. A resolution that was under way when one came may carry what the
+   * change undid (a revoked key still found), so it is used for its own request but not cached.
+   */
+  private changes = 0;
 
   constructor(
     private readonly bus: MessageBus,
@@ -41,12 +46,13 @@ export class AuthService implements OnModuleInit {
   async resolve(keyHash: string, requestId: string): Promise<ResolvedKey | undefined> {
     const cached = this.cached(keyHash);
     if (cached) return cached;
+    const changesBefore = this.changes;
     const reply = await this.bus.request(Subjects.creditsAuthResolve, { keyHash }, { requestId });
     if (!reply.found) {
       this.cache.delete(keyHash);
       return undefined;
     }
-    if (this.config.AUTH_CACHE_TTL_MS > 0) {
+    if (this.config.AUTH_CACHE_TTL_MS > 0 && this.changes === changesBefore) {
       if (this.cache.size > 100_000) this.cache.clear();
       this.cache.set(keyHash, { key: reply.key, expiresAt: Date.now() + this.config.AUTH_CACHE_TTL_MS });
     }
@@ -54,6 +60,7 @@ export class AuthService implements OnModuleInit {
   }
 
   private evict(event: KeyChangedBroadcast): void {
+    this.changes += 1;
     if (event.keyHash) this.cache.delete(event.keyHash);
     for (const [hash, entry] of this.cache) {
       if (entry.key.apiKeyId === event.apiKeyId) this.cache.delete(hash);
