@@ -193,12 +193,22 @@ describe('webhooks: signed, durable, retried delivery of file events', () => {
 
   it('delivers file.failed with the failure when a job fails', async () => {
     const hook = await createWebhook('/failures', ['file.failed']);
-    const up = await suite.upload({
-      key: account.apiKey,
-      file: { name: 'doomed.csv', content: 'email\ndoomed@hooks.test\n' },
-    });
-    const id = up.json.data.task_id as string;
-    await suite.call(`/v1/verify/file/${id}/pause`, { key: account.apiKey, method: 'POST' });
+    // The job is paused before it can finish, so its file can be taken away: a one-row job may finish before the
+    // pause reaches it on a busy machine, and then another is uploaded.
+    let id = '';
+    for (let attempt = 1; !id; attempt++) {
+      const up = await suite.upload({
+        key: account.apiKey,
+        file: { name: 'doomed.csv', content: 'email\ndoomed@hooks.test\n' },
+      });
+      const uploaded = up.json.data.task_id as string;
+      const paused = await suite.call(`/v1/verify/file/${uploaded}/pause`, {
+        key: account.apiKey,
+        method: 'POST',
+      });
+      if (paused.status === 200) id = uploaded;
+      else if (attempt === 5) throw new Error(`no upload could be paused: ${paused.status} ${paused.text}`);
+    }
     const [job] = await suite.sql<{ upload_object: string }>(
       `SELECT upload_object FROM files.jobs WHERE id = $1`,
       [id],
