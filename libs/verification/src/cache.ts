@@ -1,8 +1,9 @@
 import type { Clock } from './dependencies';
 
-interface Entry<V> {
-  value: V;
-  expiresAt: number;
+/** A cached value and when it expires (clock milliseconds). */
+export interface Entry<V> {
+  readonly value: V;
+  readonly expiresAt: number;
 }
 
 /**
@@ -19,23 +20,34 @@ export class TtlCache<K, V> {
   ) {}
 
   get(key: K): V | undefined {
+    return this.entry(key)?.value;
+  }
+
+  /** The fresh entry of the key, with its expiry; undefined when there is none. */
+  entry(key: K): Entry<V> | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     if (entry.expiresAt <= this.clock.now()) {
       this.entries.delete(key);
       return undefined;
     }
-    return entry.value;
+    return entry;
   }
 
   set(key: K, value: V, ttlMs: number): void {
     if (ttlMs <= 0) return;
+    this.setUntil(key, value, this.clock.now() + ttlMs);
+  }
+
+  /** As set, with the time the entry expires instead of its time-to-live. */
+  setUntil(key: K, value: V, expiresAt: number): void {
+    if (expiresAt <= this.clock.now()) return;
     this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
     }
-    this.entries.set(key, { value, expiresAt: this.clock.now() + ttlMs });
+    this.entries.set(key, { value, expiresAt });
   }
 
   get size(): number {

@@ -1,6 +1,6 @@
 import { promises as dnsPromises } from 'node:dns';
 import { isIP } from 'node:net';
-import { InFlight, TtlCache } from './cache';
+import { type Entry, InFlight, TtlCache } from './cache';
 import type { Clock } from './dependencies';
 
 export interface MxRecord {
@@ -146,9 +146,9 @@ export class DomainFactsLookup {
     this.hostCache = new TtlCache(clock);
   }
 
-  /** The domain's facts when they are cached (definite answers only), without asking. */
-  cached(domain: string): DomainFacts | undefined {
-    return this.cache.get(domain);
+  /** The domain's facts when they are cached (definite answers only), without asking, with their expiry. */
+  cached(domain: string): Entry<DomainFacts> | undefined {
+    return this.cache.entry(domain);
   }
 
   lookup(domain: string): Promise<DomainFacts> {

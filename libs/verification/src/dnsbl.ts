@@ -1,6 +1,6 @@
 import { isIPv4 } from 'node:net';
 import type { DomainReputation } from '@emailverify/contracts';
-import { TtlCache } from './cache';
+import { type Entry, TtlCache } from './cache';
 import type { Clock } from './dependencies';
 import { DNS_ERROR, dnsErrorCode, type Resolver } from './dns';
 
@@ -50,22 +50,28 @@ export class ReputationChecker {
     return verdict(mxIp, domainAnswers, ipAnswers);
   }
 
-  /** What `check` answers without asking: undefined when some zone's answer is not cached. */
-  cached(domain: string | undefined, mxIp: string): ReputationCheck | undefined {
+  /**
+   * What `check` answers without asking, and until when (the first expiry of the answers it rests on; never
+   * when no zone is asked): undefined when some zone's answer is not cached.
+   */
+  cached(domain: string | undefined, mxIp: string): Entry<ReputationCheck> | undefined {
     const { domainQueries, ipQueries } = this.queriesFor(domain, mxIp);
-    if (domainQueries.length === 0 && ipQueries.length === 0) return unchecked(mxIp);
+    if (domainQueries.length === 0 && ipQueries.length === 0)
+      return { value: unchecked(mxIp), expiresAt: Infinity };
+    let expiresAt = Infinity;
     const answers = (queries: ZoneQuery[]) => {
       const out: ZoneResult[] = [];
       for (const q of queries) {
-        const answer = this.cache.get(q.name);
-        if (!answer) return undefined;
-        out.push({ zone: q.zone, answer });
+        const entry = this.cache.entry(q.name);
+        if (!entry) return undefined;
+        expiresAt = Math.min(expiresAt, entry.expiresAt);
+        out.push({ zone: q.zone, answer: entry.value });
       }
       return out;
     };
     const domainAnswers = answers(domainQueries);
     const ipAnswers = domainAnswers && answers(ipQueries);
-    return ipAnswers && verdict(mxIp, domainAnswers, ipAnswers);
+    return ipAnswers && { value: verdict(mxIp, domainAnswers, ipAnswers), expiresAt };
   }
 
   private queriesFor(

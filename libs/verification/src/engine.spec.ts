@@ -550,6 +550,35 @@ describe('VerificationEngine.verifyMany', () => {
     ]);
   });
 
+  it('settles from cached answers no longer than the first of them stays cached, with the age of the day', async () => {
+    const { deps, resolver, clock } = world();
+    const day = 86_400_000;
+    const registered = new Date(clock.now() - 400 * day).toISOString();
+    deps.fetch = fakeFetch({
+      'http://rdap.test/': () =>
+        Response.json({ events: [{ eventAction: 'registration', eventDate: registered }] }),
+    }).fetch;
+    // Every answer about example.com is cached at the first verification, for three days.
+    const engine = new VerificationEngine(
+      { ...OPTIONS, gravatarBaseUrl: '', domainCacheTtlMs: 3 * day },
+      deps,
+    );
+    const verify = async (email: string) => {
+      const [result] = await engine.verifyMany([email], { checkSmtp: false });
+      return `${result!.status} ${result!.domainAge} MX asked ${resolver.count('example.com', 'MX')}`;
+    };
+    expect(await verify('a@example.com')).toBe('valid 400 MX asked 1');
+    clock.advance(day);
+    expect(await verify('b@example.com')).toBe('valid 401 MX asked 1');
+    clock.advance(day);
+    expect(await verify('c@example.com')).toBe('valid 402 MX asked 1');
+    clock.advance(day - 1);
+    expect(await verify('d@example.com')).toBe('valid 402 MX asked 1');
+    // The answers expire together three days after they were cached, whenever they were last used.
+    clock.advance(1);
+    expect(await verify('e@example.com')).toBe('valid 403 MX asked 2');
+  });
+
   it('asks again for an answer that failed instead of settling from the cache', async () => {
     const { engine, resolver } = world({ 'example.com.dbl.bl.test': { a: DNS_ERROR.SERVFAIL } });
     await engine.verifyMany(['a@example.com'], { checkSmtp: false });

@@ -9,7 +9,7 @@ import {
 import { isIPv4 } from 'node:net';
 import { parseAddress, parseNormalised, type AddressError, type ParsedAddress } from './address';
 import type { VerificationDependencies } from './dependencies';
-import { TtlCache } from './cache';
+import { type Entry, TtlCache } from './cache';
 import { DomainFactsLookup, type DomainFacts, type MailHost } from './dns';
 import { DomainReporter } from './domain-report';
 import { ReputationChecker, type ReputationCheck } from './dnsbl';
@@ -86,6 +86,23 @@ interface DomainListFlags {
 const LITERAL_FLAGS: DomainListFlags = { isDisposable: false, isFree: false, domainSuggestion: '' };
 
 /**
+ * What an MX-only verdict takes from the caches about a domain: its facts (public hosts only), list flags,
+ * blocklist answers and registration time. With the local part (role) and the address's Gravatar answer, they
+ * decide the result.
+ */
+type DomainAnswers =
+  | {
+      facts: Exclude<DomainFacts, { kind: 'deliverable' }>;
+      flags: DomainListFlags;
+    }
+  | {
+      facts: Extract<DomainFacts, { kind: 'deliverable' }>;
+      flags: DomainListFlags;
+      reputation: ReputationCheck;
+      registered: number | undefined;
+    };
+
+/**
  * The verification pipeline for one address at a time (its steps: docs/design.md, "Verifying one address").
  * Framework-free: every network access goes through the injected dependencies. `verify` never throws;
  * failures become results.
@@ -100,6 +117,8 @@ export class VerificationEngine {
   private readonly allowPrivateNetworks: boolean;
   /** The lists' flags per domain, worked out once per domain (the typo suggestion is most of an address's CPU). */
   private readonly listFlags: TtlCache<string, DomainListFlags>;
+  /** The answers about each domain that MX-only verdicts take from the caches, together (answersOf). */
+  private readonly domainAnswers: TtlCache<string, DomainAnswers>;
   private readonly cacheTtlMs: number;
   /** mxIpOf's answers, kept as long as the (cached) facts they were worked out from. */
   private readonly mxIps = new WeakMap<DomainFacts, string>();
@@ -126,6 +145,7 @@ export class VerificationEngine {
     const { clock } = this.deps;
     this.cacheTtlMs = cacheTtlMs;
     this.listFlags = new TtlCache(clock);
+    this.domainAnswers = new TtlCache(clock);
     const resolver = observedResolver(this.deps.resolver, observer);
     this.domainFacts = new DomainFactsLookup(resolver, clock, cacheTtlMs);
     this.reputation = new ReputationChecker(
@@ -277,27 +297,63 @@ export class VerificationEngine {
     try {
       const parsed = parse(email);
       if (!parsed.ok) return syntaxFailure(email, parsed);
-      const literal = parsed.ipLiteral !== undefined;
-      const known = literal ? literalFacts(parsed) : this.domainFacts.cached(parsed.domain);
-      if (!known) return undefined;
-      const facts = publicRouting(known, this.allowPrivateNetworks);
-      const result = this.startResult(parsed, literal);
-      if (facts.kind !== 'deliverable') return undeliverable(result, facts);
-      const reputation = this.reputation.cached(literal ? undefined : parsed.domain, this.mxIpOf(facts));
+      const answers =
+        parsed.ipLiteral !== undefined ? this.cachedAnswers(parsed, true)?.value : this.answersOf(parsed);
+      if (!answers) return undefined;
+      const result = this.resultWith(parsed, answers.flags);
+      if (answers.facts.kind !== 'deliverable') return undeliverable(result, answers.facts);
       const gravatar = this.extras.cachedGravatar(parsed.email);
-      const domainAge = literal ? 0 : this.extras.cachedDomainAge(parsed.domain);
-      if (!reputation || !gravatar || domainAge === undefined) return undefined;
-      return this.deliverable(result, facts, reputation, undefined, gravatar, domainAge);
+      if (!gravatar || !('reputation' in answers)) return undefined;
+      const domainAge = this.extras.ageOf(answers.registered);
+      return this.deliverable(result, answers.facts, answers.reputation, undefined, gravatar, domainAge);
     } catch {
       // The asynchronous path reports whatever failed here.
       return undefined;
     }
   }
 
+  /**
+   * A domain's cached answers, put together once per domain and kept until the first of them expires: most
+   * addresses of a large list are on domains verified a moment ago, and each would otherwise look every answer
+   * up again.
+   */
+  private answersOf(parsed: ParsedAddress): DomainAnswers | undefined {
+    const known = this.domainAnswers.get(parsed.domain);
+    if (known) return known;
+    const found = this.cachedAnswers(parsed, false);
+    if (!found) return undefined;
+    this.domainAnswers.setUntil(parsed.domain, found.value, found.expiresAt);
+    return found.value;
+  }
+
+  /** The cached answers about an address's domain that an MX-only verdict needs; undefined when one is missing. */
+  private cachedAnswers(parsed: ParsedAddress, literal: boolean): Entry<DomainAnswers> | undefined {
+    const known: Entry<DomainFacts> | undefined = literal
+      ? { value: literalFacts(parsed), expiresAt: Infinity }
+      : this.domainFacts.cached(parsed.domain);
+    if (!known) return undefined;
+    const facts = publicRouting(known.value, this.allowPrivateNetworks);
+    const flags = literal ? LITERAL_FLAGS : this.listFlagsOf(parsed.domain);
+    if (facts.kind !== 'deliverable') return { value: { facts, flags }, expiresAt: known.expiresAt };
+    const reputation = this.reputation.cached(literal ? undefined : parsed.domain, this.mxIpOf(facts));
+    const registered = literal
+      ? { value: undefined, expiresAt: Infinity }
+      : this.extras.cachedRegistration(parsed.domain);
+    if (!reputation || !registered) return undefined;
+    return {
+      value: { facts, flags, reputation: reputation.value, registered: registered.value },
+      expiresAt: Math.min(known.expiresAt, reputation.expiresAt, registered.expiresAt),
+    };
+  }
+
   /** A well-formed address's result before its domain's facts are known: its list flags and role. */
   private startResult(parsed: ParsedAddress, literal: boolean): VerificationResult {
+    return this.resultWith(parsed, literal ? LITERAL_FLAGS : this.listFlagsOf(parsed.domain));
+  }
+
+  /** As startResult, with the domain's list flags known. */
+  private resultWith(parsed: ParsedAddress, flags: DomainListFlags): VerificationResult {
     const result = fallbackResult(parsed.email, parsed.domain);
-    const flags = literal ? LITERAL_FLAGS : this.listFlagsOf(parsed.domain);
     result.validFormat = true;
     result.isDisposable = flags.isDisposable;
     result.isFree = flags.isFree;

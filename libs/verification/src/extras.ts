@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { TtlCache } from './cache';
+import { type Entry, TtlCache } from './cache';
 import type { Clock, FetchLike } from './dependencies';
 
 export interface ExtrasOptions {
@@ -81,15 +81,20 @@ export class ExtrasLookup {
     return this.ageOf(await this.registrationTime(domain));
   }
 
-  /** What `domainAge` answers without asking: undefined when it would have to ask. */
-  cachedDomainAge(domain: string): number | undefined {
-    if (!this.rdapBase || domain.startsWith('[')) return 0;
-    const cached = this.ageCache.get(domain);
+  /**
+   * What `domainAge` rests on, without asking: the registration time (undefined when there is none to go by)
+   * and until when it is cached (never when nothing is looked up); undefined when it would have to ask.
+   * ageOf turns it into the age.
+   */
+  cachedRegistration(domain: string): Entry<number | undefined> | undefined {
+    if (!this.rdapBase || domain.startsWith('[')) return { value: undefined, expiresAt: Infinity };
+    const cached = this.ageCache.entry(domain);
     if (cached === undefined) return undefined;
-    return this.ageOf(Number.isNaN(cached) ? undefined : cached);
+    return { value: Number.isNaN(cached.value) ? undefined : cached.value, expiresAt: cached.expiresAt };
   }
 
-  private ageOf(registered: number | undefined): number {
+  /** Whole days since the registration time; 0 when unknown. */
+  ageOf(registered: number | undefined): number {
     if (registered === undefined) return 0;
     return Math.max(0, Math.floor((this.clock.now() - registered) / DAY_MS));
   }
