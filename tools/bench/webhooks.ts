@@ -387,6 +387,21 @@ async function measureDelay({ suite, receiver, kit, pid }: Bench): Promise<Delay
   const jobIds = await runJobs(JOBS);
   await delivered('/delay', jobIds);
   const delayCpu = delayMeter.stop();
+  // An attempt is recorded a little after its delivery arrived (outcomes are stored in batches): every first
+  // attempt stored before the stages are read.
+  await waitUntil(
+    `delay: ${JOBS} first attempts recorded`,
+    async () => {
+      const [row] = await suite.sql<{ n: string }>(
+        `SELECT count(*) AS n FROM webhooks.deliveries d
+           JOIN webhooks.attempts a ON a.delivery_id = d.id AND a.n = 1
+          WHERE d.job_id = ANY($1::uuid[])`,
+        [jobIds],
+      );
+      return Number(row?.n) >= jobIds.length;
+    },
+    50,
+  );
   const delay = await delayFigures(suite, kit, receiver.requests('/delay'), jobIds, delayHook.secret);
   delay.cpu = delayCpu;
   log(

@@ -1,7 +1,9 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { Agent, request } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { classifyAddress, isIpLiteral } from '@emailverify/net-policy';
+import { type Dispatcher, Pool } from 'undici';
+
+type DispatchController = Dispatcher.DispatchController;
 
 /** What one POST came to: the receiver's status (null when none came), a short body excerpt, or an error. */
 export interface SendResult {
@@ -32,8 +34,8 @@ export interface SenderOptions {
 const READ_BODY_BYTES = 64 * 1024;
 /** ... and this much is kept for the delivery log. */
 const KEEP_BODY_BYTES = 1024;
-/** Idle pooled connections to one checked address are closed after this long. */
-const AGENT_IDLE_MS = 60_000;
+/** A connection pool to one checked address unused for this long is closed. */
+const POOL_IDLE_MS = 60_000;
 /** Parsed webhook URLs kept, at most this many. */
 const KEPT_TARGETS = 10_000;
 
@@ -66,18 +68,18 @@ const systemResolve = (host: string) => dnsLookup(host, { all: true, verbatim: t
  * an address that passed the check.
  */
 export class HttpSender {
-  private readonly agents = new Map<string, { agent: Agent; usedAt: number }>();
+  private readonly pools = new Map<string, { pool: Pool; usedAt: number }>();
   private readonly targets = new Map<string, ParsedTarget>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly resolve: NonNullable<SenderOptions['resolve']>;
 
   constructor(private readonly options: SenderOptions) {
     this.resolve = options.resolve ?? systemResolve;
-    this.sweeper = setInterval(() => this.closeIdleAgents(), AGENT_IDLE_MS);
+    this.sweeper = setInterval(() => this.closeIdlePools(), POOL_IDLE_MS);
     this.sweeper.unref();
   }
 
-  /** `headers` are the attempt's own: Content-Length is added to them. */
+  /** `headers` are the attempt's own (Content-Length and Host are added on the wire). */
   async post(target: string, headers: Record<string, string>, body: string): Promise<SendResult> {
     const started = performance.now();
     // The attempt's time limit: a timer cleared when the attempt ends, which ends whatever the attempt is
@@ -97,8 +99,8 @@ export class HttpSender {
 
   close(): void {
     clearInterval(this.sweeper);
-    for (const { agent } of this.agents.values()) agent.destroy();
-    this.agents.clear();
+    for (const { pool } of this.pools.values()) void pool.destroy().catch(() => undefined);
+    this.pools.clear();
   }
 
   private async attempt(
@@ -125,64 +127,61 @@ export class HttpSender {
       }
       if (limit.expired) return failure(`no reply within ${this.options.timeoutMs} ms`, elapsed());
     }
-    headers['Content-Length'] = String(Buffer.byteLength(body));
-    try {
-      return await new Promise<SendResult>((resolve, reject) => {
-        const req = request(
-          {
-            host,
-            port,
-            path,
-            method: 'POST',
-            headers,
-            agent: this.agentFor(host, port, address),
-            lookup: pinnedLookup(address),
+    return new Promise<SendResult>((resolve) => {
+      let settled = false;
+      const settle = (result: SendResult) => {
+        if (settled) return;
+        settled = true;
+        limit.onExpiry = undefined;
+        resolve(result);
+      };
+      // The exchange is ended at the time limit; the attempt ends then whatever stage the exchange is in (still
+      // waiting for a connection, say).
+      let controller: DispatchController | undefined;
+      limit.onExpiry = () => {
+        settle(failure(`no reply within ${this.options.timeoutMs} ms`, elapsed()));
+        controller?.abort(new Error('timed out'));
+      };
+      const chunks: Buffer[] = [];
+      let status: number | null = null;
+      let retryAfter: string | undefined;
+      let read = 0;
+      let kept = 0;
+      const replied = () => {
+        const text =
+          chunks.length === 0 ? '' : Buffer.concat(chunks).subarray(0, KEEP_BODY_BYTES).toString('utf8');
+        settle({ status, retryAfter, body: text || null, error: null, durationMs: elapsed() });
+      };
+      this.poolFor(host, port, address).dispatch(
+        { path, method: 'POST', headers, body },
+        {
+          onRequestStart: (exchange) => {
+            controller = exchange;
+            if (settled) exchange.abort(new Error('timed out'));
           },
-          (res) => {
-            const chunks: Buffer[] = [];
-            let read = 0;
-            let kept = 0;
-            const done = () => {
-              const status = res.statusCode ?? null;
-              const text =
-                chunks.length === 0
-                  ? ''
-                  : Buffer.concat(chunks).subarray(0, KEEP_BODY_BYTES).toString('utf8');
-              resolve({
-                status,
-                retryAfter:
-                  status === 429 || status === 503 ? firstValue(res.headers['retry-after']) : undefined,
-                body: text || null,
-                error: null,
-                durationMs: elapsed(),
-              });
-            };
-            res.on('data', (chunk: Buffer) => {
-              read += chunk.length;
-              if (kept < KEEP_BODY_BYTES) {
-                chunks.push(chunk);
-                kept += chunk.length;
-              }
-              if (read >= READ_BODY_BYTES) {
-                // Enough read: the outcome is known; the rest is not wanted.
-                res.destroy();
-                done();
-              }
-            });
-            res.on('end', done);
-            res.on('error', reject);
+          onResponseStart: (_controller, statusCode, replyHeaders) => {
+            status = statusCode;
+            if (statusCode === 429 || statusCode === 503)
+              retryAfter = firstValue(replyHeaders['retry-after']);
           },
-        );
-        req.on('error', reject);
-        limit.onExpiry = () => req.destroy(new Error('timed out'));
-        req.end(body);
-      });
-    } catch (err) {
-      const message = limit.expired
-        ? `no reply within ${this.options.timeoutMs} ms`
-        : `could not deliver: ${describeError(err)}`;
-      return failure(message, elapsed());
-    }
+          onResponseData: (exchange, chunk) => {
+            read += chunk.length;
+            if (kept < KEEP_BODY_BYTES) {
+              chunks.push(chunk);
+              kept += chunk.length;
+            }
+            if (read >= READ_BODY_BYTES && !settled) {
+              // Enough read: the outcome is known; the rest is not wanted.
+              replied();
+              exchange.abort(new Error('reply body not read further'));
+            }
+          },
+          onResponseEnd: replied,
+          onResponseError: (_controller, err) =>
+            settle(failure(`could not deliver: ${describeError(err)}`, elapsed())),
+        },
+      );
+    });
   }
 
   /** Resolves a host name to every address it has, within the attempt's time limit. */
@@ -250,31 +249,34 @@ export class HttpSender {
     return parsed;
   }
 
-  private agentFor(host: string, port: number, address: { address: string }): Agent {
+  private poolFor(host: string, port: number, address: { address: string; family: number }): Pool {
     const key = `${host}|${port}|${address.address}`;
     const now = Date.now();
-    let entry = this.agents.get(key);
+    let entry = this.pools.get(key);
     if (!entry) {
+      const timeout = this.options.timeoutMs;
       entry = {
-        agent: new Agent({
-          keepAlive: true,
-          maxSockets: this.options.maxSocketsPerTarget,
-          timeout: this.options.timeoutMs,
+        pool: new Pool(`https://${host.includes(':') ? `[${host}]` : host}:${port}`, {
+          connections: this.options.maxSocketsPerTarget,
+          // Every connection goes to the checked address; TLS still checks the certificate against the host.
+          connect: { lookup: pinnedLookup(address), timeout },
+          headersTimeout: timeout,
+          bodyTimeout: timeout,
         }),
         usedAt: now,
       };
-      this.agents.set(key, entry);
+      this.pools.set(key, entry);
     }
     entry.usedAt = now;
-    return entry.agent;
+    return entry.pool;
   }
 
-  private closeIdleAgents(): void {
-    const cutoff = Date.now() - AGENT_IDLE_MS;
-    for (const [key, entry] of this.agents) {
+  private closeIdlePools(): void {
+    const cutoff = Date.now() - POOL_IDLE_MS;
+    for (const [key, entry] of this.pools) {
       if (entry.usedAt < cutoff) {
-        entry.agent.destroy();
-        this.agents.delete(key);
+        void entry.pool.destroy().catch(() => undefined);
+        this.pools.delete(key);
       }
     }
   }
