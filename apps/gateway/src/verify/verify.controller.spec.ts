@@ -154,6 +154,30 @@ describe('verification routes', () => {
       expect(gateway.bus.asked).toEqual([]);
     });
 
+    it('sends JSON with its charset and exact length, no ETag, and no body to HEAD', async () => {
+      const path = '/v1/verify/disposable?email=someone@mailinator.com';
+      const get = await gateway.call(path);
+      expect(get.status).toBe(200);
+      expect(get.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(get.headers.get('content-length')).toBe(String(Buffer.byteLength(get.text)));
+      expect(get.headers.get('etag')).toBeNull();
+      const head = await gateway.call(path, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.text).toBe('');
+      expect(head.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(head.headers.get('content-length')).toBe(get.headers.get('content-length'));
+      // Conditional requests are answered in full, as there is no ETag to match.
+      const conditionals: Array<Record<string, string>> = [
+        { 'If-None-Match': '"x"' },
+        { 'If-Modified-Since': new Date().toUTCString() },
+      ];
+      for (const conditional of conditionals) {
+        const res = await gateway.call(path, { headers: conditional });
+        expect(res.status).toBe(200);
+        expect(payloadOf('current', res)).toMatchObject({ email: 'someone@mailinator.com' });
+      }
+    });
+
     it.each(STYLES)('refuses check_smtp with 400 naming it (%s style)', async (style) => {
       const res = await gateway.call('/v1/verify/disposable', {
         style,
