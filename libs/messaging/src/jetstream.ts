@@ -373,10 +373,10 @@ export class JetStreamKit {
    * ephemeral ordered consumer: NATS servers before 2.12 may place that consumer on an offline node of a cluster
    * (nats-io/nats-server#7165), and then every such read times out while one node of three is down.
    *
-   * Each chunk is asked for with a direct get (the bucket's stream allows it: the chunk's bytes come back as
-   * they are, from any node that holds the stream), and with the stream's message-get API (answered by the
-   * leader, as base64 inside JSON) when the direct get finds nothing or cannot be had: a node that is still
-   * catching up may not hold the chunk yet. Up to OBJECT_READ_AHEAD chunks are read ahead of the reader, so
+   * Each chunk is asked for with a direct get where the bucket's stream allows it (the chunk's bytes come back
+   * as they are, from any node that holds the stream), and with the stream's message-get API (answered by the
+   * leader, as base64 inside JSON) otherwise, and when the direct get finds nothing or fails: a node that is
+   * still catching up may not hold the chunk yet. Up to OBJECT_READ_AHEAD chunks are read ahead of the reader, so
    * the next chunk is on its way while the current one is being used. The digest is checked as
    * ObjectStore.get checks it.
    */
@@ -398,7 +398,8 @@ export class JetStreamKit {
     const stream = `OBJ_${this.bus.ns.resource(bucket)}`;
     const subject = `$O.${this.bus.ns.resource(bucket)}.C.${info.nuid}`;
     const hash = createHash('sha256');
-    let direct = true;
+    // A stream that does not allow direct gets leaves them unanswered (a timeout), so ask it first.
+    let direct = (await store.status()).streamInfo.config.allow_direct === true;
     /** The first chunk at or after `seq`: by direct get, else from the leader; null when there is none. */
     const chunkFrom = async (seq: number): Promise<{ seq: number; data: Uint8Array } | null> => {
       // The server's message-get takes next_by_subj (NATS 2.9+); the client types it for direct get only.
