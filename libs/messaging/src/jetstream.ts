@@ -27,6 +27,9 @@ setSha256Backend('native');
  */
 const OBJECT_CHUNK_BYTES = 512 * 1024;
 
+/** Chunks of an object read ahead of its reader (OBJECT_CHUNK_BYTES each, at most). */
+const OBJECT_READ_AHEAD = 4;
+
 /** Attempts of an idempotent publish (one with a message id) before its failure is reported. */
 const PUBLISH_ATTEMPTS = 5;
 
@@ -366,10 +369,16 @@ export class JetStreamKit {
 
   /**
    * Reads an object of a bucket: its info and its data as a stream, or null when there is no such object. Same
-   * result as ObjectStore.get, but the chunks are read one at a time with the stream's message-get API
-   * (answered by the stream's leader) instead of an ephemeral ordered consumer: NATS servers before 2.12 may
-   * place that consumer on an offline node of a cluster (nats-io/nats-server#7165), and then every such read
-   * times out while one node of three is down. The digest is checked as ObjectStore.get checks it.
+   * result as ObjectStore.get, but the chunks are read one at a time by stream sequence instead of through an
+   * ephemeral ordered consumer: NATS servers before 2.12 may place that consumer on an offline node of a cluster
+   * (nats-io/nats-server#7165), and then every such read times out while one node of three is down.
+   *
+   * Each chunk is asked for with a direct get where the bucket's stream allows it (the chunk's bytes come back
+   * as they are, from any node that holds the stream), and with the stream's message-get API (answered by the
+   * leader, as base64 inside JSON) otherwise, and when the direct get finds nothing or fails: a node that is
+   * still catching up may not hold the chunk yet. Up to OBJECT_READ_AHEAD chunks are read ahead of the reader, so
+   * the next chunk is on its way while the current one is being used. The digest is checked as
+   * ObjectStore.get checks it.
    */
   async getObject(
     bucket: string,
@@ -389,28 +398,47 @@ export class JetStreamKit {
     const stream = `OBJ_${this.bus.ns.resource(bucket)}`;
     const subject = `$O.${this.bus.ns.resource(bucket)}.C.${info.nuid}`;
     const hash = createHash('sha256');
+    // A stream that does not allow direct gets leaves them unanswered (a timeout), so ask it first.
+    let direct = (await store.status()).streamInfo.config.allow_direct === true;
+    /** The first chunk at or after `seq`: by direct get, else from the leader; null when there is none. */
+    const chunkFrom = async (seq: number): Promise<{ seq: number; data: Uint8Array } | null> => {
+      // The server's message-get takes next_by_subj (NATS 2.9+); the client types it for direct get only.
+      const next = { seq, next_by_subj: subject };
+      if (direct) {
+        try {
+          const msg = await jsm.direct.getMessage(stream, next);
+          if (msg) return { seq: msg.seq, data: msg.data };
+        } catch {
+          // No node answers direct gets for this stream (it does not allow them): the leader for the rest.
+          direct = false;
+        }
+      }
+      const msg = await jsm.streams.getMessage(stream, next as unknown as MsgRequest);
+      return msg && { seq: msg.seq, data: msg.data };
+    };
     let read = 0;
     let seq = 1;
     return {
       info,
-      data: new ReadableStream<Uint8Array>({
-        pull: async (controller) => {
-          if (read === info.chunks) {
-            if (!hash.digest().equals(expected))
-              throw new Error(`object ${name}: received a corrupt object, digests do not match`);
-            controller.close();
-            return;
-          }
-          // The server's message-get takes next_by_subj (NATS 2.9+); the client types it for direct get only.
-          const next = { seq, next_by_subj: subject } as unknown as MsgRequest;
-          const msg = await jsm.streams.getMessage(stream, next);
-          if (!msg) throw new Error(`object ${name}: chunk ${read + 1} of ${info.chunks} is missing`);
-          read += 1;
-          seq = msg.seq + 1;
-          hash.update(msg.data);
-          controller.enqueue(msg.data);
+      data: new ReadableStream<Uint8Array>(
+        {
+          pull: async (controller) => {
+            if (read === info.chunks) {
+              if (!hash.digest().equals(expected))
+                throw new Error(`object ${name}: received a corrupt object, digests do not match`);
+              controller.close();
+              return;
+            }
+            const msg = await chunkFrom(seq);
+            if (!msg) throw new Error(`object ${name}: chunk ${read + 1} of ${info.chunks} is missing`);
+            read += 1;
+            seq = msg.seq + 1;
+            hash.update(msg.data);
+            controller.enqueue(msg.data);
+          },
         },
-      }),
+        { highWaterMark: OBJECT_READ_AHEAD },
+      ),
     };
   }
 

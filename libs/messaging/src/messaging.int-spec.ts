@@ -285,6 +285,32 @@ describe('messaging: JetStream streams, consumers and object store (real NATS)',
     expect(Buffer.from(back!).equals(data)).toBe(true);
   });
 
+  it('reads an object of several chunks back whole, also from a bucket that does not allow direct gets', async () => {
+    const data = randomBytes(1_300_000); // three 512 KiB chunks, the last one short
+    const source = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(data);
+          controller.close();
+        },
+      });
+    const read = async (bucket: string): Promise<Buffer> => {
+      const object = await kit.getObject(bucket, 'several-chunks');
+      return Buffer.from(await new Response(object!.data).arrayBuffer());
+    };
+    await kit.putObject(await kit.objectStore('files'), 'several-chunks', source());
+    expect((await read('files')).equals(data)).toBe(true);
+
+    // A bucket whose stream answers message gets only through its leader (as one made by an older client).
+    const leaderOnly = await kit.objectStore('leader-only');
+    const jsm = await kit.jsm();
+    const stream = `OBJ_${bus.ns.resource('leader-only')}`;
+    const { config } = await jsm.streams.info(stream);
+    await jsm.streams.update(stream, { ...config, allow_direct: false });
+    await kit.putObject(leaderOnly, 'several-chunks', source());
+    expect((await read('leader-only')).equals(data)).toBe(true);
+  });
+
   it('removes what a put left behind when its process died, once idle, and nothing else', async () => {
     const store = await kit.objectStore('files');
     const kept = randomBytes(300 * 1024);

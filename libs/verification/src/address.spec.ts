@@ -247,6 +247,26 @@ describe('parseAddress properties', () => {
     );
   });
 
+  it('judges a domain the same whatever its case: accepted or refused alike, to the same normalised form', () => {
+    // Lowercase domains that look normalised already are checked as written, other ones through the host
+    // parser; the two must agree, also on the edges (numeric and "0x" labels, punycode, hyphens, lengths).
+    const label = fc.oneof(
+      fc.string({ unit: fc.constantFrom(...'ax09-'.split('')), minLength: 0, maxLength: 6 }),
+      fc.constantFrom('xn--p1ai', 'xn--zz', '0x1f', '0x', '255', 'a'.repeat(63), 'b'.repeat(64)),
+    );
+    const domain = fc.array(label, { minLength: 1, maxLength: 5 }).map((labels) => labels.join('.'));
+    fc.assert(
+      fc.property(domain, fc.boolean(), (name, trailingDot) => {
+        const lower = parseAddress(`user@${name}${trailingDot ? '.' : ''}`);
+        const upper = parseAddress(`user@${name.toUpperCase()}${trailingDot ? '.' : ''}`);
+        expect(lower.ok).toBe(upper.ok);
+        if (lower.ok && upper.ok) expect(lower).toEqual(upper);
+        else if (!lower.ok && !upper.ok) expect(lower.reason).toBe(upper.reason);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
   it('accepts every RFC-shaped address fast-check generates that fits the limits', () => {
     fc.assert(
       fc.property(fc.emailAddress(), (address) => {

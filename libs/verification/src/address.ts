@@ -31,6 +31,10 @@ export interface AddressError {
 export type AddressParseResult = ParsedAddress | AddressError;
 
 const ATEXT_ASCII = /^[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~]$/;
+/** ATEXT_ASCII as a table by character code (1: allowed), for the per-character loop over a local part. */
+const ATEXT_CODES = Uint8Array.from({ length: 128 }, (_, code) =>
+  ATEXT_ASCII.test(String.fromCharCode(code)) ? 1 : 0,
+);
 // Non-ASCII is allowed by RFC 6531, but control, surrogate and separator characters never form a usable
 // mailbox name and would make the address ambiguous when printed or sent on the wire.
 const FORBIDDEN_NON_ASCII = /[\p{Cc}\p{Cs}\p{Z}]/u;
@@ -47,7 +51,9 @@ export function parseAddress(input: unknown): AddressParseResult {
   if (typeof input !== 'string') return missing('no email address was given');
   const text = input.trim();
   if (text.length === 0) return missing('the email address is empty');
-  const hidden = CONTROL_OR_FORMAT.exec(text);
+  // Printable ASCII (most addresses) holds no control or format character, and is one octet a character.
+  const printable = isPrintableAscii(text);
+  const hidden = printable ? null : CONTROL_OR_FORMAT.exec(text);
   if (hidden) return invalid(`the address contains ${describe(hidden[0])}, a control or invisible character`);
 
   const split = splitAddress(text);
@@ -56,18 +62,25 @@ export function parseAddress(input: unknown): AddressParseResult {
 
   const localProblem = checkLocalPart(local);
   if (localProblem) return invalid(localProblem);
-  if (octets(local) > MAX_LOCAL_PART_OCTETS) {
+  const localOctets = printable ? local.length : octets(local);
+  if (localOctets > MAX_LOCAL_PART_OCTETS) {
     return invalid(
-      `the local part is ${octets(local)} octets long; at most ${MAX_LOCAL_PART_OCTETS} are allowed`,
+      `the local part is ${localOctets} octets long; at most ${MAX_LOCAL_PART_OCTETS} are allowed`,
     );
   }
 
-  const domain = normaliseDomainMemo(rawDomain);
+  // Most domains are written in their normalised form already: checked as they are, with no memo lookup.
+  const plain = plainDomain(rawDomain);
+  const domain = plain === undefined ? normaliseDomainMemo(rawDomain) : { ok: true as const, domain: plain };
   if (!domain.ok) return { ...domain };
 
-  const email = `${local}@${domain.domain}`;
-  if (octets(email) > MAX_ADDRESS_OCTETS) {
-    return invalid(`the address is ${octets(email)} octets long; at most ${MAX_ADDRESS_OCTETS} are allowed`);
+  // The text is local part, "@" and the domain as given: when that domain is its normalised form, the text is
+  // the normalised address.
+  const email = plain === undefined ? `${local}@${domain.domain}` : text;
+  // The normalised domain is ASCII (punycode or an address literal).
+  const emailOctets = localOctets + 1 + domain.domain.length;
+  if (emailOctets > MAX_ADDRESS_OCTETS) {
+    return invalid(`the address is ${emailOctets} octets long; at most ${MAX_ADDRESS_OCTETS} are allowed`);
   }
   const parsed: ParsedAddress = { ok: true, local, domain: domain.domain, email };
   if (domain.ipLiteral) parsed.ipLiteral = domain.ipLiteral;
@@ -165,14 +178,18 @@ function checkLocalPart(local: string): string | undefined {
   if (local.startsWith('.')) return 'the local part must not start with "."';
   if (local.endsWith('.')) return 'the local part must not end with "."';
   if (local.includes('..')) return 'the local part must not contain ".." outside quotes';
-  for (const c of local) {
-    if (c === '.') continue;
-    if (isAscii(c)) {
-      if (!ATEXT_ASCII.test(c))
-        return `the local part contains ${describe(c)}, which is only allowed inside quotes`;
-    } else if (FORBIDDEN_NON_ASCII.test(c)) {
-      return `the local part contains ${describe(c)}`;
+  for (let i = 0; i < local.length; i++) {
+    const code = local.charCodeAt(i);
+    if (code === 46) continue; // "."
+    if (code < 128) {
+      if (ATEXT_CODES[code] === 0)
+        return `the local part contains ${describe(local[i]!)}, which is only allowed inside quotes`;
+      continue;
     }
+    // By code point: a surrogate pair is one character, a lone surrogate is one too (and forbidden).
+    const c = String.fromCodePoint(local.codePointAt(i)!);
+    if (FORBIDDEN_NON_ASCII.test(c)) return `the local part contains ${describe(c)}`;
+    i += c.length - 1;
   }
   return undefined;
 }
@@ -201,6 +218,41 @@ function checkQuotedString(local: string): string | undefined {
 }
 
 type DomainParse = { ok: true; domain: string; ipLiteral?: string } | AddressError;
+
+/**
+ * `raw` when it is a domain in its normalised form already, which normaliseDomain would return unchanged: at
+ * most 253 characters, two labels or more, each of 1 to 63 of a-z, 0-9 and "-" (not first nor last), none
+ * starting "xn--" (punycode, to be checked), the last one neither all digits nor starting "0x" (an IPv4
+ * address to the host parser). Otherwise undefined: normaliseDomain decides.
+ */
+function plainDomain(raw: string): string | undefined {
+  const length = raw.length;
+  if (length > MAX_DOMAIN_LENGTH) return undefined;
+  let labels = 0;
+  let start = 0;
+  let digitsOnly = true;
+  for (let i = 0; i <= length; i++) {
+    const code = i < length ? raw.charCodeAt(i) : 46;
+    if (code === 46) {
+      // "." or the end: a label ends.
+      const size = i - start;
+      if (size === 0 || size > MAX_LABEL_LENGTH) return undefined;
+      if (raw.charCodeAt(start) === 45 || raw.charCodeAt(i - 1) === 45) return undefined;
+      if (raw.startsWith('xn--', start)) return undefined;
+      if (i === length && (digitsOnly || raw.startsWith('0x', start))) return undefined;
+      labels += 1;
+      start = i + 1;
+      digitsOnly = true;
+    } else if (code >= 48 && code <= 57) {
+      // 0-9
+    } else if ((code >= 97 && code <= 122) || code === 45) {
+      digitsOnly = false; // a-z, "-"
+    } else {
+      return undefined;
+    }
+  }
+  return labels >= 2 ? raw : undefined;
+}
 
 /**
  * Domains repeat throughout a list (a file of a million addresses may hold a few thousand domains), and
@@ -282,6 +334,15 @@ function normaliseAddressLiteral(raw: string): DomainParse {
     return invalid(`"${inner}" is not a valid IPv6 address literal`);
   }
   return invalid(`"${raw}" is not a valid address literal; use [IPv4] or [IPv6:address]`);
+}
+
+/** True when every character is printable ASCII, " " to "~". */
+function isPrintableAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 32 || code > 126) return false;
+  }
+  return true;
 }
 
 function octets(text: string): number {

@@ -633,10 +633,10 @@ export class JobsTx {
         r: Buffer.from(c.repeated.bytes()).toString('base64'),
       }));
       await this.m.query(
+        // json_to_recordset parses each element once (->> on a json value would parse it again per field).
         `INSERT INTO files.job_chunks (job_id, chunk, size, emails, repeated)
-         SELECT $1, $2::int + (c.n - 1)::int, (c.v->>'s')::int, string_to_array(c.v->>'e', E'\\n'),
-                decode(c.v->>'r', 'base64')
-           FROM json_array_elements($3::json) WITH ORDINALITY AS c(v, n)`,
+         SELECT $1, $2::int + (c.n - 1)::int, c.s, string_to_array(c.e, E'\\n'), decode(c.r, 'base64')
+           FROM ROWS FROM (json_to_recordset($3::json) AS (e text, s int, r text)) WITH ORDINALITY AS c(e, s, r, n)`,
         [jobId, first, JSON.stringify(batch)],
       );
     }
