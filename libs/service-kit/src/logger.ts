@@ -1,12 +1,10 @@
 import { currentRequestId } from '@emailverify/messaging';
-import pino, { type DestinationStream, type Logger } from 'pino';
+import pino, { type Logger } from 'pino';
 
 type Destination = ReturnType<typeof pino.destination>;
 
 /** Every destination this process logs to, so the end of a graceful shutdown can write out what they hold. */
 const destinations = new Set<Destination>();
-/** Every holding of lines in front of a destination, released before the destinations are written out. */
-const holdings = new Set<HeldLines>();
 
 /** How long the last synchronous write-out may wait for a reader of stdout that takes nothing. */
 const FINAL_FLUSH_WAIT_MS = 3000;
@@ -24,64 +22,11 @@ function limitFinalWait(waitMs: number): void {
   giveUpAt = Math.min(giveUpAt, Date.now() + waitMs);
 }
 
-/** Hands every held line to its destination (before a write-out). */
-function releaseHeld(): void {
-  for (const held of holdings) held.release();
-}
-
 /**
- * With a hold, lines leave at once when this many characters wait, without waiting for the hold to end (below
- * the destination's largest single write, 16 KiB).
+ * With a hold, lines leave at once when this many bytes wait, without waiting for the hold to end (below the
+ * destination's largest single write, 16 KiB).
  */
-const HELD_CHARS = 8 * 1024;
-
-/**
- * Lines held for up to `holdMs` (or until `HELD_CHARS` wait) in front of a destination, then handed to it as one
- * string. A list joined once per write-out: the destination's own hold (sonic-boom's `minLength`) appends each
- * line to one growing string and measures that string's UTF-8 length again for every line, which copies the
- * held text once per line.
- */
-class HeldLines implements DestinationStream {
-  private lines: string[] = [];
-  private chars = 0;
-  private readonly timer: NodeJS.Timeout;
-  private closed = false;
-
-  constructor(
-    private readonly destination: Destination,
-    holdMs: number,
-  ) {
-    this.timer = setInterval(() => this.release(), holdMs).unref();
-  }
-
-  write(line: string): void {
-    if (this.closed) return;
-    this.lines.push(line);
-    this.chars += line.length;
-    if (this.chars >= HELD_CHARS) this.release();
-  }
-
-  writesTo(destination: Destination): boolean {
-    return this.destination === destination;
-  }
-
-  /** The destination can take nothing more: what is held, and what comes, is dropped. */
-  close(): void {
-    clearInterval(this.timer);
-    this.closed = true;
-    this.lines = [];
-    this.chars = 0;
-  }
-
-  /** Hands the held lines to the destination, which writes them out as soon as it can. */
-  release(): void {
-    if (this.lines.length === 0) return;
-    const text = this.lines.join('');
-    this.lines = [];
-    this.chars = 0;
-    this.destination.write(text);
-  }
-}
+const HELD_BYTES = 8 * 1024;
 
 /**
  * The hold for a process that logs a line per request or delivery (the gateway's access lines, the webhooks'
@@ -99,18 +44,15 @@ export const PER_REQUEST_LOG_HOLD_MS = 100;
  * graceful shutdown (`flushLogs`, before the process ends by its signal, which would otherwise drop it, its last
  * words first: what a stopping verifier handed back, why a merge stopped) and when the process exits.
  *
- * With `holdMs`, lines are also held for up to that long (or until `HELD_CHARS` wait) to leave together: for a
- * process that writes a line per request, where one write per line costs more than the line itself (HeldLines);
- * held lines are written out like the rest.
+ * With `holdMs`, lines are also held for up to that long (or until `HELD_BYTES` wait) to leave together: for a
+ * process that writes a line per request, where one write per line costs more than the line itself. The
+ * destination does the holding (its `minLength` and `periodicFlush`); held lines are written out like the rest.
  */
 export function createLogger(service: string, level: string, holdMs = 0): Logger {
   if (!exitLimited) {
     // Registered before the destination, so it runs before the destination's own write-out at exit.
     exitLimited = true;
-    process.once('exit', () => {
-      limitFinalWait(FINAL_FLUSH_WAIT_MS);
-      releaseHeld();
-    });
+    process.once('exit', () => limitFinalWait(FINAL_FLUSH_WAIT_MS));
   }
   // Opening process.stdout makes a piped stdout non-blocking (libuv): a write that a full pipe cannot take then
   // fails with EAGAIN, which the destination retries (and the last write-out only for a while), instead of
@@ -120,14 +62,9 @@ export function createLogger(service: string, level: string, holdMs = 0): Logger
     dest: 1,
     sync: false,
     retryEAGAIN: retryWhileWaiting,
+    ...(holdMs > 0 ? { minLength: HELD_BYTES, periodicFlush: holdMs } : {}),
   });
   destinations.add(destination);
-  let stream: DestinationStream = destination;
-  if (holdMs > 0) {
-    const held = new HeldLines(destination, holdMs);
-    holdings.add(held);
-    stream = held;
-  }
   return pino(
     {
       level,
@@ -143,7 +80,7 @@ export function createLogger(service: string, level: string, holdMs = 0): Logger
         censor: '[redacted]',
       },
     },
-    stream,
+    destination,
   );
 }
 
@@ -154,18 +91,12 @@ export function createLogger(service: string, level: string, holdMs = 0): Logger
  */
 export function flushLogs(waitMs = FINAL_FLUSH_WAIT_MS): void {
   limitFinalWait(waitMs);
-  releaseHeld();
   for (const destination of destinations) {
     try {
       destination.flushSync();
     } catch {
       // Not open yet, already closed, or its reader took nothing in time: nothing more can be written, so the
       // write-out at exit must not try again.
-      for (const held of holdings) {
-        if (!held.writesTo(destination)) continue;
-        held.close();
-        holdings.delete(held);
-      }
       destinations.delete(destination);
       destination.destroy();
     }
