@@ -332,8 +332,7 @@ export class CreditsService {
     const updated = await this.repo.setKeyStyleForOperator(key.id, style);
     if (!updated) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
     // Gateways cache the key's default style with its resolution: drop it everywhere.
-    this.bus.publish(Broadcasts.keyChanged, { apiKeyId: key.id, keyHash: '' } satisfies KeyChangedBroadcast);
-    await this.bus.flush();
+    await this.keyChanged({ apiKeyId: key.id, keyHash: '' });
     return summary(updated);
   }
 
@@ -341,12 +340,7 @@ export class CreditsService {
     const key = await this.operatorKey(keyRef);
     const revoked = await this.repo.revokeKeyForOperator(key.id);
     if (!revoked) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
-    this.bus.publish(Broadcasts.keyChanged, {
-      apiKeyId: revoked.id,
-      keyHash: revoked.key_hash,
-    } satisfies KeyChangedBroadcast);
-    // The server has handed the broadcast to every gateway's connection before the reply leaves.
-    await this.bus.flush();
+    await this.keyChanged({ apiKeyId: revoked.id, keyHash: revoked.key_hash });
     return summary(revoked);
   }
 
@@ -354,6 +348,15 @@ export class CreditsService {
     if (!(await this.repo.findAccount(accountId)))
       throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
     return { keys: (await this.repo.listKeys(accountId)).map(summary) };
+  }
+
+  /**
+   * Tells every gateway to drop what it cached of a key, and returns once the server has handed that broadcast to
+   * every gateway's connection: the operator's reply leaves after it.
+   */
+  private async keyChanged(change: KeyChangedBroadcast): Promise<void> {
+    this.bus.publish(Broadcasts.keyChanged, change);
+    await this.bus.flush();
   }
 
   /** Operators may name a key by its id or by the key itself. */
