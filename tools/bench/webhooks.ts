@@ -852,8 +852,8 @@ async function delayFigures(
     const streamed = onStream.get(jobId);
     if (done === undefined || delivery === undefined || streamed === undefined)
       throw new Error(
-        `delay: job ${jobId} (${jobIds.includes(jobId) ? 'measured' : 'not one of the measured jobs'}) has ` +
-          `${done === undefined ? 'no' : 'a'} completion, ${delivery === undefined ? 'no' : 'a'} first attempt and ` +
+        `delay: job ${jobId} has ${done === undefined ? 'no' : 'a'} completion, ` +
+          `${delivery === undefined ? 'no' : 'a'} first attempt and ` +
           `${streamed === undefined ? 'no' : 'an'} event on the stream; received for it: ` +
           `${requests.filter((q) => q.body.includes(jobId)).length} request(s)`,
       );
