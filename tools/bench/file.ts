@@ -45,7 +45,8 @@ const ROWS = Number(process.env.BENCH_ROWS) || (quick ? 10_000 : LARGE ? 1_000_0
  * when other phases are named, so `BENCH_PHASES=s1` without it skips the probe (for exploring).
  */
 const PHASES = (process.env.BENCH_PHASES || 'probe,s1,s2').split(',');
-const DOMAINS = quick ? 2_000 : 20_000;
+/** `BENCH_DOMAINS` overrides the domain count (for exploring). */
+const DOMAINS = Number(process.env.BENCH_DOMAINS) || (quick ? 2_000 : 20_000);
 /** Every DUPLICATE_EVERY-th row repeats an earlier row's address: 10% duplicate rows. */
 const DUPLICATE_EVERY = 10;
 /** The distinct addresses of a file: what the service verifies and charges. */
@@ -259,10 +260,14 @@ async function main(cleanup: Cleanup): Promise<void> {
   const uploadProbe = PHASES.includes('probe') ? await measureUploadProbe(installation) : undefined;
   const phases = await measureServicePhases(installation, world);
   if (PROFILE) {
-    // One more one-verifier run with the profiler on in file-jobs and the verifier, outside the figures.
-    await installation.restartVerifiers(1);
-    await profiled(installation.suite, ['file-jobs', 'verifier'], () =>
-      measureServicePhase(installation, world, 'p1', 1, false),
+    // One more run with the profiler on in file-jobs and the verifiers, outside the figures: one verifier, or
+    // two with BENCH_PROFILE_VERIFIERS=2.
+    const verifiers = process.env.BENCH_PROFILE_VERIFIERS === '2' ? 2 : 1;
+    await installation.restartVerifiers(verifiers);
+    await profiled(
+      installation.suite,
+      verifiers === 2 ? ['file-jobs', 'verifier', 'verifier2'] : ['file-jobs', 'verifier'],
+      () => measureServicePhase(installation, world, `p${verifiers}`, verifiers, false),
     );
   }
   report(floor, library, uploadProbe, phases);
@@ -377,6 +382,8 @@ async function startInstallation(world: MailWorld, cleanup: Cleanup): Promise<In
 class Installation {
   private readonly metricsUrls: Map<string, string>;
   private verifier2Port: number | undefined;
+  /** Service phases run so far: the first with one verifier uses the one started with the installation. */
+  phasesRun = 0;
 
   constructor(
     readonly suite: TestSuite,
@@ -399,6 +406,23 @@ class Installation {
     };
     const second = this.suite.processes.get('verifier2');
     if (second && second.child.exitCode === null) out.verifier2 = second.child.pid!;
+    return out;
+  }
+
+  /**
+   * Chunks each verifier has verified since it started, by outcome (the file_chunk_seconds histogram's
+   * counts): more chunks than the job has means redeliveries, verified twice.
+   */
+  async chunksVerified(): Promise<Record<string, Record<string, number>>> {
+    const out: Record<string, Record<string, number>> = {};
+    for (const [name, url] of this.metricsUrls) {
+      if (!name.startsWith('verifier') || (name === 'verifier2' && !this.pids().verifier2)) continue;
+      const text = await (await fetch(url)).text();
+      const counts: Record<string, number> = {};
+      for (const m of text.matchAll(/^\w*file_chunk_seconds_count\{[^}]*outcome="(\w+)"[^}]*\} (\d+)/gm))
+        counts[m[1]!] = (counts[m[1]!] ?? 0) + Number(m[2]);
+      out[name] = counts;
+    }
     return out;
   }
 
@@ -514,12 +538,8 @@ async function measureUploadProbe(installation: Installation): Promise<UploadPro
 /** The service, with one then two verifier processes, each phase with cold verifiers. */
 async function measureServicePhases(installation: Installation, world: MailWorld): Promise<ServicePhase[]> {
   const phases: ServicePhase[] = [];
-  for (const [label, verifiers] of (
-    [
-      ['s1', 1],
-      ['s2', 2],
-    ] as const
-  ).filter(([label]) => PHASES.includes(label))) {
+  const counts: Record<string, number> = { s1: 1, s2: 2 };
+  for (const [label, verifiers] of PHASES.filter((p) => p in counts).map((p) => [p, counts[p]!] as const)) {
     const phase = await measureServicePhase(installation, world, label, verifiers);
     phases.push(phase);
     log(
@@ -547,7 +567,8 @@ async function measureServicePhase(
   restart = true,
 ): Promise<ServicePhase> {
   const { suite, apiKey } = installation;
-  if (restart && (verifiers > 1 || label !== 's1')) await installation.restartVerifiers(verifiers);
+  if (restart && (verifiers > 1 || installation.phasesRun > 0)) await installation.restartVerifiers(verifiers);
+  installation.phasesRun += 1;
   const file = csvFile(label);
   // Generating a large file takes seconds: a connection that the last request left idle may be closed by the
   // gateway (keep-alive timeout) just as the upload starts writing on it, which fails the upload (EPIPE). It is
@@ -618,6 +639,7 @@ async function measureServicePhase(
   pg.stop();
   const peakRss = peakRssMiB(processes);
   const dns = { queries: world.dnsQueries(), udpReceiveDrops: udpReceiveDrops() - dropsBefore };
+  log(`${label}: chunks verified, by verifier and outcome: ${JSON.stringify(await installation.chunksVerified())}`);
   if (!TERMINAL.slice(0, 2).includes(final.status) || final.processed_emails !== UNIQUE) {
     throw new Error(`${label}: job ended ${JSON.stringify(final)}; expected ${UNIQUE} processed addresses`);
   }
