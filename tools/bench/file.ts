@@ -567,7 +567,8 @@ async function measureServicePhase(
   restart = true,
 ): Promise<ServicePhase> {
   const { suite, apiKey } = installation;
-  if (restart && (verifiers > 1 || installation.phasesRun > 0)) await installation.restartVerifiers(verifiers);
+  if (restart && (verifiers > 1 || installation.phasesRun > 0))
+    await installation.restartVerifiers(verifiers);
   installation.phasesRun += 1;
   const file = csvFile(label);
   // Generating a large file takes seconds: a connection that the last request left idle may be closed by the
@@ -639,7 +640,9 @@ async function measureServicePhase(
   pg.stop();
   const peakRss = peakRssMiB(processes);
   const dns = { queries: world.dnsQueries(), udpReceiveDrops: udpReceiveDrops() - dropsBefore };
-  log(`${label}: chunks verified, by verifier and outcome: ${JSON.stringify(await installation.chunksVerified())}`);
+  log(
+    `${label}: chunks verified, by verifier and outcome: ${JSON.stringify(await installation.chunksVerified())}`,
+  );
   if (!TERMINAL.slice(0, 2).includes(final.status) || final.processed_emails !== UNIQUE) {
     throw new Error(`${label}: job ended ${JSON.stringify(final)}; expected ${UNIQUE} processed addresses`);
   }

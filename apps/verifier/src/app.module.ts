@@ -7,6 +7,7 @@ import { engineOptions, type VerifierConfig } from './config';
 import { MxLimiterHolder } from './verification/mx-limiter';
 import { verifierMigrations } from './migrations';
 import { ChunkWorker } from './verification/chunk-worker';
+import { DomainFactsExchange } from './verification/domain-facts-exchange';
 import { DomainReportService } from './verification/domain-report.service';
 import { DomainReportsRepository } from './verification/domain-reports.repository';
 import { ResultsRepository } from './verification/results.repository';
@@ -30,6 +31,17 @@ export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule 
         inject: [VerifierMetrics, MxLimiterHolder],
         useFactory: (metrics: VerifierMetrics, limiter: MxLimiterHolder) =>
           new VerificationEngine(engineOptions(config), { limiter: limiter.limiter }, metrics.observer()),
+      },
+      {
+        provide: DomainFactsExchange,
+        inject: [MessageBus, VerificationEngine, VerifierMetrics],
+        useFactory: (bus: MessageBus, engine: VerificationEngine, metrics: VerifierMetrics) =>
+          new DomainFactsExchange(
+            bus,
+            engine,
+            { holdMs: 10, maxFacts: 500, enabled: config.SHARE_DOMAIN_FACTS },
+            metrics.sharedDomainFacts,
+          ),
       },
       withDataSource(ResultsRepository),
       {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import {
   baseConfigShape,
+  bool,
   int,
   list,
   loadConfig,
@@ -20,6 +21,11 @@ export const verifierConfigSchema = z.object({
   DNSBL_DOMAIN_ZONES: list('dbl.spamhaus.org'),
   GRAVATAR_BASE_URL: z.union([z.literal(''), z.string().url()]).default('https://gravatar.com/avatar'),
   RDAP_BASE_URL: z.union([z.literal(''), z.string().url()]).default('https://rdap.org'),
+  /**
+   * Whether this verifier shares the domains' mail routing it finds in the DNS with the other verifiers of the
+   * installation, and takes theirs (NATS broadcasts), instead of each replica resolving every domain itself.
+   */
+  SHARE_DOMAIN_FACTS: bool(true),
   /** Shared per-MX-host cap across verifier replicas; without it each process keeps its own. */
   REDIS_URL: z
     .string()

@@ -2,6 +2,7 @@ import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap
 import { QueueGroups, Subjects } from '@emailverify/contracts';
 import { RouteServer } from '@emailverify/service-kit';
 import { ChunkWorker } from './verification/chunk-worker';
+import { DomainFactsExchange } from './verification/domain-facts-exchange';
 import { DomainReportService } from './verification/domain-report.service';
 import { VerificationService } from './verification/verification.service';
 import { VerifierPayloads as P } from './verifier.schemas';
@@ -14,9 +15,11 @@ export class VerifierHandler implements OnApplicationBootstrap, BeforeApplicatio
     private readonly verification: VerificationService,
     private readonly chunks: ChunkWorker,
     private readonly domains: DomainReportService,
+    private readonly domainFacts: DomainFactsExchange,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    this.domainFacts.start();
     await this.chunks.start();
     const v = this.verification;
     this.server.serveRoutes(QueueGroups.verifier, Subjects.verifierPing, {
@@ -35,5 +38,6 @@ export class VerifierHandler implements OnApplicationBootstrap, BeforeApplicatio
    */
   async beforeApplicationShutdown(): Promise<void> {
     await Promise.all([this.chunks.stop(), this.verification.drain()]);
+    this.domainFacts.stop();
   }
 }

@@ -15,6 +15,7 @@ export class VerifierMetrics {
   readonly dnsQueries: Histogram<'type' | 'outcome'>;
   readonly smtpProbes: Histogram<'outcome' | 'reason'>;
   readonly chunks: Histogram<'outcome'>;
+  readonly sharedDomainFacts: Counter<'outcome'>;
 
   constructor(metrics: Metrics) {
     this.outcomes = metrics.counter(
@@ -39,6 +40,11 @@ export class VerifierMetrics {
       'File-job chunks worked by this verifier: verified, reported failed after every delivery, or handed back for a retry',
       ['outcome'],
       CHUNK_BUCKETS,
+    );
+    this.sharedDomainFacts = metrics.counter(
+      'shared_domain_facts_total',
+      "Domains' mail routing received from other verifiers: learnt, known already, or rejected as malformed",
+      ['outcome'],
     );
   }
 

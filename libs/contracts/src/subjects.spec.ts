@@ -21,6 +21,7 @@ describe('subjects', () => {
 
   it('keeps broadcasts under the service that publishes them', () => {
     expect(Broadcasts.keyChanged.split('.')[0]).toBe('credits');
+    expect(Broadcasts.domainFacts.split('.')[0]).toBe('verifier');
   });
 
   it('gives every service a health ping', () => {

@@ -72,6 +72,11 @@ export type Subject = (typeof Subjects)[keyof typeof Subjects];
 export const Broadcasts = {
   /** A key was revoked or its default style changed: gateways drop what they cached for it. */
   keyChanged: 'credits.key.changed',
+  /**
+   * Domains' mail routing a verifier found in the DNS: the other verifiers take it instead of asking again (a
+   * file job's chunks go to every replica, and each would otherwise resolve every domain of the file).
+   */
+  domainFacts: 'verifier.domain.facts',
 } as const;
 
 /** Queue group names: one per service, so replicas share the work. */
@@ -251,6 +256,17 @@ export interface KeyChangedBroadcast {
 }
 
 // ---- verifier ------------------------------------------------------------------------------------------
+
+/**
+ * Broadcasts.domainFacts: facts one verifier found, each as [domain, facts, milliseconds they may still be
+ * kept]. The facts are the verification engine's DomainFacts; receivers check their shape and bounds before
+ * taking them.
+ */
+export interface DomainFactsBroadcast {
+  /** The sending process, which ignores its own broadcasts. */
+  from: string;
+  facts: [domain: string, facts: unknown, ttlMs: number][];
+}
 
 export interface VerifySingleRequest {
   accountId: AccountId;

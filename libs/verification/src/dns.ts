@@ -137,6 +137,9 @@ export class DomainFactsLookup {
   private readonly hostCache: TtlCache<string, HostAddresses>;
   private readonly hostsInFlight = new InFlight<string, HostAddresses>();
 
+  /** Told of every definite answer this lookup found itself (not of those it learnt), with its time to live. */
+  private listener?: (domain: string, facts: DomainFacts, ttlMs: number) => void;
+
   constructor(
     private readonly resolver: Resolver,
     clock: Clock,
@@ -156,9 +159,28 @@ export class DomainFactsLookup {
     if (cached) return Promise.resolve(cached);
     return this.inFlight.run(domain, async () => {
       const facts = await this.classify(domain);
-      if (facts.kind !== 'dns_error') this.cache.set(domain, facts, this.ttlMs);
+      if (facts.kind !== 'dns_error') {
+        this.cache.set(domain, facts, this.ttlMs);
+        this.listener?.(domain, facts, this.ttlMs);
+      }
       return facts;
     });
+  }
+
+  /** Calls `listener` with each definite answer found from now on (one listener; a second replaces it). */
+  onFound(listener: (domain: string, facts: DomainFacts, ttlMs: number) => void): void {
+    this.listener = listener;
+  }
+
+  /**
+   * Takes a domain's facts found elsewhere (by another process of the same installation), for at most `ttlMs`
+   * and never longer than this lookup keeps its own; a domain already cached keeps what it has. Transient
+   * failures are never taken: they are not cached here either.
+   */
+  learn(domain: string, facts: DomainFacts, ttlMs: number): boolean {
+    if (facts.kind === 'dns_error' || this.cache.entry(domain)) return false;
+    this.cache.set(domain, facts, Math.min(ttlMs, this.ttlMs));
+    return true;
   }
 
   private async classify(domain: string): Promise<DomainFacts> {

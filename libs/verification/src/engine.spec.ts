@@ -7,9 +7,9 @@ import {
 import { eventually } from '@emailverify/testing';
 import { describe, expect, it } from 'vitest';
 import type { VerificationDependencies } from './dependencies';
-import { DNS_ERROR, type MxRecord } from './dns';
+import { DNS_ERROR, type DomainFacts, type MxRecord } from './dns';
 import { VerificationEngine, decide, fallbackResult, scoreFor, syntaxFailureResult } from './engine';
-import type { VerificationOptions } from './options';
+import { DEFAULT_TUNING, type VerificationOptions } from './options';
 import {
   ENGINE_TEST_OPTIONS,
   FakeClock,
@@ -655,5 +655,113 @@ describe('test wiring', () => {
     const { deps } = world();
     expect(Object.keys(deps).sort()).toEqual(['clock', 'dial', 'fetch', 'random', 'resolver']);
     expect(sequenceRandom([0.25])()).toBe(0.25);
+  });
+});
+
+describe('VerificationEngine: domain facts shared between engines of one installation', () => {
+  /** An engine of its own (own caches, own DNS with no zones: anything it asks is NXDOMAIN), same clock. */
+  function other(fakes: ReturnType<typeof world>, options: Partial<VerificationOptions> = {}) {
+    const resolver = new FakeResolver({});
+    const engine = new VerificationEngine({ ...OPTIONS, ...options }, { ...fakes.deps, resolver });
+    return { engine, resolver };
+  }
+  type Shared = [string, DomainFacts, number];
+
+  it('tells what it found in the DNS, and another engine verifies from it without asking its own DNS', async () => {
+    const fakes = world();
+    const shared: Shared[] = [];
+    fakes.engine.shareDomainFacts((...fact) => shared.push(fact));
+    expect(summary(await fakes.engine.verify('alice@example.com', { checkSmtp: false }))).toMatchObject({
+      status: 'valid',
+    });
+    expect(shared).toEqual([
+      [
+        'example.com',
+        {
+          kind: 'deliverable',
+          mxRecords: ['mx1.example.com'],
+          hosts: [{ exchange: 'mx1.example.com', priority: 10, addresses: ['192.0.2.1'] }],
+          implicitMx: false,
+        },
+        OPTIONS.domainCacheTtlMs ?? DEFAULT_TUNING.domainCacheTtlMs,
+      ],
+    ]);
+
+    const b = other(fakes);
+    expect(b.engine.learnDomainFacts(...shared[0]!)).toBe(true);
+    const result = await b.engine.verify('bob@Example.com', { checkSmtp: false });
+    expect(summary(result)).toEqual({ status: 'valid', reason: 'mx_found', score: 0.9 });
+    expect(result.mxRecords).toEqual(['mx1.example.com']);
+    const many = await b.engine.verifyMany(['carol@example.com', 'dave@example.com'], { checkSmtp: false });
+    expect(many.map((r) => r.reason)).toEqual(['mx_found', 'mx_found']);
+    expect(b.resolver.count('example.com', 'MX')).toBe(0);
+  });
+
+  it('keeps learnt facts no longer than their time to live, then asks its own DNS', async () => {
+    const fakes = world();
+    const b = other(fakes);
+    const facts: DomainFacts = {
+      kind: 'deliverable',
+      mxRecords: ['mx1.example.com'],
+      hosts: [{ exchange: 'mx1.example.com', priority: 10, addresses: ['192.0.2.1'] }],
+      implicitMx: false,
+    };
+    b.engine.learnDomainFacts('example.com', facts, 60_000);
+    expect((await b.engine.verify('bob@example.com', { checkSmtp: false })).reason).toBe('mx_found');
+    fakes.clock.advance(60_001);
+    // Its own DNS knows no example.com.
+    expect((await b.engine.verify('bob@example.com', { checkSmtp: false })).reason).toBe('domain_not_found');
+    expect(b.resolver.count('example.com', 'MX')).toBe(1);
+  });
+
+  it('keeps what it found itself over what it is told, and does not pass on what it learnt', async () => {
+    const fakes = world();
+    const told: Shared[] = [];
+    fakes.engine.shareDomainFacts((...fact) => told.push(fact));
+    await fakes.engine.verify('alice@example.com', { checkSmtp: false });
+    told.length = 0;
+    const elsewhere: DomainFacts = {
+      kind: 'undeliverable',
+      reason: 'null_mx',
+      mxRecords: [],
+      message: 'example.com publishes a null MX record',
+    };
+    expect(fakes.engine.learnDomainFacts('example.com', elsewhere, 60_000)).toBe(false);
+    expect((await fakes.engine.verify('bob@example.com', { checkSmtp: false })).reason).toBe('mx_found');
+    expect(fakes.engine.learnDomainFacts('other.example', elsewhere, 60_000)).toBe(true);
+    expect((await fakes.engine.verify('bob@other.example', { checkSmtp: false })).reason).toBe('null_mx');
+    expect(told).toEqual([]);
+  });
+
+  it('shares no transient failure (the next verification asks again)', async () => {
+    const fakes = world({ 'flaky.example': { mx: DNS_ERROR.TIMEOUT } });
+    const told: Shared[] = [];
+    fakes.engine.shareDomainFacts((...fact) => told.push(fact));
+    expect((await fakes.engine.verify('x@flaky.example', { checkSmtp: false })).status).toBe('unknown');
+    expect(told).toEqual([]);
+    const b = other(fakes);
+    expect(
+      b.engine.learnDomainFacts('flaky.example', { kind: 'dns_error', message: 'timeout' }, 60_000),
+    ).toBe(false);
+  });
+
+  it('applies the private-network rule to learnt facts as to its own', async () => {
+    const fakes = world();
+    const strict = other(fakes, { smtpAllowPrivateNetworks: false });
+    strict.engine.learnDomainFacts(
+      'inside.example',
+      {
+        kind: 'deliverable',
+        mxRecords: ['mx.inside.example'],
+        hosts: [{ exchange: 'mx.inside.example', priority: 10, addresses: ['10.0.0.5', '127.0.0.1'] }],
+        implicitMx: false,
+      },
+      60_000,
+    );
+    for (const checkSmtp of [false, true]) {
+      const result = await strict.engine.verify('x@inside.example', { checkSmtp });
+      expect(summary(result)).toEqual({ status: 'invalid', reason: 'no_mx_records', score: 0.1 });
+    }
+    expect(fakes.dialer.attempts.size).toBe(0);
   });
 });

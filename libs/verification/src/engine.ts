@@ -204,6 +204,24 @@ export class VerificationEngine {
     return this.domainReporter.report(domain, options);
   }
 
+  /**
+   * Calls `listener` with each domain's facts (MX hosts and their addresses, or why it takes no mail) once this
+   * engine has found them in the DNS, with how long they may be kept: what other engines of the installation can
+   * learn (learnDomainFacts) instead of asking again. Facts are what the DNS said, before the private-network
+   * rule, which every engine applies to whatever it uses. One listener; a second replaces it.
+   */
+  shareDomainFacts(listener: (domain: string, facts: DomainFacts, ttlMs: number) => void): void {
+    this.domainFacts.onFound(listener);
+  }
+
+  /**
+   * Takes a domain's facts that another engine found (shareDomainFacts), unless this one has the domain's
+   * already; returns whether it took them. `domain` is the ASCII, lower-case form addresses are parsed to.
+   */
+  learnDomainFacts(domain: string, facts: DomainFacts, ttlMs: number): boolean {
+    return this.domainFacts.learn(domain, facts, ttlMs);
+  }
+
   verify(email: string, options: VerifyOptions): Promise<VerificationResult> {
     return this.timed(email, options, parseAddress);
   }
