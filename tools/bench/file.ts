@@ -72,7 +72,7 @@ const KNOBS = {
   FILE_CHUNK_CONCURRENCY: '4',
   FILE_VERIFY_CONCURRENCY: '25',
   FILE_CHUNK_SIZE: '500',
-  FILE_CHUNKS_IN_FLIGHT: '16',
+  FILE_CHUNKS_IN_FLIGHT: '32',
 } as const;
 const knobEnv = Object.fromEntries(
   Object.keys(KNOBS)

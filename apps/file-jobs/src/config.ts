@@ -10,9 +10,11 @@ export const fileJobsConfigSchema = withDownloadLinks({
   FILE_CHUNK_SIZE: int(500, 1, 10_000),
   /**
    * Chunks of one job published and not yet answered; pause stops refilling this window. It is topped up a
-   * quarter of it at a time (at least one chunk).
+   * quarter of it at a time (at least one chunk). It covers the chunks being verified (FILE_CHUNK_CONCURRENCY
+   * per verifier) and those whose results wait to be applied, with some to spare: at 16, two verifiers waited
+   * for work while answered chunks queued for file-jobs.
    */
-  FILE_CHUNKS_IN_FLIGHT: int(16, 1, 10_000),
+  FILE_CHUNKS_IN_FLIGHT: int(32, 1, 10_000),
   FILE_MAX_LINE_BYTES: int(1_048_576, 1024),
   FILE_MAX_UNZIPPED_BYTES: int(512 * 1024 * 1024, 1024 * 1024),
   /** A chunk published this long ago and never answered is published again (its first publish was lost). */
