@@ -377,7 +377,10 @@ async function startInstallation(world: MailWorld, cleanup: Cleanup): Promise<In
   cleanup.add('suite', () => suite.stop());
   assertLoopback('gateway', suite.gatewayUrl());
   // Every phase verifies a file of new addresses (the profiled run included).
-  const { apiKey } = await suite.createAccount({ credits: ROWS * (PHASES.length + 2) + 1_000, name: 'bench file' });
+  const { apiKey } = await suite.createAccount({
+    credits: ROWS * (PHASES.length + 2) + 1_000,
+    name: 'bench file',
+  });
   return new Installation(suite, apiKey);
 }
 

@@ -13,17 +13,23 @@ import {
   type MessageBus,
   withRequestId,
 } from '@emailverify/messaging';
+import { Batches } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
 import type { FileJobsConfig } from '../config';
 import type { FileJobsMetrics } from '../file-jobs.metrics';
 import type { GreylistRetries } from '../greylist/greylist-retries';
 import type { JobMerger } from './job-merger';
 import { broadcastStatus, isActive } from './job-status';
-import type { JobRow, JobsRepository } from './jobs.repository';
+import type { ChunkResultToApply, JobRow, JobsRepository } from './jobs.repository';
 import { mayStartMerge, mergeFootprint } from './merge-budget';
 
 /** An outbox row this old was not published by the process that wrote it (it died, or publishing failed). */
 const OUTBOX_GRACE_SECONDS = 10;
+/**
+ * Chunk results one process holds at once, applied together when they arrived while the previous ones were
+ * being applied (a backlog behind the job row's lock is what held them back).
+ */
+const RESULTS_IN_HAND = 16;
 
 /**
  * Drives jobs from pending to their merge (JobMerger ends them). Everything it does is idempotent and
@@ -48,6 +54,8 @@ export class JobRunner {
    * for one more pass instead of queueing a transaction of its own behind the job's refill lock.
    */
   private readonly refilling = new Map<string, { again: boolean }>();
+  /** Chunk results that arrive while others are being applied, applied together next (one transaction). */
+  private readonly applying: Batches<ChunkResultToApply, JobRow | undefined>;
 
   constructor(
     private readonly repo: JobsRepository,
@@ -58,7 +66,9 @@ export class JobRunner {
     private readonly logger: Logger,
     private readonly metrics: FileJobsMetrics,
     private readonly greylist: GreylistRetries,
-  ) {}
+  ) {
+    this.applying = new Batches((items) => this.repo.applyChunkResults(items), RESULTS_IN_HAND);
+  }
 
   async start(): Promise<void> {
     for (const stream of [Streams.verifyChunks, Streams.chunkResults, Streams.events])
@@ -68,7 +78,7 @@ export class JobRunner {
         stream: Streams.chunkResults.name,
         durable: Consumers.fileJobsChunkResults,
         ackWaitMs: this.config.FILE_RESULTS_ACK_WAIT_MS,
-        concurrency: 4,
+        concurrency: RESULTS_IN_HAND,
       },
       async ({ payload }) => {
         await this.onChunkResult(payload);
@@ -202,16 +212,24 @@ export class JobRunner {
 
   private async onChunkResult(message: ChunkResultMessage): Promise<void> {
     const { retry } = message;
+    const waiting = retry === undefined ? this.greylist.waitingOf(message) : undefined;
     const job =
-      retry === undefined
-        ? await this.repo.applyChunkResult(
-            message.jobId,
-            message.chunk,
-            message.results,
-            message.failed,
-            this.greylist.waitingOf(message),
-          )
-        : await this.greylist.apply({ ...message, retry });
+      retry !== undefined
+        ? await this.greylist.apply({ ...message, retry })
+        : waiting
+          ? await this.repo.applyChunkResult(
+              message.jobId,
+              message.chunk,
+              message.results,
+              message.failed,
+              waiting,
+            )
+          : await this.applying.add({
+              jobId: message.jobId,
+              chunk: message.chunk,
+              results: message.results,
+              failed: message.failed,
+            });
     if (!job) return; // already applied, or the job is no longer running
     this.metrics.chunkResults.inc({ outcome: message.failed ? 'failed' : 'verified' });
     // One line per chunk, never per address.

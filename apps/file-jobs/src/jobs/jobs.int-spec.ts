@@ -193,6 +193,90 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     ]);
   });
 
+  it('applies the results of several chunks together: each once, and nothing of a job cancelled meanwhile', async () => {
+    const repo = new JobsRepository(db);
+    const rows = (prefix: string) =>
+      ['email', ...Array.from({ length: 9 }, (_, i) => `${prefix}${i}@files.test`)].join('\n');
+    const running = await createJob(rows('run'), 'running.csv');
+    const cancelled = await createJob(rows('gone'), 'cancelled.csv');
+    const emails = new Map<string, string[][]>();
+    for (const view of [running, cancelled]) {
+      const chunks: string[][] = [];
+      await repo.publishChunks(view.jobId, 3, async (chunk, addresses) => {
+        chunks[chunk] = addresses;
+      });
+      emails.set(view.jobId, chunks);
+    }
+    const item = (jobId: string, chunk: number, failed = false) => ({
+      jobId,
+      chunk,
+      failed,
+      results: packChunkResults(
+        emails.get(jobId)![chunk]!.map((email) =>
+          failed
+            ? packChunkItem({
+                ...answer(email),
+                status: 'unknown',
+                reason: 'verification_failed',
+                creditsUsed: 0,
+              })
+            : verified(email),
+        ),
+      ),
+    });
+    // Chunk 0 of the running job was applied before; the cancelled job is cancelled before its results come.
+    await repo.applyChunkResult(running.jobId, 0, item(running.jobId, 0).results, false);
+    await repo.transitionInternal(cancelled.jobId, ['running'], 'cancelled');
+
+    const batch = [
+      item(running.jobId, 0),
+      item(cancelled.jobId, 0),
+      item(running.jobId, 1),
+      item(running.jobId, 1),
+      item(cancelled.jobId, 1),
+      item(running.jobId, 2, true),
+    ];
+    const jobs = await repo.applyChunkResults(batch);
+    expect(jobs.map((j) => (j ? j.id : undefined))).toEqual([
+      undefined, // applied before: a redelivery
+      undefined,
+      running.jobId,
+      undefined, // the same chunk twice in one batch counts once
+      undefined,
+      running.jobId,
+    ]);
+    expect(jobs[2]).toMatchObject({
+      completed_chunks: 2,
+      failed_chunks: 1,
+      processed_emails: 9,
+      valid_emails: 6,
+      unknown_emails: 3,
+    });
+    expect(await repo.creditsUsed(running.jobId)).toBe(6);
+    expect(await repo.findByIdInternal(cancelled.jobId)).toMatchObject({
+      status: 'cancelled',
+      completed_chunks: 0,
+      processed_emails: 0,
+    });
+    expect(await repo.creditsUsed(cancelled.jobId)).toBe(0);
+    // The cancelled job's chunks are still unanswered: nothing of their results was kept.
+    const left: Array<{ chunk: number; status: string; results: string | null }> = await db.query(
+      `SELECT chunk, status, results FROM files.job_chunks WHERE job_id = $1 ORDER BY chunk`,
+      [cancelled.jobId],
+    );
+    expect(left.map((c) => [c.status, c.results])).toEqual([
+      ['published', null],
+      ['published', null],
+      ['published', null],
+    ]);
+    // Applying the same batch again changes nothing.
+    expect(await repo.applyChunkResults(batch)).toEqual(batch.map(() => undefined));
+    expect(await repo.findByIdInternal(running.jobId)).toMatchObject({
+      processed_emails: 9,
+      completed_chunks: 2,
+    });
+  });
+
   it('refills a window a batch at a time: less room than the batch waits for more answers', async () => {
     const repo = new JobsRepository(db);
     // Chunks of 3: 6 chunks.

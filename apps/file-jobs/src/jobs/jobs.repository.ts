@@ -9,6 +9,7 @@ import {
   type PackedChunkItem,
   type PackedChunkResults,
   unpackChunkItem,
+  type VerificationStatus,
 } from '@emailverify/contracts';
 import { type DataSource, type EntityManager, returnedRows } from '@emailverify/persistence';
 import type { RepeatBits } from './row-key';
@@ -430,6 +431,63 @@ export class JobsRepository {
    * Records a chunk's results once: a redelivered or duplicated result message finds the chunk done and
    * changes nothing, so every address is counted (and charged) once.
    */
+  /**
+   * As applyChunkResult for the results of several chunks at once (of one job or several; none with addresses
+   * left waiting): one transaction, and per job one statement claiming its chunks and one adding to the job
+   * row, which is then locked once for them all instead of once per chunk through each commit. Each item gets
+   * its job after the batch, or undefined when its chunk was applied already (a redelivery; the same chunk
+   * twice in the batch counts once) or its job is no longer running (that job's chunks keep nothing).
+   */
+  async applyChunkResults(items: readonly ChunkResultToApply[]): Promise<Array<JobRow | undefined>> {
+    const byJob = new Map<string, Map<number, ChunkResultToApply>>();
+    for (const item of items) {
+      let chunks = byJob.get(item.jobId);
+      if (!chunks) byJob.set(item.jobId, (chunks = new Map()));
+      if (!chunks.has(item.chunk)) chunks.set(item.chunk, item);
+    }
+    const applied = new Map<ChunkResultToApply, JobRow>();
+    await this.db.transaction(async (m) => {
+      for (const [jobId, chunks] of byJob) {
+        const group = [...chunks.values()];
+        // A job cancelled meanwhile keeps nothing of its chunks' results; the other jobs' stay.
+        await m.query('SAVEPOINT job_results');
+        const claimed: unknown = await m.query(
+          `UPDATE files.job_chunks c
+              SET status = u.status, done_at = now(), results = u.results, credits_used = u.credits
+             FROM unnest($2::int[], $3::text[], $4::text[], $5::int[]) AS u(chunk, status, results, credits)
+            WHERE c.job_id = $1 AND c.chunk = u.chunk AND c.status IN ('queued', 'published')
+            RETURNING c.chunk`,
+          [
+            jobId,
+            group.map((g) => g.chunk),
+            group.map((g) => (g.failed ? 'failed' : 'done')),
+            group.map((g) => g.results.text),
+            group.map((g) => g.results.counts.credits),
+          ],
+        );
+        const taken = new Set(returnedRows<{ chunk: number }>(claimed).map((r) => r.chunk));
+        const mine = group.filter((g) => taken.has(g.chunk));
+        if (mine.length === 0) {
+          await m.query('RELEASE SAVEPOINT job_results');
+          continue;
+        }
+        const job = await addToJob(m, jobId, {
+          settled: sumCounts(mine.map((g) => g.results.counts)),
+          completedChunks: mine.filter((g) => !g.failed).length,
+          failedChunks: mine.filter((g) => g.failed).length,
+          waiting: 0,
+        });
+        if (!job) {
+          await m.query('ROLLBACK TO SAVEPOINT job_results');
+          continue;
+        }
+        await m.query('RELEASE SAVEPOINT job_results');
+        for (const g of mine) applied.set(g, job);
+      }
+    });
+    return items.map((item) => applied.get(item));
+  }
+
   async applyChunkResult(
     jobId: string,
     chunk: number,
@@ -530,6 +588,27 @@ export class JobsRepository {
     )) as Array<{ used: number }>;
     return row?.used ?? 0;
   }
+}
+
+/** Results of one chunk to apply with others (applyChunkResults): no address of theirs waits for a retry. */
+export interface ChunkResultToApply {
+  jobId: string;
+  chunk: number;
+  results: PackedChunkResults;
+  failed: boolean;
+}
+
+/** The counts of several chunks' results together. */
+function sumCounts(all: readonly ChunkResultCounts[]): ChunkResultCounts {
+  const sum: ChunkResultCounts = { addresses: 0, statuses: {}, credits: 0, greylisted: 0 };
+  for (const counts of all) {
+    sum.addresses += counts.addresses;
+    sum.credits += counts.credits;
+    sum.greylisted += counts.greylisted;
+    for (const [status, n] of Object.entries(counts.statuses) as Array<[VerificationStatus, number]>)
+      sum.statuses[status] = (sum.statuses[status] ?? 0) + n;
+  }
+  return sum;
 }
 
 /** Rolls back the results of a chunk that arrived after its job was cancelled or failed. */
