@@ -451,18 +451,25 @@ export class JobsRepository {
         const group = [...chunks.values()];
         // A job cancelled meanwhile keeps nothing of its chunks' results; the other jobs' stay.
         await m.query('SAVEPOINT job_results');
+        // One row of parameters per chunk: the results go as plain text parameters (in a text[] the driver
+        // would escape every quote of their JSON, and PostgreSQL parse it back).
+        const rows = group.map(
+          (_, i) => `($${4 * i + 2}::int, $${4 * i + 3}, $${4 * i + 4}, $${4 * i + 5}::int)`,
+        );
         const claimed: unknown = await m.query(
           `UPDATE files.job_chunks c
               SET status = u.status, done_at = now(), results = u.results, credits_used = u.credits
-             FROM unnest($2::int[], $3::text[], $4::text[], $5::int[]) AS u(chunk, status, results, credits)
+             FROM (VALUES ${rows.join(', ')}) AS u(chunk, status, results, credits)
             WHERE c.job_id = $1 AND c.chunk = u.chunk AND c.status IN ('queued', 'published')
             RETURNING c.chunk`,
           [
             jobId,
-            group.map((g) => g.chunk),
-            group.map((g) => (g.failed ? 'failed' : 'done')),
-            group.map((g) => g.results.text),
-            group.map((g) => g.results.counts.credits),
+            ...group.flatMap((g) => [
+              g.chunk,
+              g.failed ? 'failed' : 'done',
+              g.results.text,
+              g.results.counts.credits,
+            ]),
           ],
         );
         const taken = new Set(returnedRows<{ chunk: number }>(claimed).map((r) => r.chunk));
