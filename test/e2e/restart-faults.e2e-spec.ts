@@ -51,6 +51,10 @@ describe('NATS and PostgreSQL restarted mid-job, a gateway killed mid-upload', (
       databaseUrl: postgres.url,
       env: {
         NATS_URL: nats.url,
+        // Chunks of 100 (200 for the job): what is in flight at once (a window of FILE_CHUNKS_IN_FLIGHT chunks,
+        // with results in file-jobs' hands still applied after NATS went away) stays a small part of the job,
+        // so each fault lands between a fifth and three fifths of it.
+        FILE_CHUNK_SIZE: '100',
         FILE_RECOVERY_INTERVAL_MS: '500',
         FILE_CHUNK_STALE_SECONDS: '5',
         FILE_CHUNK_ACK_WAIT_MS: '3000',

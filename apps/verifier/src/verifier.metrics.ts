@@ -43,7 +43,7 @@ export class VerifierMetrics {
     );
     this.sharedDomainFacts = metrics.counter(
       'shared_domain_facts_total',
-      "Domains' mail routing received from other verifiers: learnt, known already, or rejected as malformed",
+      "Domains' mail routing shared between verifiers: sent to the others, and received from them (learnt, known already, or rejected as malformed)",
       ['outcome'],
     );
   }

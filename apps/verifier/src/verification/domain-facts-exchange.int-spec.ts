@@ -89,6 +89,7 @@ describe('DomainFactsExchange: verifiers share what they find in the DNS (real N
     ]);
     expect(results[0]!.mxRecords).toEqual(['mx.one.test']);
     expect(world.dnsQueries()).toBe(asked);
+    expect(await a.count('sent')).toBe(2);
     // A verifier ignores its own broadcasts.
     expect(await a.count('learnt')).toBe(0);
     expect(await a.count('known')).toBe(0);

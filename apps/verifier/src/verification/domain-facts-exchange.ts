@@ -37,8 +37,11 @@ export class DomainFactsExchange {
     private readonly bus: Pick<MessageBus, 'publish' | 'onBroadcast'>,
     private readonly engine: Pick<VerificationEngine, 'shareDomainFacts' | 'learnDomainFacts'>,
     private readonly options: DomainFactsExchangeOptions,
-    /** Facts received, by outcome: learnt, known (this process had them already) or rejected (malformed). */
-    private readonly received?: Counter<'outcome'>,
+    /**
+     * Facts by outcome: sent (broadcast to the others), and received: learnt, known (this process had them
+     * already) or rejected (malformed).
+     */
+    private readonly counter?: Counter<'outcome'>,
   ) {}
 
   start(): void {
@@ -73,6 +76,7 @@ export class DomainFactsExchange {
     this.heldBytes = 0;
     try {
       this.bus.publish(Broadcasts.domainFacts, broadcast);
+      this.counter?.inc({ outcome: 'sent' }, broadcast.facts.length);
     } catch {
       // Not connected: the facts are not shared, and the others ask the DNS themselves.
     }
@@ -81,7 +85,7 @@ export class DomainFactsExchange {
   private receive(payload: unknown): void {
     const envelope = domainFactsBroadcast.safeParse(payload);
     if (!envelope.success) {
-      this.received?.inc({ outcome: 'rejected' });
+      this.counter?.inc({ outcome: 'rejected' });
       return;
     }
     if (envelope.data.from === this.id) return;
@@ -94,8 +98,8 @@ export class DomainFactsExchange {
       else if (this.engine.learnDomainFacts(...fact.data)) learnt += 1;
       else known += 1;
     }
-    if (learnt) this.received?.inc({ outcome: 'learnt' }, learnt);
-    if (known) this.received?.inc({ outcome: 'known' }, known);
-    if (rejected) this.received?.inc({ outcome: 'rejected' }, rejected);
+    if (learnt) this.counter?.inc({ outcome: 'learnt' }, learnt);
+    if (known) this.counter?.inc({ outcome: 'known' }, known);
+    if (rejected) this.counter?.inc({ outcome: 'rejected' }, rejected);
   }
 }
