@@ -115,6 +115,13 @@ describe('lines held to leave together', () => {
     expect(numbersIn(stdout())).toEqual([...Array(200).keys()]);
   });
 
+  it('leave when the process dies of an uncaught error before the hold is over', async () => {
+    const child = holdingProcess(200, 60_000, "setTimeout(() => { throw new Error('fatal'); }, 10);");
+    const stdout = collect(child.stdout);
+    expect(await exitCode(child)).toBe(1);
+    expect(numbersIn(stdout())).toEqual([...Array(200).keys()]);
+  });
+
   it('are written out by the end of a graceful shutdown, before the process ends by its signal', async () => {
     // SIGKILL: no exit handler runs, so only flushLogs can have written them.
     const child = holdingProcess(200, 60_000, "flushLogs(300); process.kill(process.pid, 'SIGKILL');");
@@ -122,6 +129,38 @@ describe('lines held to leave together', () => {
     await exitCode(child);
     expect(child.signalCode).toBe('SIGKILL');
     expect(numbersIn(stdout())).toEqual([...Array(200).keys()]);
+  });
+
+  it('wait for a reader of stdout that falls behind, and leave in order once it reads again', async () => {
+    // About 1.2 MiB: far more than the pipe holds, so most of it waits in the process while nothing is read.
+    const child = holdingProcess(20_000, 20, 'setInterval(() => {}, 1000);');
+    child.stdout.pause();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(child.exitCode).toBeNull(); // never blocked or ended by the stalled reader
+    const stdout = collect(child.stdout);
+    child.stdout.resume();
+    await eventually(() => expect(numbersIn(stdout()).length).toBe(20_000), { timeoutMs: 20_000 });
+    expect(numbersIn(stdout())).toEqual([...Array(20_000).keys()]);
+  });
+
+  it('let the process end when the reader of its stdout takes nothing', async () => {
+    const child = holdingProcess(
+      20_000,
+      60_000,
+      "flushLogs(300); process.stderr.write('flushed\\n'); process.exit(0);",
+    );
+    const stderr = collect(child.stderr);
+    const stdout = collect(child.stdout); // listened to first: the exit does not resume a stdout listened to
+    child.stdout.pause(); // a stalled reader: nothing is read until the process has ended
+    expect(await exitCode(child)).toBe(0);
+    expect(stderr()).toBe('flushed\n');
+    child.stdout.resume();
+    await new Promise((resolve) => child.stdout.once('end', resolve));
+    // What the pipe took is there, whole lines in order, and the rest was dropped.
+    const numbers = numbersIn(stdout());
+    expect(numbers.length).toBeGreaterThan(0);
+    expect(numbers.length).toBeLessThan(20_000);
+    expect(numbers).toEqual([...Array(numbers.length).keys()]);
   });
 
   it('leave at once when many wait, without waiting for the hold', async () => {
