@@ -222,23 +222,25 @@ export function createLogger(service: string, level: string, holdMs = 0): Logger
     destinations.add(destination);
     stream = destination;
   }
-  return pino(
-    {
-      level,
-      base: { service },
-      timestamp: pino.stdTimeFunctions.isoTime,
-      // pino merges the line's own fields over these.
-      mixin: () => {
-        const requestId = currentRequestId();
-        return requestId ? { requestId } : {};
-      },
-      redact: {
-        paths: ['req.headers["svc-api-key"]', 'req.headers["service-api-key"]', 'req.headers.authorization'],
-        censor: '[redacted]',
-      },
+  return pino(loggerOptions(service, level), stream);
+}
+
+/** The options of every service's logger (createLogger): what its lines hold, whatever they are written to. */
+export function loggerOptions(service: string, level: string): pino.LoggerOptions {
+  return {
+    level,
+    base: { service },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // pino merges the line's own fields over these.
+    mixin: () => {
+      const requestId = currentRequestId();
+      return requestId ? { requestId } : {};
     },
-    stream,
-  );
+    redact: {
+      paths: ['req.headers["svc-api-key"]', 'req.headers["service-api-key"]', 'req.headers.authorization'],
+      censor: '[redacted]',
+    },
+  };
 }
 
 /**

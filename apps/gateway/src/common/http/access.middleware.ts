@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { currentRequestId } from '@emailverify/messaging';
 import type { NextFunction, Response } from 'express';
-import type { Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Histogram } from 'prom-client';
 import type { GatewayRequest } from './request-context';
 
@@ -10,9 +11,63 @@ const UNLOGGED = new Set(['/health/live', '/metrics']);
 
 /** What the access log keeps of a request: the path without its query string, and no header. */
 export function accessRequest(req: { id?: unknown; method?: string; url?: string }): Record<string, unknown> {
-  const url = req.url ?? '';
+  return { id: req.id, method: req.method, path: pathOf(req.url ?? '') };
+}
+
+function pathOf(url: string): string {
   const query = url.indexOf('?');
-  return { id: req.id, method: req.method, path: query === -1 ? url : url.slice(0, query) };
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/** What one access line tells. */
+export interface AccessEntry {
+  id: string;
+  method: string;
+  /** The request's URL: its path is logged, never its query string. */
+  url: string;
+  statusCode: number;
+  responseTimeMs: number;
+  accountId?: string;
+  apiKeyId?: string;
+  msg: 'request completed' | 'request errored' | 'request aborted';
+}
+
+/** pino's `"time"` (stdTimeFunctions.isoTime) of the current millisecond, made once per millisecond. */
+let isoMs = -1;
+let isoText = '';
+function isoTime(): string {
+  const now = Date.now();
+  if (now !== isoMs) {
+    isoMs = now;
+    isoText = new Date(now).toISOString();
+  }
+  return isoText;
+}
+
+const json = JSON.stringify;
+
+/**
+ * Writes access lines to `logger`'s stream as `logger.info(fields, msg)` writes them, byte for byte (the spec
+ * holds them to it): level, time, the logger's bindings, the request id of the current message if any, the
+ * fields, msg. The line is put together directly: pino's general path (the mixin object and its merge, a
+ * serialiser call per field, the timestamp made again for every line) cost more than the rest of the line's
+ * journey. Nothing is written when the logger's level is above info.
+ */
+export function accessLineWriter(logger: Logger): (entry: AccessEntry) => void {
+  const stream = (logger as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]!;
+  const bindings = (logger as unknown as Record<symbol, string>)[pino.symbols.chindingsSym] ?? '';
+  const level = logger.levels.values.info;
+  return (entry) => {
+    if (!logger.isLevelEnabled('info')) return;
+    const requestId = currentRequestId();
+    let line = `{"level":${level},"time":"${isoTime()}"${bindings}`;
+    if (requestId) line += `,"requestId":${json(requestId)}`;
+    line += `,"req":{"id":${json(entry.id)},"method":${json(entry.method)},"path":${json(pathOf(entry.url))}}`;
+    line += `,"res":{"statusCode":${entry.statusCode}},"responseTime":${entry.responseTimeMs}`;
+    if (entry.accountId !== undefined) line += `,"accountId":${json(entry.accountId)}`;
+    if (entry.apiKeyId !== undefined) line += `,"apiKeyId":${json(entry.apiKeyId)}`;
+    stream.write(`${line},"msg":"${entry.msg}"}\n`);
+  };
 }
 
 /**
@@ -22,32 +77,35 @@ export function accessRequest(req: { id?: unknown; method?: string; url?: string
  * API keys, link signatures and customers' addresses, and Location holds a signed link.
  */
 export function accessMiddleware(logger: Logger, requests: Histogram<'method' | 'route' | 'status'>) {
-  // The service's redaction looks for credentials in request headers, which an access line never holds: its
-  // lines skip that walk (a third of what writing one cost).
-  const access = logger.child({}, { redact: { paths: [] } });
+  const writeAccess = accessLineWriter(logger);
   return (req: GatewayRequest, res: Response, next: NextFunction): void => {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && VALID_ID.test(given) ? given : randomUUID();
     req.requestId = id;
     res.setHeader('X-Request-Id', id);
     const started = performance.now();
-    // 'close' follows 'finish' on a reply that was sent, and comes alone when the client went away first.
-    res.once('close', () => {
+    // 'close' follows 'finish' on a reply that was sent, and comes alone when the client went away first; it
+    // comes once.
+    res.on('close', () => {
       const seconds = (performance.now() - started) / 1000;
       const status = res.statusCode;
       const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
       requests.observe({ method: req.method, route, status: String(status) }, seconds);
       if (UNLOGGED.has(req.url)) return;
-      access.info(
-        {
-          req: accessRequest({ id, method: req.method, url: req.originalUrl }),
-          res: { statusCode: status },
-          responseTime: Math.round(seconds * 1000),
-          accountId: req.auth?.accountId,
-          apiKeyId: req.auth?.apiKeyId,
-        },
-        !res.writableFinished ? 'request aborted' : status >= 500 ? 'request errored' : 'request completed',
-      );
+      writeAccess({
+        id,
+        method: req.method,
+        url: req.originalUrl,
+        statusCode: status,
+        responseTimeMs: Math.round(seconds * 1000),
+        accountId: req.auth?.accountId,
+        apiKeyId: req.auth?.apiKeyId,
+        msg: !res.writableFinished
+          ? 'request aborted'
+          : status >= 500
+            ? 'request errored'
+            : 'request completed',
+      });
     });
     next();
   };
