@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { Broadcasts, Subjects } from '@emailverify/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayHarness, KEYS } from '../../testing/gateway-harness';
@@ -52,6 +53,34 @@ describe('ApiKeyGuard', () => {
   ])('lets the first carrier present decide: %s is 401', async (_case, headers) => {
     const res = await gateway.call(ROUTE, { key: null, headers });
     expectError('current', res, 401, 'INVALID_API_KEY');
+  });
+
+  it('judges each request of one connection by its own key', async () => {
+    // One keep-alive connection for every request: good, wrong, absent and good again, alternating.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const ports = new Set<number>();
+    const statusWith = (key: string | undefined) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.get(gateway.url(ROUTE), {
+          agent,
+          headers: key === undefined ? {} : { 'SVC-API-KEY': key },
+        });
+        req.once('socket', (socket) => socket.once('connect', () => ports.add(socket.localPort!)));
+        req.once('response', (res) => {
+          res.resume();
+          res.once('end', () => resolve(res.statusCode!));
+        });
+        req.once('error', reject);
+      });
+    try {
+      const keys = [KEYS.current, 'ev_wrong', KEYS.current, undefined, KEYS.legacy, 'ev_wrong', KEYS.current];
+      const statuses: number[] = [];
+      for (const key of keys) statuses.push(await statusWith(key));
+      expect(statuses).toEqual([200, 401, 200, 401, 200, 401, 200]);
+      expect(ports.size).toBe(1);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('lets public routes through without a key, and counts nothing against a limit there', async () => {

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { DomainError, type ResolvedKey } from '@emailverify/contracts';
@@ -9,6 +10,13 @@ import { clientAddressKey } from '../rate-limit/client-address';
 import { RateLimiterService, tooManyAuthFailures } from '../rate-limit/rate-limiter.service';
 import { AuthService } from './auth.service';
 import { type CarriedKey, extractApiKey } from './carriers';
+
+/**
+ * The hash of the key each connection presented last: a client sends the same key on every request of a
+ * keep-alive connection, and hashing it again cost more than the rest of the guard. Kept no longer than the
+ * connection; a different key on it is hashed (and kept) in its place.
+ */
+const connectionKeys = new WeakMap<Socket, { key: string; hash: string }>();
 
 /**
  * Authenticates every non-public route. A client IP that keeps failing is refused (429) for the rest of the
@@ -31,7 +39,7 @@ export class ApiKeyGuard implements CanActivate {
     const ip = clientAddressKey(req);
 
     const carried = extractApiKey(req.headers);
-    const keyHash = carried?.key ? this.auth.hash(carried.key) : undefined;
+    const keyHash = carried?.key ? this.hashOf(req.socket, carried.key) : undefined;
     // A key this gateway knows already: whether the address is blocked is asked with the request's count, in
     // one round trip to the limits' store (RateLimitGuard). Anything else is checked first, so a blocked
     // address never makes the gateway ask the credits service about a key.
@@ -42,6 +50,14 @@ export class ApiKeyGuard implements CanActivate {
       return true;
     }
     return this.resolve(req, responseOf(context), ip, keyHash, carried, override);
+  }
+
+  private hashOf(connection: Socket, key: string): string {
+    const last = connectionKeys.get(connection);
+    if (last?.key === key) return last.hash;
+    const hash = this.auth.hash(key);
+    connectionKeys.set(connection, { key, hash });
+    return hash;
   }
 
   private async resolve(
