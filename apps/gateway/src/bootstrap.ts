@@ -24,7 +24,8 @@ export async function createGatewayApp(
   config: Readonly<GatewayConfig>,
   module: DynamicModule = gatewayModule(config),
 ): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(module, new GatewayExpressAdapter(), {
+  const adapter = new GatewayExpressAdapter();
+  const app = await NestFactory.create<NestExpressApplication>(module, adapter, {
     bodyParser: false,
     logger: false,
     abortOnError: false,
@@ -41,7 +42,8 @@ export async function createGatewayApp(
     .histogram('http_request_seconds', 'HTTP requests by route and status', ['method', 'route', 'status']);
   app.use(accessMiddleware(logger, httpRequests));
   app.setGlobalPrefix('v1', { exclude: ['health/live', 'health/ready', 'metrics'] });
-  mountOpenApi(app, buildOpenApiDocument(app, config.PUBLIC_BASE_URL));
+  // The documentation after every API route: an API request is never matched against its routes.
+  adapter.mountAfterRoutes(() => mountOpenApi(app, buildOpenApiDocument(app, config.PUBLIC_BASE_URL)));
   await app.init();
   // After every route: what no route took (paths outside /v1 included) and what Express itself refused (a
   // malformed percent-escape) leave as JSON in the request's style, never as Express's HTML page.

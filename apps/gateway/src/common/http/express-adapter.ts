@@ -7,8 +7,27 @@ import { renderStyle } from './style';
 /** The Content-Type Express's res.json() gives a JSON reply (it adds the charset to application/json). */
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** Express under Nest, rendering a controller's Presented result in the request's style as it is sent. */
+/**
+ * Express under Nest, rendering a controller's Presented result in the request's style as it is sent, and
+ * mounting what `mountAfterRoutes` was given after the API's routes.
+ */
 export class GatewayExpressAdapter extends ExpressAdapter {
+  private readonly afterRoutes: Array<() => void> = [];
+
+  /**
+   * Mounts routes once Nest has registered every route of the API, before its not-found handler. Express tries
+   * an application's routes one after another for every request: routes mounted here (the documentation) are
+   * never tried for an API request.
+   */
+  mountAfterRoutes(mount: () => void): void {
+    this.afterRoutes.push(mount);
+  }
+
+  override setNotFoundHandler(...args: Parameters<ExpressAdapter['setNotFoundHandler']>): unknown {
+    for (const mount of this.afterRoutes.splice(0)) mount();
+    return super.setNotFoundHandler(...args);
+  }
+
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
     if (!(body instanceof Presented)) return super.reply(response, body, statusCode);
     const rendered = body.render(renderStyle(response.req as GatewayRequest));
