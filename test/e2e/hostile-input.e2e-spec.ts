@@ -1,5 +1,5 @@
 import type { ResponseStyle } from '@emailverify/contracts';
-import { type Account, type HttpReply, MailWorld, TestSuite } from '@emailverify/testing';
+import { type Account, eventually, type HttpReply, MailWorld, TestSuite } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // Hostile input against the running apps, in both response styles: every reply is a 4xx in the request's
@@ -254,14 +254,22 @@ describe('hostile input against the running apps', () => {
       const signature = link.searchParams.get('signature')!;
       expect(signature).toBeTruthy();
       expect((await suite.call(link.pathname + link.search)).status).toBe(200);
+      const gatewayLines = () => suite.processes.get('gateway0')!.output.join('');
+      const creditLines = () => gatewayLines().split('"path":"/v1/credits"').length;
+      const creditLinesBefore = creditLines();
       await suite.call(`/v1/credits?api_key=${fresh.apiKey}`, { key: fresh.apiKey });
 
-      const logs = output();
       // Access lines are written (the check would pass vacuously otherwise) and name the path, account and key.
-      const access = suite.processes.get('gateway0')!.output.join('');
-      expect(access).toContain('/v1/verify/disposable');
-      expect(access).toContain(fresh.apiKeyId);
-      expect(access).toContain(fresh.accountId);
+      // The gateway holds them up to PER_REQUEST_LOG_HOLD_MS (100 ms) to write them together: the last request's
+      // line is awaited before the logs are read.
+      await eventually(async () => {
+        const access = gatewayLines();
+        expect(creditLines()).toBeGreaterThan(creditLinesBefore);
+        expect(access).toContain('/v1/verify/disposable');
+        expect(access).toContain(fresh.apiKeyId);
+        expect(access).toContain(fresh.accountId);
+      });
+      const logs = output();
       for (const secret of [
         fresh.apiKey,
         bait,
