@@ -423,6 +423,7 @@ class Installation {
     const out: Record<string, Record<string, number>> = {};
     for (const [name, url] of this.metricsUrls) {
       if (!name.startsWith('verifier') || (name === 'verifier2' && !this.pids().verifier2)) continue;
+      assertLoopback('metrics', url);
       const text = await (await fetch(url)).text();
       const counts: Record<string, number> = {};
       for (const m of text.matchAll(/^\w*file_chunk_seconds_count\{[^}]*outcome="(\w+)"[^}]*\} (\d+)/gm))
