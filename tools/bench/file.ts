@@ -80,6 +80,11 @@ const knobEnv = Object.fromEntries(
     .map((k) => [k, process.env[k]!]),
 );
 const knobsUsed = { ...KNOBS, ...knobEnv };
+/**
+ * For exploring, any other service settings as JSON, e.g. BENCH_SERVICE_ENV='{"RESULT_CACHE_TTL_HOURS":"0"}' (what
+ * the result cache costs); the reported figures use the defaults.
+ */
+const extraServiceEnv = JSON.parse(process.env.BENCH_SERVICE_ENV || '{}') as Record<string, string>;
 const VERIFIER_ENTRY = 'dist/apps/verifier/src/main.js';
 /** Longer than the gateway's keep-alive timeout (Node's default, 5 s): idle connections are closed by then. */
 const KEEP_ALIVE_EXPIRY_MS = 6_000;
@@ -367,6 +372,7 @@ async function startInstallation(world: MailWorld, cleanup: Cleanup): Promise<In
       RATE_LIMIT_OTHER: '1000000000',
       FILE_MAX_EMAILS: String(Math.max(1_000_000, ROWS)),
       ...knobEnv,
+      ...extraServiceEnv,
       // Node flags for the services only (the library side runs in this process), e.g. GC sizing.
       ...(process.env.BENCH_SERVICE_NODE_OPTIONS
         ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS }

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { ChunkItemResult } from './file-jobs';
 import {
   chunkItemsOf,
+  decodeChunkResultMessage,
+  encodeChunkResultMessage,
   packChunkItem,
   packChunkResults,
   packResult,
@@ -174,5 +176,43 @@ describe('packed chunk results', () => {
         },
       ),
     );
+  });
+});
+
+describe('a chunk result message on the wire', () => {
+  it('comes back as it was sent, the results text unchanged and unescaped on the way', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          result.map((r) => packResultFields(r, 1, r.email)),
+          { maxLength: 10 },
+        ),
+        fc.boolean(),
+        fc.option(fc.uuid(), { nil: undefined }),
+        (items, failed, retry) => {
+          const message = {
+            jobId: '7d0a3a57-0000-4000-8000-000000000001',
+            chunk: 3,
+            failed,
+            results: packChunkResults(items),
+            ...(retry === undefined ? {} : { retry }),
+          };
+          const wire = encodeChunkResultMessage(message);
+          expect(decodeChunkResultMessage(wire)).toEqual(message);
+          // The text travels as it is: its quotes are not escaped.
+          expect(new TextDecoder().decode(wire).endsWith(`\n${message.results.text}`)).toBe(true);
+        },
+      ),
+    );
+  });
+
+  it('is also read in the form of one JSON document (a verifier of the previous release)', () => {
+    const message = {
+      jobId: '7d0a3a57-0000-4000-8000-000000000001',
+      chunk: 0,
+      failed: false,
+      results: packChunkResults([packChunkItem(item)]),
+    };
+    expect(decodeChunkResultMessage(new TextEncoder().encode(JSON.stringify(message)))).toEqual(message);
   });
 });

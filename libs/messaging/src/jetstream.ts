@@ -149,14 +149,24 @@ export class JetStreamKit {
    * The message carries `requestId`, else the request id of the work in progress, so its consumer's work names
    * the same request.
    */
-  async publish(
+  publish(
     subject: string,
     payload: unknown,
     msgId?: string,
     requestId?: string,
   ): Promise<{ duplicate: boolean; seq: number }> {
+    return this.publishEncoded(subject, encodeJson(payload), msgId, requestId);
+  }
+
+  /** As publish, for a payload encoded already (a stream whose consumers decode it with their own `decode`). */
+  async publishEncoded(
+    subject: string,
+    data: Uint8Array,
+    msgId?: string,
+    requestId?: string,
+  ): Promise<{ duplicate: boolean; seq: number }> {
     const id = requestId ?? currentRequestId();
-    const ack = await this.js.publish(this.bus.ns.subject(subject), encodeJson(payload), {
+    const ack = await this.js.publish(this.bus.ns.subject(subject), data, {
       ...(msgId ? { msgID: msgId, retries: PUBLISH_ATTEMPTS } : {}),
       ...(id ? { headers: requestHeaders(id) } : {}),
     });
@@ -198,6 +208,8 @@ export class JetStreamKit {
     spec: ConsumerSpec,
     handler: (delivery: JsDelivery<T>) => Promise<JsHandlerResult>,
     onError: (err: unknown, msg: JsMsg) => void,
+    /** How payloads were encoded (JSON unless published with publishEncoded). */
+    decode: (data: Uint8Array) => T = (data) => decodeJson(data) as T,
   ): Promise<ConsumerHandle> {
     await this.ensureConsumer(spec);
     const consumer = await this.js.consumers.get(
@@ -227,7 +239,7 @@ export class JetStreamKit {
       const requestId = requestIdOf(msg) ?? randomUUID();
       const handled = withRequestId(requestId, async () =>
         handler({
-          payload: decodeJson(msg.data) as T,
+          payload: decode(msg.data),
           subject: msg.subject.slice(this.bus.ns.prefix.length + 1),
           requestId,
           deliveryCount: msg.info.deliveryCount,

@@ -5,6 +5,7 @@ import {
   chunkMessageId,
   chunkSubject,
   Consumers,
+  decodeChunkResultMessage,
   Streams,
 } from '@emailverify/contracts';
 import {
@@ -85,6 +86,7 @@ export class JobRunner {
         return 'ack';
       },
       (err) => this.logger.error({ err }, 'chunk result could not be applied; it will be redelivered'),
+      decodeChunkResultMessage,
     );
     this.timer = setInterval(() => void this.recover(), this.config.FILE_RECOVERY_INTERVAL_MS);
     this.timer.unref();

@@ -3,6 +3,7 @@ import {
   type ChunkResultMessage,
   chunkDoneSubject,
   chunkMessageId,
+  encodeChunkResultMessage,
   type PackedChunkItem,
   packChunkResults,
   packResultFields,
@@ -119,7 +120,11 @@ export class ChunkWorker {
   }
 
   private async publish(message: ChunkResultMessage): Promise<void> {
-    await this.kit.publish(chunkDoneSubject(message.jobId), message, chunkMessageId(message));
+    await this.kit.publishEncoded(
+      chunkDoneSubject(message.jobId),
+      encodeChunkResultMessage(message),
+      chunkMessageId(message),
+    );
   }
 }
 
