@@ -8,7 +8,6 @@ export { DEFAULT_READ_LIMITS, MAX_COLUMNS, type ReadLimits } from './limits';
 export { readRowBatches, readRows } from './read-rows';
 export {
   type ResultCells,
-  ResultFieldsFormatter,
   VERIFICATION_COLUMNS,
   type VerificationColumn,
   resultFields,

@@ -1,10 +1,7 @@
-import { type PackedChunkItem, packChunkItem, unpackChunkItem } from '@emailverify/contracts';
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatCsvRow } from './csv/writer';
 import {
   type ResultCells,
-  ResultFieldsFormatter,
   VERIFICATION_COLUMNS,
   resultFields,
   resultHeader,
@@ -117,42 +114,6 @@ describe('resultLine', () => {
     expect(resultFields(awkward)).toBe(
       `'=cmd@example.com,valid,"say ""no"", twice",'-1,true,false,false,false,true,'+example.com,` +
         `"mx1.example.com;mx;2","'@x	y",true`,
-    );
-  });
-});
-
-describe('ResultFieldsFormatter', () => {
-  // Few domains and two values per cell: most items repeat the last one of their domain, or differ in one cell.
-  const items: fc.Arbitrary<PackedChunkItem> = fc.tuple(
-    fc.constantFrom('ann@example.com', '=cmd@example.com', '"a,b"@example.com', 'bo@other.test'),
-    fc.constantFrom('valid' as const, 'role' as const),
-    fc.constantFrom('mx_found', 'role_account'),
-    fc.constantFrom(0.9, 0.6),
-    fc.nat(127),
-    fc.constantFrom('example.com', 'other.test'),
-    fc.constantFrom(['mx1.example.com'], ['mx1.example.com', 'mx2.example.com'], ['mx2.example.com']),
-    fc.constantFrom('', 'example.org'),
-    fc.nat(1),
-  );
-
-  it('formats every packed item exactly as resultFields formats it unpacked', () => {
-    fc.assert(
-      fc.property(fc.array(items, { maxLength: 60 }), (list) => {
-        const formatter = new ResultFieldsFormatter();
-        for (const item of list) expect(formatter.fields(item)).toBe(resultFields(unpackChunkItem(item)));
-      }),
-    );
-  });
-
-  it('escapes and quotes each address of a domain on its own', () => {
-    const formatter = new ResultFieldsFormatter();
-    const item = packChunkItem({ ...result, creditsUsed: 1 });
-    formatter.fields(item);
-    expect(formatter.fields(packChunkItem({ ...result, email: '=1+1@example.com', creditsUsed: 1 }))).toBe(
-      resultFields({ ...result, email: '=1+1@example.com' }),
-    );
-    expect(formatter.fields(packChunkItem({ ...result, email: '"x,y"@example.com', creditsUsed: 0 }))).toBe(
-      resultFields({ ...result, email: '"x,y"@example.com' }),
     );
   });
 });

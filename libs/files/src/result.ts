@@ -1,4 +1,4 @@
-import { type ChunkItemResult, type PackedChunkItem, unpackChunkItem } from '@emailverify/contracts';
+import type { ChunkItemResult } from '@emailverify/contracts';
 import { formatCsvField } from './csv/writer';
 export const VERIFICATION_COLUMNS = [
   'email',
@@ -92,65 +92,6 @@ export function resultFields(result: ResultCells): string {
     formatCsvField(result.domainSuggestion),
     result.smtpCheck,
   ].join(',');
-}
-
-/** What resultFields writes after the address, and the item cells it depends on. */
-interface FieldsAfterAddress {
-  status: string;
-  reason: string;
-  score: number;
-  flags: number;
-  mxRecords: readonly string[];
-  domainSuggestion: string;
-  text: string;
-}
-
-/**
- * resultFields of packed chunk items (a file's results as file-jobs reads them back), without unpacking each:
- * an item's cells after the address are its domain's verdict, the same for most addresses of the domain, so the
- * text of the last item of each domain is kept and reused by the next one that differs from it in nothing but
- * the address and what it cost (every other cell is compared). Holds at most `maxDomains` domains; past that it
- * starts again empty.
- */
-export class ResultFieldsFormatter {
-  private readonly known = new Map<string, FieldsAfterAddress>();
-
-  constructor(private readonly maxDomains = 50_000) {}
-
-  /** resultFields(unpackChunkItem(item)). */
-  fields(item: PackedChunkItem): string {
-    const [email, status, reason, score, flags, domain, mxRecords, domainSuggestion] = item;
-    const known = this.known.get(domain);
-    if (
-      known !== undefined &&
-      known.status === status &&
-      known.reason === reason &&
-      known.score === score &&
-      known.flags === flags &&
-      known.domainSuggestion === domainSuggestion &&
-      sameList(known.mxRecords, mxRecords)
-    ) {
-      return `${formatCsvField(email)},${known.text}`;
-    }
-    const whole = resultFields(unpackChunkItem(item));
-    if (this.known.size >= this.maxDomains) this.known.clear();
-    this.known.set(domain, {
-      status,
-      reason,
-      score,
-      flags,
-      mxRecords: [...mxRecords],
-      domainSuggestion,
-      text: whole.slice(formatCsvField(email).length + 1),
-    });
-    return whole;
-  }
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /**

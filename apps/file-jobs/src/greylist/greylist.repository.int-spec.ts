@@ -154,11 +154,7 @@ describe('greylisting retries in PostgreSQL', () => {
       completed_chunks: 1,
     });
     const [chunk] = await jobs.chunkOutcomes(id, 0, 1);
-    expect(
-      chunk!.results!.map(
-        ([email, status, reason, , , , , , credits]) => `${email} ${status} ${reason} ${credits}`,
-      ),
-    ).toEqual([
+    expect(chunk!.results!.map((r) => `${r.email} ${r.status} ${r.reason} ${r.creditsUsed}`)).toEqual([
       'a@grey.test valid accepted 1',
       'b@grey.test unknown greylisted 0',
       'c@plain.test valid accepted 1',

@@ -1,5 +1,6 @@
 import {
   type AccountId,
+  type ChunkItemResult,
   type ChunkResultCounts,
   chunkItemsOf,
   countChunkItems,
@@ -7,6 +8,7 @@ import {
   type JobState,
   type PackedChunkItem,
   type PackedChunkResults,
+  unpackChunkItem,
   type VerificationStatus,
 } from '@emailverify/contracts';
 import { type DataSource, type EntityManager, returnedRows } from '@emailverify/persistence';
@@ -106,8 +108,7 @@ export interface NewChunk {
 /** What the merge needs of a chunk: its results (in the order of its addresses) once it was answered. */
 export interface ChunkOutcome {
   chunk: number;
-  /** Packed as they were stored: the merge formats them without unpacking each (ResultFieldsFormatter). */
-  results: PackedChunkItem[] | null;
+  results: ChunkItemResult[] | null;
   /** NULL for chunks made before repeats were recorded: then every address counts as repeated. */
   repeated: Buffer | null;
 }
@@ -585,7 +586,7 @@ export class JobsRepository {
       );
     return rows.map((r) => ({
       chunk: r.chunk,
-      results: r.results === null ? null : chunkItemsOf(r.results),
+      results: r.results === null ? null : chunkItemsOf(r.results).map(unpackChunkItem),
       repeated: r.repeated,
     }));
   }

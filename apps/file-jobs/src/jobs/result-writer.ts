@@ -1,8 +1,8 @@
-import type { PackedChunkItem } from '@emailverify/contracts';
+import type { ChunkItemResult } from '@emailverify/contracts';
 import {
   CsvWriter,
   readRowBatches,
-  ResultFieldsFormatter,
+  type ResultCells,
   resultFields,
   resultHeader,
   resultLine,
@@ -74,7 +74,6 @@ export class ResultWriter {
       // Results of addresses that occur again further down; only those are kept once their row is written, as
       // the result's cells formatted for the file (what each of its rows ends with).
       const retained = new Map<string, string>();
-      const formatter = new ResultFieldsFormatter();
       let ordinal = 0;
       let current: LoadedChunk | undefined;
       await writer.write([resultHeader(job.headers, preserve)]);
@@ -102,7 +101,7 @@ export class ResultWriter {
           const cellText = (cells[job.column_index] ?? '').trim();
           // A cell that is that address already in normalised form needs no parse (parsing it would give the
           // same key), and is the address's first row (addresses are numbered by their first row): the common case.
-          const next = expected !== undefined && cellText === expected[0];
+          const next = expected !== undefined && cellText === expected.email;
           const cell: RowKey = next ? { kind: 'address', key: cellText } : rowKey(cellText);
           let fields: string;
           if (cell.kind === 'empty') fields = resultFields(syntaxFailureResult('', 'missing_email'));
@@ -118,17 +117,16 @@ export class ResultWriter {
               }
               ordinal += 1;
               // No result: its chunk was given up after every delivery.
-              const email = expected === undefined ? cell.key : expected[0];
-              if (email !== cell.key) {
+              const result: ResultCells = expected ?? fallbackResult(cell.key);
+              if (result.email !== cell.key) {
                 throw new Error(
-                  `job ${job.id}: result ${position} of chunk ${chunk} is for ${email}, the row holds ${cell.key}`,
+                  `job ${job.id}: result ${position} of chunk ${chunk} is for ${result.email}, the row holds ${cell.key}`,
                 );
               }
-              fields =
-                expected === undefined ? resultFields(fallbackResult(cell.key)) : formatter.fields(expected);
+              fields = resultFields(result);
               // Keyed by the result's own copy of the address: the row's cell is a slice of the text the parser
               // read, and keeping it would keep that whole piece of the file until the merge ends.
-              if (current!.repeated?.has(position) ?? true) retained.set(email, fields);
+              if (current!.repeated?.has(position) ?? true) retained.set(result.email, fields);
             }
           }
           // A chunk result carries every result-file cell (and what it cost, which the file does not show).
@@ -155,7 +153,7 @@ export class ResultWriter {
 
 interface LoadedChunk {
   chunk: number;
-  results: PackedChunkItem[] | null;
+  results: ChunkItemResult[] | null;
   repeated: RepeatBits | null;
 }
 
