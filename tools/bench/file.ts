@@ -588,9 +588,9 @@ async function measureServicePhase(
     await installation.restartVerifiers(verifiers);
   installation.phasesRun += 1;
   // Every phase starts from the same empty result cache. Its addresses are new, so what earlier phases cached is
-  // never hit, but it grows the table and its index a million rows a phase, and later phases paid for it:
-  // PostgreSQL's CPU rose from 7.6 to 10.1 s over four phases in a row on the same code, which counted against
-  // whichever verifier count came later (s2 after s1 by default).
+  // never hit, but it grows the table and its index by every distinct address of a phase (900,000 with --large),
+  // and later phases paid for it: PostgreSQL's CPU rose from 7.6 to 10.1 s over four phases in a row on the same
+  // code, which counted against whichever verifier count came later (s2 after s1 by default).
   await suite.sql('TRUNCATE verifier.results');
   const file = csvFile(label);
   // Generating a large file takes seconds: a connection that the last request left idle may be closed by the
