@@ -128,6 +128,42 @@ describe('messaging: request/reply with deadlines (real NATS)', () => {
     );
     expect(raw.json()).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
   });
+
+  it('answers every request made in one turn with its own reply (their frames leave together)', async () => {
+    server.serve(Subjects.creditsBalanceGet, {
+      queue: 'credits',
+      parse: pass,
+      handler: async (req) => ({ accountId: req.accountId, balance: Number(req.apiKeyId) }) as never,
+    });
+    await server.connection.flush();
+    const asked = Array.from({ length: 300 }, (_, i) =>
+      client.request(Subjects.creditsBalanceGet, {
+        accountId: `acct-${i}` as AccountId,
+        apiKeyId: String(i),
+      }),
+    );
+    const replies = await Promise.all(asked);
+    expect(replies.map((r) => [r.accountId, r.balance])).toEqual(
+      Array.from({ length: 300 }, (_, i) => [`acct-${i}`, i]),
+    );
+  });
+
+  it('delivers, in order, what was published just before the connection closed', async () => {
+    const namespace = ns();
+    const listener = await MessageBus.connect({ url, namespace, name: 'listener' });
+    const sender = await MessageBus.connect({ url, namespace, name: 'sender' });
+    try {
+      const heard: number[] = [];
+      listener.onBroadcast<{ n: number }>('events.test', (payload) => heard.push(payload.n));
+      await listener.flush();
+      for (let n = 0; n < 50; n++) sender.publish('events.test', { n });
+      await sender.close();
+      await eventually(async () => expect(heard).toHaveLength(50));
+      expect(heard).toEqual(Array.from({ length: 50 }, (_, n) => n));
+    } finally {
+      await Promise.all([listener.close(), sender.close()]);
+    }
+  });
 });
 
 describe('messaging: JetStream streams, consumers and object store (real NATS)', () => {
