@@ -85,6 +85,9 @@ describe('editDistance', () => {
     expect(editDistance('gmial', 'gmail')).toBe(1);
     expect(editDistance('kitten', 'sitting')).toBe(3);
     expect(editDistance('', 'abc')).toBe(3);
+    expect(editDistance('yahooo.com', 'yahoo.com', 1)).toBe(1);
+    expect(editDistance('hotmial.co', 'hotmail.com', 2)).toBe(2);
+    expect(editDistance('example.org', 'gmail.com', 2)).toBeGreaterThan(2);
   });
 
   it('is a symmetric distance that is zero only for equal strings', () => {
@@ -103,7 +106,9 @@ describe('editDistance', () => {
     fc.assert(
       fc.property(word, word, fc.integer({ min: 0, max: 3 }), (a, b, limit) => {
         const full = editDistance(a, b);
-        expect(editDistance(a, b, limit) <= limit).toBe(full <= limit);
+        const bounded = editDistance(a, b, limit);
+        expect(bounded <= limit).toBe(full <= limit);
+        if (full <= limit) expect(bounded).toBe(full);
       }),
     );
   });

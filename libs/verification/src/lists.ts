@@ -146,30 +146,48 @@ export function suggestDomain(domain: string): string {
 
 /**
  * Optimal string alignment distance (Levenshtein plus adjacent transposition, so gmial -> gmail is one edit).
- * Gives up early once every path exceeds `limit`.
+ * With a `limit`, only the cells within `limit` of the diagonal are worked out (a path through any other costs
+ * more than the limit), and it gives up once every path exceeds it: the result is exact when it is within the
+ * limit, and above the limit otherwise. Three rows, reused, whatever the lengths.
  */
 export function editDistance(a: string, b: string, limit = Infinity): number {
-  const rows = a.length + 1;
-  const cols = b.length + 1;
-  let prevPrev: number[] = [];
-  let prev: number[] = Array.from({ length: cols }, (_, j) => j);
-  for (let i = 1; i < rows; i++) {
-    const row: number[] = [i];
-    let rowMin = i;
-    for (let j = 1; j < cols; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let value = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        value = Math.min(value, prevPrev[j - 2] + 1);
+  const n = a.length;
+  const m = b.length;
+  // No distance exceeds the longer length, so the band never needs to be wider.
+  const k = Math.min(limit, Math.max(n, m));
+  if (Math.abs(n - m) > k) return k + 1;
+  const beyond = k + 1;
+  let prevPrev = new Int32Array(m + 1).fill(beyond);
+  let prev = new Int32Array(m + 1).fill(beyond);
+  let row = new Int32Array(m + 1);
+  for (let j = 0; j <= Math.min(m, k); j++) prev[j] = j;
+  for (let i = 1; i <= n; i++) {
+    row.fill(beyond);
+    if (i <= k) row[0] = i;
+    const from = Math.max(1, i - k);
+    const to = Math.min(m, i + k);
+    let rowMin = i <= k ? i : beyond;
+    for (let j = from; j <= to; j++) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      let value = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (
+        i > 1 &&
+        j > 1 &&
+        a.charCodeAt(i - 1) === b.charCodeAt(j - 2) &&
+        a.charCodeAt(i - 2) === b.charCodeAt(j - 1)
+      ) {
+        value = Math.min(value, prevPrev[j - 2]! + 1);
       }
-      row.push(value);
-      rowMin = Math.min(rowMin, value);
+      row[j] = value;
+      if (value < rowMin) rowMin = value;
     }
-    if (rowMin > limit) return rowMin;
+    if (rowMin > k) return rowMin;
+    const spare = prevPrev;
     prevPrev = prev;
     prev = row;
+    row = spare;
   }
-  return prev[cols - 1];
+  return prev[m]!;
 }
 
 export interface DisposableCheck {
