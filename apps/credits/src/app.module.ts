@@ -1,6 +1,13 @@
 import type { DynamicModule } from '@nestjs/common';
 import { MessageBus } from '@emailverify/messaging';
-import { LOGGER, periodicTask, serviceModule, withDataSource, withMetrics } from '@emailverify/service-kit';
+import {
+  LOGGER,
+  PER_REQUEST_LOG_HOLD_MS,
+  periodicTask,
+  serviceModule,
+  withDataSource,
+  withMetrics,
+} from '@emailverify/service-kit';
 import type { Logger } from 'pino';
 import { CreditsRepository } from './accounts/credits.repository';
 import { CreditsService } from './accounts/credits.service';
@@ -13,6 +20,7 @@ import { creditsMigrations } from './migrations';
 export function creditsModule(config: Readonly<CreditsConfig>): DynamicModule {
   return serviceModule('credits', config, {
     database: { schema: 'credits', migrations: creditsMigrations },
+    logHoldMs: PER_REQUEST_LOG_HOLD_MS,
     providers: [
       withMetrics(CreditsMetrics),
       withDataSource(CreditsRepository),

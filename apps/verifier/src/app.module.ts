@@ -1,6 +1,13 @@
 import type { DynamicModule } from '@nestjs/common';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import { LOGGER, periodicTask, serviceModule, withDataSource, withMetrics } from '@emailverify/service-kit';
+import {
+  LOGGER,
+  PER_REQUEST_LOG_HOLD_MS,
+  periodicTask,
+  serviceModule,
+  withDataSource,
+  withMetrics,
+} from '@emailverify/service-kit';
 import { VerificationEngine } from '@emailverify/verification';
 import type { Logger } from 'pino';
 import { engineOptions, type VerifierConfig } from './config';
@@ -19,6 +26,7 @@ import { VerifierMetrics } from './verifier.metrics';
 export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule {
   return serviceModule('verifier', config, {
     database: { schema: 'verifier', migrations: verifierMigrations },
+    logHoldMs: PER_REQUEST_LOG_HOLD_MS,
     providers: [
       withMetrics(VerifierMetrics),
       {
