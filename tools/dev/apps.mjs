@@ -19,6 +19,8 @@ export const YOUNG_GENERATION_FLAGS = ['--max-semi-space-size=32'];
  * holds before it collects: file-jobs reached 545 to 710 MiB on a million-row job whose live data is a fraction
  * of that. No app holds more than about 150 MiB of live objects (file-jobs: its merges' results of repeating
  * addresses, see FILE_MERGE_CONCURRENCY, and it starts no second merge while its heap is half full).
+ * file-jobs and the verifier also set V8's heap growing factor when they start (runService's heapGrowingPercent,
+ * libs/service-kit: NODE_OPTIONS refuses that flag), so that they collect the old generation less often.
  */
 export const NODE_FLAGS = [...YOUNG_GENERATION_FLAGS, '--max-old-space-size=384'];
 /**

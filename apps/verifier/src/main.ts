@@ -1,6 +1,8 @@
 import 'reflect-metadata';
-import { runService } from '@emailverify/service-kit';
+import { runService, STREAMING_HEAP_GROWING_PERCENT } from '@emailverify/service-kit';
 import { verifierModule } from './app.module';
 import { loadVerifierConfig } from './config';
 
-runService('verifier', loadVerifierConfig, verifierModule);
+runService('verifier', loadVerifierConfig, verifierModule, {
+  heapGrowingPercent: STREAMING_HEAP_GROWING_PERCENT,
+});
