@@ -190,13 +190,10 @@ export interface RunServiceOptions {
 }
 
 /**
- * For the services that stream a large file job through them (file-jobs, the verifier): V8 sized their old
- * generation at about twice the live heap (60 to 130 MiB), so a million-row job promoted enough short-lived
- * objects to fill it every half second: 54 full collections in file-jobs and 20 in the verifier, whose marking
- * took about a quarter of file-jobs' CPU. Three times the live heap leaves about 6 and 3 to 5, and the job took 29.8
- * and 31.8 s instead of 35.7 to 40.5 s in runs of the same hour; the peak RSS rose by about 90 MiB (file-jobs up to
- * 447 MiB over several jobs, the verifier 338, under the 512 MiB target). The gateway keeps V8's factor: it must
- * stay under 256 MiB during a 100 MiB upload.
+ * For the services that stream a large file job through them (file-jobs, the verifier): three times the live heap
+ * before the next full collection instead of V8's factor of about two, which made them collect every half second
+ * during a million-row job. The gateway keeps V8's factor (its upload memory bound). Figures: docs/design.md,
+ * "Memory of a large job".
  */
 export const STREAMING_HEAP_GROWING_PERCENT = 200;
 
