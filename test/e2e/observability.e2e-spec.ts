@@ -272,6 +272,14 @@ describe('observability: metrics on every app, the request id on every hop', () 
       valueOf(verifier, 'emailverify_dns_query_seconds_count', { type: 'mx', outcome: 'ok' }),
     ).toBeGreaterThanOrEqual(1);
     expect(valueOf(verifier, 'emailverify_file_chunk_seconds_count', { outcome: 'verified' })).toBe(3);
+    // What the addresses verified came to, each counted once under its status and reason: jane, bob and ann
+    // accepted (again in the file unless cached by then), nobody rejected, the domain that does not exist.
+    const outcome = (status: string, reason: string) =>
+      valueOf(verifier, 'emailverify_verification_outcomes_total', { status, reason });
+    expect(outcome('valid', 'accepted')).toBeGreaterThanOrEqual(3);
+    expect(outcome('valid', 'accepted')).toBeLessThanOrEqual(6);
+    expect(outcome('invalid', 'mailbox_not_found')).toBe(1);
+    expect(outcome('invalid', 'domain_not_found')).toBe(1);
     // Addresses are never labels.
     expect(verifier.samples.some((s) => /obs\.test/.test(s.labels))).toBe(false);
 

@@ -220,17 +220,15 @@ export class VerificationService {
   /** Outcome metrics, one increment per status and reason (a chunk holds hundreds of the same few). */
   private count(verified: readonly VerificationResult[]): void {
     if (!this.outcomes || verified.length === 0) return;
-    const tally = new Map<
-      string,
-      { status: VerificationResult['status']; reason: VerificationResult['reason']; n: number }
-    >();
+    // By status, then reason: both are constants, so nothing is built per result to look them up.
+    const tally = new Map<VerificationResult['status'], Map<VerificationResult['reason'], number>>();
     for (const r of verified) {
-      const key = `${r.status}/${r.reason}`;
-      const seen = tally.get(key);
-      if (seen) seen.n += 1;
-      else tally.set(key, { status: r.status, reason: r.reason, n: 1 });
+      let reasons = tally.get(r.status);
+      if (!reasons) tally.set(r.status, (reasons = new Map()));
+      reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1);
     }
-    for (const { status, reason, n } of tally.values()) this.outcomes.inc({ status, reason }, n);
+    for (const [status, reasons] of tally)
+      for (const [reason, n] of reasons) this.outcomes.inc({ status, reason }, n);
   }
 
   /** Waits for the settlements and result stores still under way (at shutdown, before the bus drains). */
