@@ -206,13 +206,15 @@ describe('a chunk result message on the wire', () => {
     );
   });
 
-  it('is also read in the form of one JSON document (a verifier of the previous release)', () => {
+  it('refuses a message without the line feed that ends its fields', () => {
     const message = {
       jobId: '7d0a3a57-0000-4000-8000-000000000001',
       chunk: 0,
       failed: false,
       results: packChunkResults([packChunkItem(item)]),
     };
-    expect(decodeChunkResultMessage(new TextEncoder().encode(JSON.stringify(message)))).toEqual(message);
+    expect(() => decodeChunkResultMessage(new TextEncoder().encode(JSON.stringify(message)))).toThrow(
+      /no line feed/,
+    );
   });
 });

@@ -277,14 +277,12 @@ export function encodeChunkResultMessage(message: ChunkResultMessage): Uint8Arra
   return encoder.encode(`${JSON.stringify({ ...fields, counts: results.counts })}\n${results.text}`);
 }
 
-/**
- * The message encodeChunkResultMessage encoded, or one JSON document holding it all: what a verifier of the
- * previous release publishes, still on the stream during a rolling upgrade.
- */
+/** A chunk result message as encodeChunkResultMessage encoded it. */
 export function decodeChunkResultMessage(data: Uint8Array): ChunkResultMessage {
   const whole = decoder.decode(data);
   const end = whole.indexOf('\n');
-  if (end < 0) return JSON.parse(whole) as ChunkResultMessage;
+  if (end < 0)
+    throw new Error('a chunk result message holds no line feed between its fields and its results');
   const { counts, ...fields } = JSON.parse(whole.slice(0, end)) as Omit<ChunkResultMessage, 'results'> & {
     counts: ChunkResultCounts;
   };
