@@ -11,6 +11,7 @@ import { JobCreator } from './jobs/job-creator';
 import { JobFiles } from './jobs/job-files';
 import { JobMerger } from './jobs/job-merger';
 import { JobRunner } from './jobs/job-runner';
+import { ChunksRepository } from './jobs/chunks.repository';
 import { JobsRepository } from './jobs/jobs.repository';
 import { JobsService } from './jobs/jobs.service';
 import { ResultWriter } from './jobs/result-writer';
@@ -23,10 +24,11 @@ export function fileJobsModule(config: Readonly<FileJobsConfig>): DynamicModule 
     providers: [
       withMetrics(FileJobsMetrics),
       withDataSource(JobsRepository),
+      withDataSource(ChunksRepository),
       {
         provide: ResultWriter,
-        inject: [JobsRepository, JetStreamKit],
-        useFactory: (repo: JobsRepository, kit: JetStreamKit) => new ResultWriter(repo, kit, config),
+        inject: [ChunksRepository, JetStreamKit],
+        useFactory: (chunks: ChunksRepository, kit: JetStreamKit) => new ResultWriter(chunks, kit, config),
       },
       {
         provide: JobMerger,
@@ -63,6 +65,7 @@ export function fileJobsModule(config: Readonly<FileJobsConfig>): DynamicModule 
         provide: JobRunner,
         inject: [
           JobsRepository,
+          ChunksRepository,
           MessageBus,
           JetStreamKit,
           JobMerger,
@@ -72,13 +75,14 @@ export function fileJobsModule(config: Readonly<FileJobsConfig>): DynamicModule 
         ],
         useFactory: (
           repo: JobsRepository,
+          chunks: ChunksRepository,
           bus: MessageBus,
           kit: JetStreamKit,
           merger: JobMerger,
           logger: Logger,
           metrics: FileJobsMetrics,
           greylist: GreylistRetries,
-        ) => new JobRunner(repo, bus, kit, merger, config, logger, metrics, greylist),
+        ) => new JobRunner(repo, chunks, bus, kit, merger, config, logger, metrics, greylist),
       },
       {
         provide: JobCreator,

@@ -1,4 +1,4 @@
-import { Client, type Pool, type QueryResultRow } from 'pg';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import type { MigrationClass } from './migration';
 
@@ -72,7 +72,7 @@ const preparedNames = new Map<string, string>();
 /**
  * Names a statement that is prepared (parsed and planned) once on each pooled connection and then only
  * executed: for the statements of every request. PostgreSQL spends more CPU planning a statement with a few
- * CTEs than running it (an unnamed statement, TypeORM's `query`, is planned on every call). Behind PgBouncer
+ * CTEs than running it (a statement given as plain text is planned on every call). Run it with `Sql`. Behind PgBouncer
  * in transaction mode this needs its `max_prepared_statements`.
  */
 export function prepared(name: string, text: string): PreparedStatement {
@@ -80,17 +80,6 @@ export function prepared(name: string, text: string): PreparedStatement {
   if (known !== undefined && known !== text) throw new Error(`two statements are named ${name}`);
   preparedNames.set(name, text);
   return { name, text };
-}
-
-/** Runs a prepared statement on the data source's pool and returns its rows (RETURNING rows too). */
-export async function runPrepared<T extends QueryResultRow>(
-  db: DataSource,
-  statement: PreparedStatement,
-  values: readonly unknown[],
-): Promise<T[]> {
-  const pool = (db.driver as unknown as { master: Pool }).master;
-  const result = await pool.query<T>({ name: statement.name, text: statement.text, values: [...values] });
-  return result.rows;
 }
 
 /**
@@ -195,15 +184,4 @@ export function isTransientDatabaseError(err: unknown): boolean {
     e = (e as { driverError?: unknown; cause?: unknown }).driverError ?? (e as { cause?: unknown }).cause;
   }
   return false;
-}
-
-/**
- * TypeORM's postgres driver answers UPDATE/DELETE ... RETURNING with `[rows, count]` and everything else with
- * `rows`; this gives the rows in both cases.
- */
-export function returnedRows<T>(raw: unknown): T[] {
-  if (Array.isArray(raw) && raw.length === 2 && Array.isArray(raw[0]) && typeof raw[1] === 'number') {
-    return raw[0] as T[];
-  }
-  return raw as T[];
 }

@@ -1,4 +1,4 @@
 export * from './database';
 export * from './migration';
-export type { DataSource, EntityManager, MigrationInterface, QueryRunner } from 'typeorm';
+export type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 export * from './sql';

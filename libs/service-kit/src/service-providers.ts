@@ -1,6 +1,6 @@
 import { type DynamicModule, Module, type ModuleMetadata, type Provider } from '@nestjs/common';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import { type DataSource, type MigrationClass, openSchemaDataSource } from '@emailverify/persistence';
+import { type DataSource, type MigrationClass, openSchemaDataSource, Sql } from '@emailverify/persistence';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './config';
 import { RouteServer } from './handlers';
@@ -120,12 +120,12 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
   return providers;
 }
 
-/** A class built from the service's own data source (its repositories). */
-export function withDataSource<T>(cls: new (dataSource: DataSource) => T): Provider {
+/** A class built on the service's own data source (its repositories), which run their SQL through `Sql`. */
+export function withDataSource<T>(cls: new (sql: Sql) => T): Provider {
   return {
     provide: cls,
     inject: [SERVICE_DATA_SOURCE],
-    useFactory: (dataSource: DataSource) => new cls(dataSource),
+    useFactory: (dataSource: DataSource) => new cls(new Sql(dataSource)),
   };
 }
 

@@ -1,12 +1,5 @@
 import type { AccountId, ResponseStyle } from '@emailverify/contracts';
-import {
-  type DataSource,
-  type EntityManager,
-  NO_FLUSH_WAIT,
-  prepared,
-  returnedRows,
-  runPrepared,
-} from '@emailverify/persistence';
+import { NO_FLUSH_WAIT, prepared, type Queryable, type Sql } from '@emailverify/persistence';
 
 export interface AccountRow {
   id: AccountId;
@@ -182,31 +175,30 @@ const CLOSE_USED = prepared(
  * changes commit as usual.
  */
 export class CreditsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly sql: Sql) {}
 
   transaction<T>(work: (tx: CreditsTx) => Promise<T>): Promise<T> {
-    return this.db.transaction((manager) => work(new CreditsTx(manager)));
+    return this.sql.transaction((tx) => work(new CreditsTx(tx)));
   }
 
   /** Authentication itself: which account (if any) a presented key belongs to; no account is known yet. */
-  async findActiveKeyByHash(keyHash: string): Promise<(KeyRow & { plan: string }) | undefined> {
-    const rows: Array<KeyRow & { plan: string }> = await this.db.query(
+  findActiveKeyByHash(keyHash: string): Promise<(KeyRow & { plan: string }) | undefined> {
+    return this.sql.one<KeyRow & { plan: string }>(
       `SELECT k.id, k.account_id, k.name, k.prefix, k.style, k.created_at, k.revoked_at, a.plan
          FROM credits.api_keys k JOIN credits.accounts a ON a.id = k.account_id
         WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
       [keyHash],
     );
-    return rows[0];
   }
 
   /**
    * Internal, across accounts: reservations still held past their expiry, oldest first, for the sweep. Each is
    * then refunded by endReservation, which refunds only one still held.
    */
-  async expiredReservationsInternal(
+  expiredReservationsInternal(
     limit: number,
   ): Promise<Array<{ account_id: AccountId; idempotency_key: string }>> {
-    return this.db.query(
+    return this.sql.rows<{ account_id: AccountId; idempotency_key: string }>(
       `SELECT account_id, idempotency_key FROM credits.reservations
         WHERE status = 'reserved' AND expires_at IS NOT NULL AND expires_at <= now()
         ORDER BY expires_at LIMIT $1`,
@@ -214,20 +206,17 @@ export class CreditsRepository {
     );
   }
 
-  async findAccount(accountId: AccountId): Promise<AccountRow | undefined> {
-    const rows: AccountRow[] = await this.db.query(
-      `SELECT ${ACCOUNT_COLUMNS} FROM credits.accounts WHERE id = $1`,
-      [accountId],
-    );
-    return rows[0];
+  findAccount(accountId: AccountId): Promise<AccountRow | undefined> {
+    return this.sql.one<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM credits.accounts WHERE id = $1`, [
+      accountId,
+    ]);
   }
 
-  async findKey(accountId: AccountId, keyId: string): Promise<KeyRow | undefined> {
-    const rows: KeyRow[] = await this.db.query(
+  findKey(accountId: AccountId, keyId: string): Promise<KeyRow | undefined> {
+    return this.sql.one<KeyRow>(
       `SELECT ${KEY_COLUMNS} FROM credits.api_keys WHERE account_id = $1 AND id = $2`,
       [accountId, keyId],
     );
-    return rows[0];
   }
 
   /**
@@ -268,14 +257,14 @@ export class CreditsRepository {
     }>,
     close: ReadonlyArray<{ accountId: AccountId; idempotencyKey: string }> = [],
   ): Promise<{ outcomes: ReserveOutcome[]; closed: number }> {
-    const rows = await runPrepared<{
+    const rows = await this.sql.rows<{
       ord: number;
       closed: number;
       kind: ReserveOutcome['kind'];
       prior_id: string | null;
       prior_amount: number | null;
       balance: number | null;
-    }>(this.db, RESERVE_MANY, [
+    }>(RESERVE_MANY, [
       rs.map((r) => r.id),
       rs.map((r) => r.accountId),
       rs.map((r) => r.idempotencyKey),
@@ -307,18 +296,18 @@ export class CreditsRepository {
    * makes a second end of it (a repeated settle, the sweep) find it ended and change nothing; `undefined`
    * means this call ended nothing (see findReservation for why).
    */
-  async endReservation(e: {
+  endReservation(e: {
     accountId: AccountId;
     idempotencyKey: string;
     used: number;
     status: 'settled' | 'expired';
   }): Promise<{ id: string; used: number; refunded: number; balance: number } | undefined> {
-    const rows = await runPrepared<{ id: string; used: number; refunded: number; balance: number }>(
-      this.db,
-      END_RESERVATION,
-      [e.accountId, e.idempotencyKey, e.used, e.status],
-    );
-    return rows[0];
+    return this.sql.one<{ id: string; used: number; refunded: number; balance: number }>(END_RESERVATION, [
+      e.accountId,
+      e.idempotencyKey,
+      e.used,
+      e.status,
+    ]);
   }
 
   /**
@@ -328,71 +317,67 @@ export class CreditsRepository {
   async closeUsedReservations(
     reservations: ReadonlyArray<{ accountId: AccountId; idempotencyKey: string }>,
   ): Promise<number> {
-    const rows = await runPrepared<{ closed: number }>(this.db, CLOSE_USED, [
+    const row = await this.sql.one<{ closed: number }>(CLOSE_USED, [
       reservations.map((r) => r.accountId),
       reservations.map((r) => r.idempotencyKey),
     ]);
-    return rows[0]?.closed ?? 0;
+    return row?.closed ?? 0;
   }
 
   /** A reservation as it stands now, with the account's balance (for replies to repeated or refused calls). */
-  async findReservation(
+  findReservation(
     accountId: AccountId,
     idempotencyKey: string,
   ): Promise<(ReservationRow & { balance: number }) | undefined> {
-    const rows: Array<ReservationRow & { balance: number }> = await this.db.query(
+    return this.sql.one<ReservationRow & { balance: number }>(
       `SELECT ${RESERVATION_COLUMNS}, (SELECT balance::int FROM credits.accounts WHERE id = $1) AS balance
          FROM credits.reservations WHERE account_id = $1 AND idempotency_key = $2`,
       [accountId, idempotencyKey],
     );
-    return rows[0];
   }
 
   /** Operators address keys by id or by the key itself, without knowing the account. */
-  async findKeyForOperator(keyId: string | null, keyHash: string | null): Promise<KeyRow | undefined> {
-    const rows: KeyRow[] = await this.db.query(
+  findKeyForOperator(keyId: string | null, keyHash: string | null): Promise<KeyRow | undefined> {
+    return this.sql.one<KeyRow>(
       `SELECT ${KEY_COLUMNS} FROM credits.api_keys WHERE id = $1 OR key_hash = $2`,
       [keyId, keyHash],
     );
-    return rows[0];
   }
 
-  async listKeys(accountId: AccountId): Promise<KeyRow[]> {
-    return this.db.query(
+  listKeys(accountId: AccountId): Promise<KeyRow[]> {
+    return this.sql.rows<KeyRow>(
       `SELECT ${KEY_COLUMNS} FROM credits.api_keys WHERE account_id = $1 ORDER BY created_at, id`,
       [accountId],
     );
   }
 
   /** Operators (admin CLI) change a key found by findKeyForOperator, without an account. */
-  async setKeyStyleForOperator(keyId: string, style: ResponseStyle): Promise<KeyRow | undefined> {
-    const raw: unknown = await this.db.query(
+  setKeyStyleForOperator(keyId: string, style: ResponseStyle): Promise<KeyRow | undefined> {
+    return this.sql.one<KeyRow>(
       `UPDATE credits.api_keys SET style = $2 WHERE id = $1 RETURNING ${KEY_COLUMNS}`,
       [keyId, style],
     );
-    return returnedRows<KeyRow>(raw)[0];
   }
 
   /**
    * Operators (admin CLI): marks a key found by findKeyForOperator revoked (once) and returns it with its hash,
    * for the revocation broadcast.
    */
-  async revokeKeyForOperator(keyId: string): Promise<(KeyRow & { key_hash: string }) | undefined> {
-    const raw: unknown = await this.db.query(
+  revokeKeyForOperator(keyId: string): Promise<(KeyRow & { key_hash: string }) | undefined> {
+    return this.sql.one<KeyRow & { key_hash: string }>(
       `UPDATE credits.api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1
        RETURNING ${KEY_COLUMNS}, key_hash`,
       [keyId],
     );
-    return returnedRows<KeyRow & { key_hash: string }>(raw)[0];
   }
 }
 
 /** Statements that must agree run inside one transaction through this object. */
 export class CreditsTx {
-  constructor(private readonly m: EntityManager) {}
+  constructor(private readonly tx: Queryable) {}
 
   async insertAccount(a: { id: AccountId; name: string; plan: string }): Promise<void> {
-    await this.m.query(`INSERT INTO credits.accounts (id, name, plan) VALUES ($1, $2, $3)`, [
+    await this.tx.affected(`INSERT INTO credits.accounts (id, name, plan) VALUES ($1, $2, $3)`, [
       a.id,
       a.name,
       a.plan,
@@ -407,33 +392,31 @@ export class CreditsTx {
     hash: string;
     style: ResponseStyle;
   }): Promise<void> {
-    await this.m.query(
+    await this.tx.affected(
       `INSERT INTO credits.api_keys (id, account_id, name, prefix, key_hash, style) VALUES ($1, $2, $3, $4, $5, $6)`,
       [k.id, k.accountId, k.name, k.prefix, k.hash, k.style],
     );
   }
 
   /** Locks the account row: every balance change of one account is serialised behind this lock. */
-  async lockAccount(accountId: AccountId): Promise<AccountRow | undefined> {
-    const rows: AccountRow[] = await this.m.query(
+  lockAccount(accountId: AccountId): Promise<AccountRow | undefined> {
+    return this.tx.one<AccountRow>(
       `SELECT ${ACCOUNT_COLUMNS} FROM credits.accounts WHERE id = $1 FOR UPDATE`,
       [accountId],
     );
-    return rows[0];
   }
 
   /** Grants credits and writes their ledger row in the same transaction; `added` moves with the balance. */
   async applyChange(change: { accountId: AccountId; kind: 'grant'; amount: number }): Promise<AccountRow> {
-    const raw: unknown = await this.m.query(
+    const account = await this.tx.one<AccountRow>(
       `UPDATE credits.accounts
           SET balance = balance + $2, added = added + $2, updated_at = now()
         WHERE id = $1
         RETURNING ${ACCOUNT_COLUMNS}`,
       [change.accountId, change.amount],
     );
-    const account = returnedRows<AccountRow>(raw)[0];
     if (!account) throw new Error(`account ${change.accountId} vanished inside its own transaction`);
-    await this.m.query(
+    await this.tx.affected(
       `INSERT INTO credits.ledger (account_id, kind, amount, balance_after) VALUES ($1, $2, $3, $4)`,
       [change.accountId, change.kind, change.amount, account.balance],
     );

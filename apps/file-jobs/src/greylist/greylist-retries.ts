@@ -7,7 +7,8 @@ import {
 } from '@emailverify/contracts';
 import type { JetStreamKit } from '@emailverify/messaging';
 import type { Logger } from 'pino';
-import type { JobRow, WaitingPlan } from '../jobs/jobs.repository';
+import type { WaitingPlan } from '../jobs/chunks.repository';
+import type { JobRow } from '../jobs/jobs.repository';
 import { GreylistRepository } from './greylist.repository';
 import { waitingPositions } from './retry-schedule';
 

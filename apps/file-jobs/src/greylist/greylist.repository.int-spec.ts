@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { type AccountId, type PackedChunkItem, packChunkResults } from '@emailverify/contracts';
-import type { DataSource } from '@emailverify/persistence';
+import { type DataSource, Sql } from '@emailverify/persistence';
 import { openTestDatabase } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChunksRepository } from '../jobs/chunks.repository';
 import { JobsRepository } from '../jobs/jobs.repository';
 import { RepeatBits } from '../jobs/row-key';
 import { filesMigrations } from '../migrations';
@@ -25,12 +26,15 @@ describe('greylisting retries in PostgreSQL', () => {
   let db: DataSource;
   let drop: () => Promise<void>;
   let jobs: JobsRepository;
+  let chunks: ChunksRepository;
   let retries: GreylistRepository;
 
   beforeAll(async () => {
     ({ db, drop } = await openTestDatabase('files', filesMigrations));
-    jobs = new JobsRepository(db);
-    retries = new GreylistRepository(db);
+    const sql = new Sql(db);
+    jobs = new JobsRepository(sql);
+    chunks = new ChunksRepository(sql);
+    retries = new GreylistRepository(sql);
   });
   afterAll(async () => {
     await drop?.();
@@ -69,14 +73,14 @@ describe('greylisting retries in PostgreSQL', () => {
         { emails: emails.join('\n'), size: emails.length, repeated: new RepeatBits(emails.length) },
       ]);
     });
-    await jobs.publishChunks(id, 1, async () => undefined);
+    await chunks.publishChunks(id, 1, async () => undefined);
     return id;
   }
 
   /** Applies a chunk's first answer as the runner does, its greylisted addresses waiting. */
   async function firstAnswer(jobId: string, results: PackedChunkItem[]) {
     const positions = waitingPositions(results, DELAYS);
-    return jobs.applyChunkResult(
+    return chunks.applyChunkResult(
       jobId,
       0,
       packChunkResults(results),
@@ -153,7 +157,7 @@ describe('greylisting retries in PostgreSQL', () => {
       unknown_emails: 1,
       completed_chunks: 1,
     });
-    const [chunk] = await jobs.chunkOutcomes(id, 0, 1);
+    const [chunk] = await chunks.chunkOutcomes(id, 0, 1);
     expect(chunk!.results!.map((r) => `${r.email} ${r.status} ${r.reason} ${r.creditsUsed}`)).toEqual([
       'a@grey.test valid accepted 1',
       'b@grey.test unknown greylisted 0',

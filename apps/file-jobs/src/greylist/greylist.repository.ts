@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type AccountId, countChunkItems, type PackedChunkItem } from '@emailverify/contracts';
-import { type DataSource, type EntityManager, returnedRows } from '@emailverify/persistence';
-import { addToJob, type JobRow, LateResult, type WaitingPlan } from '../jobs/jobs.repository';
+import type { Queryable, Sql } from '@emailverify/persistence';
+import { addToJob, LateResult, type WaitingPlan } from '../jobs/chunks.repository';
+import type { JobRow } from '../jobs/jobs.repository';
 import { applyRetry, type WaitingAddress } from './retry-schedule';
 
 /** Greylisted addresses of one chunk claimed for a retry, with what a chunk message needs of their job. */
@@ -24,7 +25,7 @@ export interface DueRetry {
  * FILE_CHUNK_STALE_SECONDS old, as a lost chunk is, and an answer to a claim taken over changes nothing.
  */
 export class GreylistRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly sql: Sql) {}
 
   /** Records a chunk's greylisted addresses, each due after `delayMs`, in the transaction applying the chunk. */
   static waiting(
@@ -36,8 +37,8 @@ export class GreylistRepository {
   ): WaitingPlan {
     return {
       positions,
-      schedule: async (m: EntityManager, waiting: readonly number[]) => {
-        await m.query(
+      schedule: async (tx: Queryable, waiting: readonly number[]) => {
+        await tx.affected(
           `INSERT INTO files.greylist_retries (job_id, chunk, position, email, due_at)
            SELECT $1, $2, w.position, w.email, now() + make_interval(secs => $5::float8)
              FROM unnest($3::int[], $4::text[]) AS w(position, email)
@@ -66,7 +67,7 @@ export class GreylistRepository {
       try {
         await publish(group);
       } catch (err) {
-        await this.db.query(
+        await this.sql.affected(
           `UPDATE files.greylist_retries SET claim = NULL, claimed_at = NULL, attempts = attempts - 1
             WHERE job_id = $1 AND chunk = $2 AND claim = $3`,
           [group.jobId, group.chunk, group.claim],
@@ -78,9 +79,9 @@ export class GreylistRepository {
   }
 
   private async claimDue(limit: number, staleSeconds: number): Promise<DueRetry[]> {
-    return this.db.transaction(async (m) => {
+    return this.sql.transaction(async (tx) => {
       const claim = randomUUID();
-      const raw: unknown = await m.query(
+      const rows = await tx.rows<{ job_id: string; chunk: number; position: number; email: string }>(
         `UPDATE files.greylist_retries r
             SET claim = $1, claimed_at = now(), attempts = r.attempts + CASE WHEN r.claim IS NULL THEN 1 ELSE 0 END
            FROM (SELECT d.job_id, d.chunk, d.position FROM files.greylist_retries d
@@ -93,14 +94,13 @@ export class GreylistRepository {
          RETURNING r.job_id, r.chunk, r.position, r.email`,
         [claim, staleSeconds, limit],
       );
-      const rows = returnedRows<{ job_id: string; chunk: number; position: number; email: string }>(raw);
       if (rows.length === 0) return [];
       const jobs = new Map(
         (
-          (await m.query(
+          await tx.rows<Pick<JobRow, 'id' | 'account_id' | 'check_smtp' | 'created_at' | 'request_id'>>(
             `SELECT id, account_id, check_smtp, created_at, request_id FROM files.jobs WHERE id = ANY($1::uuid[])`,
             [[...new Set(rows.map((r) => r.job_id))]],
-          )) as Array<Pick<JobRow, 'id' | 'account_id' | 'check_smtp' | 'created_at' | 'request_id'>>
+          )
         ).map((j) => [j.id, j]),
       );
       const groups = new Map<string, DueRetry>();
@@ -143,17 +143,17 @@ export class GreylistRepository {
     delays: readonly number[],
   ): Promise<JobRow | undefined> {
     try {
-      return await this.db.transaction(async (m) => {
-        const [stored] = (await m.query(
+      return await this.sql.transaction(async (tx) => {
+        const stored = await tx.one<{ results: string }>(
           `SELECT results FROM files.job_chunks WHERE job_id = $1 AND chunk = $2 AND status = 'waiting' FOR UPDATE`,
           [jobId, chunk],
-        )) as Array<{ results: string }>;
+        );
         if (!stored) return undefined;
-        const claimed = (await m.query(
+        const claimed = await tx.rows<WaitingAddress>(
           `SELECT position, email, attempts FROM files.greylist_retries
             WHERE job_id = $1 AND chunk = $2 AND claim = $3 FOR UPDATE`,
           [jobId, chunk, claim],
-        )) as WaitingAddress[];
+        );
         if (claimed.length === 0) return undefined;
         const outcome = applyRetry(
           JSON.parse(stored.results) as PackedChunkItem[],
@@ -163,7 +163,7 @@ export class GreylistRepository {
           delays,
         );
         if (outcome.again.length > 0) {
-          await m.query(
+          await tx.affected(
             `UPDATE files.greylist_retries r
                 SET claim = NULL, claimed_at = NULL, due_at = now() + make_interval(secs => a.secs)
                FROM unnest($3::int[], $4::float8[]) AS a(position, secs)
@@ -172,22 +172,22 @@ export class GreylistRepository {
           );
         }
         if (outcome.settled.length === 0) return undefined;
-        await m.query(
+        await tx.affected(
           `DELETE FROM files.greylist_retries WHERE job_id = $1 AND chunk = $2 AND position = ANY($3::int[])`,
           [jobId, chunk, outcome.settled.map((s) => s.position)],
         );
-        const [{ remaining }] = (await m.query(
+        const left = await tx.one<{ remaining: number }>(
           `SELECT count(*)::int AS remaining FROM files.greylist_retries WHERE job_id = $1 AND chunk = $2`,
           [jobId, chunk],
-        )) as Array<{ remaining: number }>;
-        const answered = remaining === 0;
-        await m.query(
+        );
+        const answered = left!.remaining === 0;
+        await tx.affected(
           `UPDATE files.job_chunks SET results = $3, credits_used = credits_used + $4,
                   status = CASE WHEN $5::boolean THEN 'done' ELSE status END, done_at = now()
             WHERE job_id = $1 AND chunk = $2`,
           [jobId, chunk, JSON.stringify(outcome.results), outcome.addedCredits, answered],
         );
-        const job = await addToJob(m, jobId, {
+        const job = await addToJob(tx, jobId, {
           settled: countChunkItems(outcome.settled.map((s) => s.item)),
           completedChunks: answered ? 1 : 0,
           failedChunks: 0,

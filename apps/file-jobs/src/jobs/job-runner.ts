@@ -21,7 +21,8 @@ import type { FileJobsMetrics } from '../file-jobs.metrics';
 import type { GreylistRetries } from '../greylist/greylist-retries';
 import type { JobMerger } from './job-merger';
 import { broadcastStatus, isActive } from './job-status';
-import type { ChunkResultToApply, JobRow, JobsRepository } from './jobs.repository';
+import type { ChunkResultToApply, ChunksRepository } from './chunks.repository';
+import type { JobRow, JobsRepository } from './jobs.repository';
 import { mayStartMerge, mergeFootprint } from './merge-budget';
 
 /** An outbox row this old was not published by the process that wrote it (it died, or publishing failed). */
@@ -60,6 +61,7 @@ export class JobRunner {
 
   constructor(
     private readonly repo: JobsRepository,
+    private readonly chunks: ChunksRepository,
     private readonly bus: MessageBus,
     private readonly kit: JetStreamKit,
     private readonly merger: JobMerger,
@@ -68,7 +70,7 @@ export class JobRunner {
     private readonly metrics: FileJobsMetrics,
     private readonly greylist: GreylistRetries,
   ) {
-    this.applying = new Batches((items) => this.repo.applyChunkResults(items), RESULTS_IN_HAND);
+    this.applying = new Batches((items) => this.chunks.applyChunkResults(items), RESULTS_IN_HAND);
   }
 
   async start(): Promise<void> {
@@ -118,7 +120,7 @@ export class JobRunner {
     if (this.stopping.signal.aborted) return;
     try {
       for (const { id } of await this.repo.activeJobIds()) {
-        await this.repo.requeueStale(id, this.config.FILE_CHUNK_STALE_SECONDS);
+        await this.chunks.requeueStale(id, this.config.FILE_CHUNK_STALE_SECONDS);
         await this.advance(id);
       }
       // Events whose publication a crash (or an unreachable JetStream) interrupted; the deterministic message id
@@ -205,7 +207,7 @@ export class JobRunner {
     try {
       while (refill.again && !this.stopping.signal.aborted) {
         refill.again = false;
-        await this.repo.publishChunks(job.id, window, publish, Math.max(1, Math.floor(window / 4)));
+        await this.chunks.publishChunks(job.id, window, publish, Math.max(1, Math.floor(window / 4)));
       }
     } finally {
       this.refilling.delete(job.id);
@@ -219,7 +221,7 @@ export class JobRunner {
       retry !== undefined
         ? await this.greylist.apply({ ...message, retry })
         : waiting
-          ? await this.repo.applyChunkResult(
+          ? await this.chunks.applyChunkResult(
               message.jobId,
               message.chunk,
               message.results,

@@ -8,13 +8,14 @@ import {
 } from '@emailverify/contracts';
 import { readCsv } from '@emailverify/files';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import type { DataSource } from '@emailverify/persistence';
+import { type DataSource, Sql } from '@emailverify/persistence';
 import { openTestDatabase } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileJobsConfigSchema } from '../config';
 import { filesMigrations } from '../migrations';
 import { JobCreator } from './job-creator';
 import { JobFiles } from './job-files';
+import { ChunksRepository } from './chunks.repository';
 import { JobsRepository } from './jobs.repository';
 import { MergeAbandoned, ResultWriter, resultObjectName } from './result-writer';
 
@@ -51,6 +52,7 @@ function answer(email: string): ChunkItemResult {
 
 describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', () => {
   let db: DataSource;
+  let sql: Sql;
   let drop: () => Promise<void>;
   let bus: MessageBus;
   let kit: JetStreamKit;
@@ -68,6 +70,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
 
   beforeAll(async () => {
     ({ db, drop } = await openTestDatabase('files', filesMigrations));
+    sql = new Sql(db);
     bus = await MessageBus.connect({
       url: natsUrl,
       namespace: `t_files_${randomBytes(4).toString('hex')}`,
@@ -85,7 +88,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
   async function createJob(csv: string, fileName: string, preserveOriginal = false) {
     const upload = `uploads/${randomUUID()}`;
     await (await kit.objectStore('files')).putBlob({ name: upload }, new TextEncoder().encode(csv));
-    const view = await new JobCreator(new JobsRepository(db), kit, credits, config).create(
+    const view = await new JobCreator(new JobsRepository(sql), kit, credits, config).create(
       {
         accountId: randomUUID() as AccountId,
         fileName,
@@ -96,12 +99,13 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       },
       randomUUID(),
     );
-    await new JobsRepository(db).transitionInternal(view.jobId, ['pending'], 'running', { startedAt: true });
+    await new JobsRepository(sql).transitionInternal(view.jobId, ['pending'], 'running', { startedAt: true });
     return view;
   }
 
   it('stores each address once per chunk, applies a chunk once, and merges every row in input order', async () => {
-    const repo = new JobsRepository(db);
+    const repo = new JobsRepository(sql);
+    const chunkRepo = new ChunksRepository(sql);
     const store = await kit.objectStore('files');
     // Chunks of 3: [a, b, c] [d, e, slow] [f]. `a` repeats in a later chunk, `e` two rows on, `f` right away;
     // a cell that is no address and an empty cell are settled without any chunk. `b` first occurs in a form
@@ -133,14 +137,14 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       emails[chunk] = addresses;
     };
     await expect(
-      repo.publishChunks(view.jobId, 2, async () => {
+      chunkRepo.publishChunks(view.jobId, 2, async () => {
         throw new Error('NATS is away');
       }),
     ).rejects.toThrow('NATS is away');
-    expect(await repo.publishChunks(view.jobId, 2, collect)).toEqual([0, 1]);
-    expect(await repo.publishChunks(view.jobId, 2, collect)).toEqual([]);
+    expect(await chunkRepo.publishChunks(view.jobId, 2, collect)).toEqual([0, 1]);
+    expect(await chunkRepo.publishChunks(view.jobId, 2, collect)).toEqual([]);
 
-    const first = await repo.applyChunkResult(
+    const first = await chunkRepo.applyChunkResult(
       view.jobId,
       0,
       packChunkResults(emails[0]!.map(verified)),
@@ -149,19 +153,19 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     expect(first).toMatchObject({ completed_chunks: 1, processed_emails: 4, valid_emails: 3 });
     // The same chunk again (a redelivery): nothing changes.
     expect(
-      await repo.applyChunkResult(view.jobId, 0, packChunkResults(emails[0]!.map(verified)), false),
+      await chunkRepo.applyChunkResult(view.jobId, 0, packChunkResults(emails[0]!.map(verified)), false),
     ).toBeUndefined();
-    expect(await repo.publishChunks(view.jobId, 2, collect)).toEqual([2]);
+    expect(await chunkRepo.publishChunks(view.jobId, 2, collect)).toEqual([2]);
     expect(emails).toEqual([
       ['a@files.test', 'b@files.test', 'c@files.test'],
       ['d@files.test', 'e@files.test', 'slow@files.test'],
       ['f@files.test'],
     ]);
-    await repo.applyChunkResult(view.jobId, 1, packChunkResults(emails[1]!.map(verified)), false);
+    await chunkRepo.applyChunkResult(view.jobId, 1, packChunkResults(emails[1]!.map(verified)), false);
     const failed = emails[2]!.map((email) =>
       packChunkItem({ ...answer(email), status: 'unknown', reason: 'verification_failed', creditsUsed: 0 }),
     );
-    const last = await repo.applyChunkResult(view.jobId, 2, packChunkResults(failed), true);
+    const last = await chunkRepo.applyChunkResult(view.jobId, 2, packChunkResults(failed), true);
     expect(last).toMatchObject({
       completed_chunks: 2,
       failed_chunks: 1,
@@ -171,7 +175,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     expect(await repo.creditsUsed(view.jobId)).toBe(5);
 
     const job = (await repo.findByIdInternal(view.jobId))!;
-    const name = await new ResultWriter(repo, kit, config).write(job);
+    const name = await new ResultWriter(chunkRepo, kit, config).write(job);
     const stored = await store.get(name);
     const rows: string[][] = [];
     for await (const row of readCsv(stored!.data)) rows.push(row);
@@ -194,7 +198,8 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
   });
 
   it('applies the results of several chunks together: each once, and nothing of a job cancelled meanwhile', async () => {
-    const repo = new JobsRepository(db);
+    const repo = new JobsRepository(sql);
+    const chunkRepo = new ChunksRepository(sql);
     const rows = (prefix: string) =>
       ['email', ...Array.from({ length: 9 }, (_, i) => `${prefix}${i}@files.test`)].join('\n');
     const running = await createJob(rows('run'), 'running.csv');
@@ -202,7 +207,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     const emails = new Map<string, string[][]>();
     for (const view of [running, cancelled]) {
       const chunks: string[][] = [];
-      await repo.publishChunks(view.jobId, 3, async (chunk, addresses) => {
+      await chunkRepo.publishChunks(view.jobId, 3, async (chunk, addresses) => {
         chunks[chunk] = addresses;
       });
       emails.set(view.jobId, chunks);
@@ -225,7 +230,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       ),
     });
     // Chunk 0 of the running job was applied before; the cancelled job is cancelled before its results come.
-    await repo.applyChunkResult(running.jobId, 0, item(running.jobId, 0).results, false);
+    await chunkRepo.applyChunkResult(running.jobId, 0, item(running.jobId, 0).results, false);
     await repo.transitionInternal(cancelled.jobId, ['running'], 'cancelled');
 
     const batch = [
@@ -236,7 +241,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       item(cancelled.jobId, 1),
       item(running.jobId, 2, true),
     ];
-    const jobs = await repo.applyChunkResults(batch);
+    const jobs = await chunkRepo.applyChunkResults(batch);
     expect(jobs.map((j) => (j ? j.id : undefined))).toEqual([
       undefined, // applied before: a redelivery
       undefined,
@@ -270,7 +275,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       ['published', null],
     ]);
     // Applying the same batch again changes nothing.
-    expect(await repo.applyChunkResults(batch)).toEqual(batch.map(() => undefined));
+    expect(await chunkRepo.applyChunkResults(batch)).toEqual(batch.map(() => undefined));
     expect(await repo.findByIdInternal(running.jobId)).toMatchObject({
       processed_emails: 9,
       completed_chunks: 2,
@@ -278,7 +283,8 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
   });
 
   it('refills a window a batch at a time: less room than the batch waits for more answers', async () => {
-    const repo = new JobsRepository(db);
+    const repo = new JobsRepository(sql);
+    const chunkRepo = new ChunksRepository(sql);
     // Chunks of 3: 6 chunks.
     const csv = ['email', ...Array.from({ length: 18 }, (_, i) => `w${i}@files.test`)].join('\n');
     const view = await createJob(csv, 'window.csv');
@@ -288,7 +294,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       published.push(chunk);
     };
     const answer = (chunk: number) =>
-      repo.applyChunkResult(
+      chunkRepo.applyChunkResult(
         view.jobId,
         chunk,
         packChunkResults([0, 1, 2].map((i) => verified(`w${chunk * 3 + i}@files.test`))),
@@ -296,33 +302,34 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       );
 
     // A window of 4 refilled 2 at a time.
-    expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([0, 1, 2, 3]);
+    expect(await chunkRepo.publishChunks(view.jobId, 4, collect, 2)).toEqual([0, 1, 2, 3]);
     await answer(0);
-    expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([]);
+    expect(await chunkRepo.publishChunks(view.jobId, 4, collect, 2)).toEqual([]);
     await answer(2);
     // Paused: no refill publishes anything, whatever the room; resumed, the window fills again.
     await repo.transitionInternal(view.jobId, ['running', 'processing'], 'paused');
-    expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([]);
+    expect(await chunkRepo.publishChunks(view.jobId, 4, collect, 2)).toEqual([]);
     await repo.transitionInternal(view.jobId, ['paused'], 'running');
-    expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([4, 5]);
+    expect(await chunkRepo.publishChunks(view.jobId, 4, collect, 2)).toEqual([4, 5]);
     // The last chunks: room for more than the queue holds.
     for (const chunk of [1, 3, 4]) await answer(chunk);
-    expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([]);
+    expect(await chunkRepo.publishChunks(view.jobId, 4, collect, 2)).toEqual([]);
     expect(published).toEqual([0, 1, 2, 3, 4, 5]);
     // A lost chunk put back (older than 0 s) goes out again once there is room for a batch.
-    expect(await repo.requeueStale(view.jobId, 0)).toBe(1);
-    expect(await repo.publishChunks(view.jobId, 4, collect, 2)).toEqual([5]);
+    expect(await chunkRepo.requeueStale(view.jobId, 0)).toBe(1);
+    expect(await chunkRepo.publishChunks(view.jobId, 4, collect, 2)).toEqual([5]);
     const done = await answer(5);
     expect(done).toMatchObject({ completed_chunks: 6, processed_emails: 18 });
   });
 
   it('keeps a chunk answered that a verifier answered before its refill committed', async () => {
-    const repo = new JobsRepository(db);
+    const repo = new JobsRepository(sql);
+    const chunkRepo = new ChunksRepository(sql);
     const csv = ['email', ...Array.from({ length: 6 }, (_, i) => `q${i}@files.test`)].join('\n');
     const view = await createJob(csv, 'quick.csv');
     // A verifier fast enough to answer each chunk before the refill's transaction marks its batch published.
-    await repo.publishChunks(view.jobId, 2, async (chunk, emails) => {
-      await repo.applyChunkResult(view.jobId, chunk, packChunkResults(emails.map(verified)), false);
+    await chunkRepo.publishChunks(view.jobId, 2, async (chunk, emails) => {
+      await chunkRepo.applyChunkResult(view.jobId, chunk, packChunkResults(emails.map(verified)), false);
     });
     const chunks = (await db.query(
       `SELECT chunk, status FROM files.job_chunks WHERE job_id = $1 ORDER BY chunk`,
@@ -333,8 +340,8 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       { chunk: 1, status: 'done' },
     ]);
     // Nothing is in flight or queued, and nothing goes back to the queue to be verified and counted again.
-    expect(await repo.requeueStale(view.jobId, 0)).toBe(0);
-    expect(await repo.publishChunks(view.jobId, 2, collectNothing)).toEqual([]);
+    expect(await chunkRepo.requeueStale(view.jobId, 0)).toBe(0);
+    expect(await chunkRepo.publishChunks(view.jobId, 2, collectNothing)).toEqual([]);
     expect(await repo.findByIdInternal(view.jobId)).toMatchObject({
       completed_chunks: 2,
       processed_emails: 6,
@@ -342,19 +349,20 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
   });
 
   it('follows a job still being verified: waits for each chunk in turn, or gives up storing nothing', async () => {
-    const repo = new JobsRepository(db);
+    const repo = new JobsRepository(sql);
+    const chunkRepo = new ChunksRepository(sql);
     const store = await kit.objectStore('files');
     const csv = ['email', ...Array.from({ length: 7 }, (_, i) => `p${i}@files.test`), 'p0@files.test'].join(
       '\n',
     );
     const view = await createJob(csv, 'follow.csv');
     const emails: string[][] = [];
-    await repo.publishChunks(view.jobId, 3, async (chunk, addresses) => {
+    await chunkRepo.publishChunks(view.jobId, 3, async (chunk, addresses) => {
       emails[chunk] = addresses;
     });
-    await repo.applyChunkResult(view.jobId, 0, packChunkResults(emails[0]!.map(verified)), false);
+    await chunkRepo.applyChunkResult(view.jobId, 0, packChunkResults(emails[0]!.map(verified)), false);
     const job = (await repo.findByIdInternal(view.jobId))!;
-    const writer = new ResultWriter(repo, kit, config);
+    const writer = new ResultWriter(chunkRepo, kit, config);
 
     // The job stops (paused, say) while chunks 1 and 2 are outstanding: the merge gives up, nothing stored.
     let asked = 0;
@@ -374,8 +382,8 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     // Followed again, it waits for chunks 1 and 2, whose results come in while it runs, and writes every row;
     // chunk 2, answered first, is read once and kept while the merge waits for chunk 1.
     const read: number[] = [];
-    const answered = repo.answeredChunkOutcomes.bind(repo);
-    repo.answeredChunkOutcomes = async (...args) => {
+    const answered = chunkRepo.answeredChunkOutcomes.bind(chunkRepo);
+    chunkRepo.answeredChunkOutcomes = async (...args) => {
       const outcomes = await answered(...args);
       read.push(...outcomes.map((o) => o.chunk));
       return outcomes;
@@ -387,9 +395,19 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
         active: async () => {
           polls += 1;
           if (polls === 2)
-            await repo.applyChunkResult(view.jobId, 2, packChunkResults(emails[2]!.map(verified)), false);
+            await chunkRepo.applyChunkResult(
+              view.jobId,
+              2,
+              packChunkResults(emails[2]!.map(verified)),
+              false,
+            );
           if (polls === 4)
-            await repo.applyChunkResult(view.jobId, 1, packChunkResults(emails[1]!.map(verified)), false);
+            await chunkRepo.applyChunkResult(
+              view.jobId,
+              1,
+              packChunkResults(emails[1]!.map(verified)),
+              false,
+            );
           return true;
         },
       },
@@ -406,7 +424,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
   });
 
   it('holds a merge by a lease: one holder at a time, taken over once it runs out, completion only by the holder', async () => {
-    const repo = new JobsRepository(db);
+    const repo = new JobsRepository(sql);
     const view = await createJob('email\nlease@files.test\n', 'lease.csv');
     const [first, second] = [randomUUID(), randomUUID()];
     expect(await repo.claimMerge(view.jobId, first, 60)).toMatchObject({ merge_owner: first });
@@ -434,20 +452,21 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
   });
 
   it('refuses to merge a result that is not the address of its row', async () => {
-    const repo = new JobsRepository(db);
+    const repo = new JobsRepository(sql);
+    const chunkRepo = new ChunksRepository(sql);
     const view = await createJob('email\nx@files.test\ny@files.test\n', 'two.csv');
-    await repo.applyChunkResult(
+    await chunkRepo.applyChunkResult(
       view.jobId,
       0,
       packChunkResults(['y@files.test', 'x@files.test'].map(verified)),
       false,
     );
     const job = (await repo.findByIdInternal(view.jobId))!;
-    await expect(new ResultWriter(repo, kit, config).write(job)).rejects.toThrow(/is for y@files.test/);
+    await expect(new ResultWriter(chunkRepo, kit, config).write(job)).rejects.toThrow(/is for y@files.test/);
   });
 
   it("retention deletes only the files of jobs that ended long enough ago, keeping each job's record", async () => {
-    const repo = new JobsRepository(db);
+    const repo = new JobsRepository(sql);
     const store = await kit.objectStore('files');
     const ended = await createJob('email\nold@files.test\n', 'old.csv');
     const recent = await createJob('email\nnew@files.test\n', 'new.csv');
@@ -499,7 +518,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
   });
 
   it('deletes a job only for its own account, with its chunks and an event it still owed', async () => {
-    const repo = new JobsRepository(db);
+    const repo = new JobsRepository(sql);
     const view = await createJob('email\nmine@files.test\n', 'mine.csv');
     await repo.transitionInternal(view.jobId, ['running'], 'failed', {
       completedAt: true,

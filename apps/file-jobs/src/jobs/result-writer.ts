@@ -10,7 +10,8 @@ import {
 import type { JetStreamKit } from '@emailverify/messaging';
 import { fallbackResult, syntaxFailureResult } from '@emailverify/verification';
 import type { FileJobsConfig } from '../config';
-import type { JobRow, JobsRepository } from './jobs.repository';
+import type { ChunksRepository } from './chunks.repository';
+import type { JobRow } from './jobs.repository';
 import { RepeatBits, type RowKey, rowKey } from './row-key';
 
 const BATCH = 2_000;
@@ -31,7 +32,7 @@ export function resultObjectName(jobId: string): string {
  */
 export class ResultWriter {
   constructor(
-    private readonly repo: JobsRepository,
+    private readonly repo: ChunksRepository,
     private readonly kit: JetStreamKit,
     private readonly config: Readonly<FileJobsConfig>,
   ) {}
@@ -189,7 +190,7 @@ class OutcomeCursor {
   private ahead?: Promise<unknown>;
 
   constructor(
-    private readonly repo: JobsRepository,
+    private readonly repo: ChunksRepository,
     private readonly jobId: string,
     private readonly total: number,
     private readonly follow: FollowOptions | undefined,

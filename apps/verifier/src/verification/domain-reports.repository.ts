@@ -1,12 +1,12 @@
 import type { DomainReport } from '@emailverify/contracts';
-import type { DataSource } from '@emailverify/persistence';
+import type { Sql } from '@emailverify/persistence';
 
 /**
  * The domain report cache (schema `verifier`), shared by every account like the address result cache: one row
  * per ASCII domain and SMTP mode, the report as JSON.
  */
 export class DomainReportsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly sql: Sql) {}
 
   /**
    * A fresh cached report of the domain. As for addresses, a report with the SMTP probe also answers a request
@@ -14,14 +14,13 @@ export class DomainReportsRepository {
    * it); a report without the probe never answers a request with one.
    */
   async findFresh(domain: string, smtpChecked: boolean): Promise<DomainReport | undefined> {
-    const rows: Array<{ report: string; smtp_checked: boolean }> = await this.db.query(
+    const row = await this.sql.one<{ report: string; smtp_checked: boolean }>(
       `SELECT report, smtp_checked FROM verifier.domain_reports
         WHERE domain = $1 AND expires_at > now() AND (smtp_checked OR NOT $2::boolean)
         ORDER BY smtp_checked DESC
         LIMIT 1`,
       [domain, smtpChecked],
     );
-    const row = rows[0];
     if (!row) return undefined;
     const report = JSON.parse(row.report) as DomainReport;
     return row.smtp_checked && !smtpChecked ? { ...report, isCatchall: null } : report;
@@ -29,7 +28,7 @@ export class DomainReportsRepository {
 
   async save(report: DomainReport, smtpChecked: boolean, ttlHours: number): Promise<void> {
     if (ttlHours <= 0) return;
-    await this.db.query(
+    await this.sql.affected(
       `INSERT INTO verifier.domain_reports (domain, smtp_checked, report, verified_at, expires_at)
        VALUES ($1, $2, $3, now(), now() + make_interval(hours => $4::int))
        ON CONFLICT (domain, smtp_checked)
@@ -38,8 +37,7 @@ export class DomainReportsRepository {
     );
   }
 
-  async purgeExpired(): Promise<number> {
-    const raw: unknown = await this.db.query(`DELETE FROM verifier.domain_reports WHERE expires_at <= now()`);
-    return Array.isArray(raw) && typeof raw[1] === 'number' ? raw[1] : 0;
+  purgeExpired(): Promise<number> {
+    return this.sql.affected(`DELETE FROM verifier.domain_reports WHERE expires_at <= now()`);
   }
 }

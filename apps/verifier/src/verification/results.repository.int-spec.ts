@@ -1,5 +1,5 @@
 import { packResult, type VerificationResult } from '@emailverify/contracts';
-import type { DataSource } from '@emailverify/persistence';
+import { type DataSource, Sql } from '@emailverify/persistence';
 import { openTestDatabase } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifierMigrations } from '../migrations';
@@ -36,7 +36,7 @@ describe('result cache lookups (real PostgreSQL)', () => {
   });
 
   it('returns fresh results only, preferring the SMTP-verified one', async () => {
-    const repo = new ResultsRepository(db);
+    const repo = new ResultsRepository(new Sql(db));
     // u20010: g % 10 = 0, expired. u20002: MX-only (20002 % 3 = 1), fresh. u20004 (% 3 = 0): SMTP-checked, fresh.
     const found = await repo.findFreshWithTime(
       ['u20010@d10.test', 'u20002@d2.test', 'u20004@d4.test'],
@@ -48,7 +48,7 @@ describe('result cache lookups (real PostgreSQL)', () => {
   });
 
   it('saves results as given and replaces an address saved again', async () => {
-    const repo = new ResultsRepository(db);
+    const repo = new ResultsRepository(new Sql(db));
     const first = {
       ...sampleResult('saved@d1.test'),
       status: 'risky' as const,
@@ -66,7 +66,7 @@ describe('result cache lookups (real PostgreSQL)', () => {
   });
 
   it('saves a batch whole when some of its addresses already have a row, expired or not', async () => {
-    const repo = new ResultsRepository(db);
+    const repo = new ResultsRepository(new Sql(db));
     // u20020 holds an expired row, u20002 a fresh one (both MX-only); new@d1.test has none.
     const batch = ['new@d1.test', 'u20020@d20.test', 'u20002@d2.test'].map(sampleResult);
     await repo.save(batch, false, 24);

@@ -1,5 +1,5 @@
 import { packResult, unpackResult, type VerificationResult } from '@emailverify/contracts';
-import { type DataSource, isUniqueViolation, prepared, runPrepared } from '@emailverify/persistence';
+import { isUniqueViolation, prepared, type Sql } from '@emailverify/persistence';
 
 /**
  * Cached results for a list of addresses: one primary-key lookup per address (LATERAL), whatever the table's
@@ -47,7 +47,7 @@ function lines(emails: readonly string[]): string {
  * `result` is the rest of the result, packed (packResult).
  */
 export class ResultsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly sql: Sql) {}
 
   /**
    * Fresh cached results for these addresses. An SMTP-verified result also answers an MX-only request (and is
@@ -64,12 +64,12 @@ export class ResultsRepository {
     checkSmtp: boolean,
   ): Promise<Map<string, { result: VerificationResult; verifiedAt: Date }>> {
     if (emails.length === 0) return new Map();
-    const rows = await runPrepared<{
+    const rows = await this.sql.rows<{
       email: string;
       status: VerificationResult['status'];
       result: string;
       verified_at: Date;
-    }>(this.db, FRESH_LOOKUP, [lines(emails), checkSmtp]);
+    }>(FRESH_LOOKUP, [lines(emails), checkSmtp]);
     return new Map(
       rows.map((r) => [
         r.email,
@@ -94,15 +94,14 @@ export class ResultsRepository {
     // PostgreSQL about a third less than an upsert. When some address has a row after all (expired, not yet
     // purged; or verified at the same moment elsewhere), the failed insert left nothing and the upsert follows.
     try {
-      await runPrepared(this.db, SAVE, params);
+      await this.sql.affected(SAVE, params);
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
-      await runPrepared(this.db, SAVE_OR_REPLACE, params);
+      await this.sql.affected(SAVE_OR_REPLACE, params);
     }
   }
 
-  async purgeExpired(): Promise<number> {
-    const raw: unknown = await this.db.query(`DELETE FROM verifier.results WHERE expires_at <= now()`);
-    return Array.isArray(raw) && typeof raw[1] === 'number' ? raw[1] : 0;
+  purgeExpired(): Promise<number> {
+    return this.sql.affected(`DELETE FROM verifier.results WHERE expires_at <= now()`);
   }
 }

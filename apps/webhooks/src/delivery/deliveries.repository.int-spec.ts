@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AccountId } from '@emailverify/contracts';
-import type { DataSource } from '@emailverify/persistence';
+import { type DataSource, Sql } from '@emailverify/persistence';
 import { openTestDatabase } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhooksMigrations } from '../migrations';
@@ -20,8 +20,8 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
 
   beforeAll(async () => {
     ({ db, drop } = await openTestDatabase('webhooks', webhooksMigrations));
-    webhooks = new WebhooksRepository(db);
-    deliveries = new DeliveriesRepository(db);
+    webhooks = new WebhooksRepository(new Sql(db));
+    deliveries = new DeliveriesRepository(new Sql(db));
   });
   afterAll(async () => drop?.());
 

@@ -1,11 +1,5 @@
 import type { AccountId } from '@emailverify/contracts';
-import {
-  COMMIT_WITHOUT_FLUSH_WAIT,
-  type DataSource,
-  isConflictAbort,
-  NO_FLUSH_WAIT,
-  returnedRows,
-} from '@emailverify/persistence';
+import { isConflictAbort, NO_FLUSH_WAIT, type Queryable, type Sql } from '@emailverify/persistence';
 
 /** An event to be turned into deliveries. */
 export interface NewEvent {
@@ -109,7 +103,7 @@ const DELIVERY_VIEW = `
  * dispatcher, across accounts, with ids it claimed from the database.
  */
 export class DeliveriesRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly sql: Sql) {}
 
   /**
    * One delivery per active webhook of its account subscribed to the event, for every event of a batch, in one
@@ -133,10 +127,9 @@ export class DeliveriesRepository {
       events.map((e) => e.body),
       events.map((e) => e.requestId),
     ];
-    const rows = await retryConflicts(async () =>
-      returnedRows<ClaimedDelivery & { account_id: string; event_id: string }>(
-        await this.db.query(
-          `WITH input AS (
+    const rows = await retryConflicts(() =>
+      this.sql.rows<ClaimedDelivery & { account_id: string; event_id: string }>(
+        `WITH input AS (
              SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[])
                         AS i(account_id, event_id, event, job_id, body, request_id)),
            made AS (
@@ -156,8 +149,7 @@ export class DeliveriesRepository {
              RETURNING id, webhook_id, account_id, event_id, event, body, attempt_count, max_attempts, request_id)
            SELECT made.*, w.url, w.secret_sealed, w.is_active
              FROM made JOIN webhooks.webhooks w ON w.id = made.webhook_id`,
-          [...columns, first.delayMs / 1000, (first.claim?.ms ?? 0) / 1000, first.claim?.max ?? 0],
-        ),
+        [...columns, first.delayMs / 1000, (first.claim?.ms ?? 0) / 1000, first.claim?.max ?? 0],
       ),
     );
     // Each event's deliveries go to its first occurrence in the batch; a repeat made none.
@@ -188,10 +180,9 @@ export class DeliveriesRepository {
    * Like the records of attempts, a claim does not wait for its WAL flush: a claim lost in a PostgreSQL crash
    * can only make an attempt that had been made be made again.
    */
-  async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    return returnedRows<ClaimedDelivery>(
-      await this.db.query(
-        `WITH ${NO_FLUSH_WAIT}
+  claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    return this.sql.rows<ClaimedDelivery>(
+      `WITH ${NO_FLUSH_WAIT}
          UPDATE webhooks.deliveries d
             SET attempt_count = d.attempt_count + 1, claimed_until = now() + make_interval(secs => $2),
                 next_attempt_at = now() + make_interval(secs => $2)
@@ -205,8 +196,7 @@ export class DeliveriesRepository {
                           FOR UPDATE SKIP LOCKED)
           RETURNING d.id, d.webhook_id, d.event, d.body, d.attempt_count, d.max_attempts, d.request_id,
                     w.url, w.secret_sealed, w.is_active`,
-        [limit, leaseMs / 1000],
-      ),
+      [limit, leaseMs / 1000],
     );
   }
 
@@ -246,7 +236,7 @@ export class DeliveriesRepository {
     if (results.length === 0) return [];
     const stored = await retryConflicts(() =>
       recordCommonOutcomes(
-        this.db,
+        this.sql,
         results.filter((r): r is CommonResult => isCommon(r.outcome)),
       ),
     );
@@ -256,9 +246,8 @@ export class DeliveriesRepository {
       else
         recorded.push(
           await retryConflicts(() =>
-            this.db.transaction(async (m) => {
-              await m.query(COMMIT_WITHOUT_FLUSH_WAIT);
-              return recordFinalFailure(m, attempt, outcome, rules);
+            this.sql.transaction((tx) => recordFinalFailure(tx, attempt, outcome, rules), {
+              withoutFlushWait: true,
             }),
           ),
         );
@@ -272,7 +261,7 @@ export class DeliveriesRepository {
    */
   async release(claims: ReadonlyArray<{ id: string; attempt_count: number }>): Promise<void> {
     if (claims.length === 0) return;
-    await this.db.query(
+    await this.sql.affected(
       `UPDATE webhooks.deliveries d
           SET attempt_count = d.attempt_count - 1, claimed_until = NULL, next_attempt_at = now()
          FROM unnest($1::uuid[], $2::int[]) AS r(id, n)
@@ -282,13 +271,13 @@ export class DeliveriesRepository {
   }
 
   /** A page of the webhook's delivery log, newest first; `after` is the last row of the previous page. */
-  async list(
+  list(
     accountId: AccountId,
     webhookId: string,
     limit: number,
     after?: { createdKey: string; id: string },
   ): Promise<DeliveryRow[]> {
-    return (await this.db.query(
+    return this.sql.rows<DeliveryRow>(
       `SELECT ${DELIVERY_VIEW}
          FROM webhooks.deliveries d
         WHERE d.account_id = $1 AND d.webhook_id = $2
@@ -296,16 +285,15 @@ export class DeliveriesRepository {
         ORDER BY d.created_at DESC, d.id DESC
         LIMIT $5`,
       [accountId, webhookId, after?.createdKey ?? null, after?.id ?? null, limit],
-    )) as DeliveryRow[];
+    );
   }
 
-  async find(accountId: AccountId, webhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
-    const rows = (await this.db.query(
+  find(accountId: AccountId, webhookId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
+    return this.sql.one<DeliveryRow>(
       `SELECT ${DELIVERY_VIEW} FROM webhooks.deliveries d
         WHERE d.account_id = $1 AND d.webhook_id = $2 AND d.id = $3`,
       [accountId, webhookId, deliveryId],
-    )) as DeliveryRow[];
-    return rows[0];
+    );
   }
 
   /**
@@ -313,35 +301,26 @@ export class DeliveriesRepository {
    * exactly one more attempt; one still pending keeps its remaining attempts and is simply brought forward.
    */
   async redeliver(accountId: AccountId, webhookId: string, deliveryId: string): Promise<boolean> {
-    const rows = returnedRows<{ id: string }>(
-      await this.db.query(
-        `UPDATE webhooks.deliveries
+    const redelivered = await this.sql.affected(
+      `UPDATE webhooks.deliveries
             SET max_attempts = CASE WHEN status = 'pending' THEN max_attempts ELSE attempt_count + 1 END,
                 status = 'pending',
                 next_attempt_at = now()
-          WHERE account_id = $1 AND webhook_id = $2 AND id = $3
-          RETURNING id`,
-        [accountId, webhookId, deliveryId],
-      ),
+          WHERE account_id = $1 AND webhook_id = $2 AND id = $3`,
+      [accountId, webhookId, deliveryId],
     );
-    return rows.length > 0;
+    return redelivered > 0;
   }
 
   /** Removes ended deliveries older than the retention period (their attempts go with them). */
-  async deleteEndedBefore(days: number): Promise<number> {
-    const rows = returnedRows<{ id: string }>(
-      await this.db.query(
-        `DELETE FROM webhooks.deliveries
-          WHERE created_at < now() - make_interval(days => $1) AND status <> 'pending'
-          RETURNING id`,
-        [days],
-      ),
+  deleteEndedBefore(days: number): Promise<number> {
+    return this.sql.affected(
+      `DELETE FROM webhooks.deliveries
+        WHERE created_at < now() - make_interval(days => $1) AND status <> 'pending'`,
+      [days],
     );
-    return rows.length;
   }
 }
-
-type Queryable = { query(sql: string, params?: unknown[]): Promise<unknown> };
 
 /** Runs `work` again (at most twice) when PostgreSQL aborted it in a deadlock or serialization conflict. */
 async function retryConflicts<T>(work: () => Promise<T>): Promise<T> {
@@ -395,9 +374,8 @@ async function recordCommonOutcomes(m: Queryable, results: readonly CommonResult
     ];
     row.forEach((value, i) => columns[i]!.push(value));
   }
-  const rows = returnedRows<{ id: string; n: number }>(
-    await m.query(
-      `WITH ${NO_FLUSH_WAIT},
+  const rows = await m.rows<{ id: string; n: number }>(
+    `WITH ${NO_FLUSH_WAIT},
        input AS (
          SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[],
                               $6::int[], $7::int[], $8::text[], $9::text[], $10::uuid[])
@@ -424,8 +402,7 @@ async function recordCommonOutcomes(m: Queryable, results: readonly CommonResult
                 failing_since = NULL
           WHERE id IN (SELECT id FROM locked) AND id IN (SELECT webhook_id FROM moved WHERE status = 'success'))
        SELECT moved.id, moved.n FROM moved, no_flush_wait`,
-      columns,
-    ),
+    columns,
   );
   return new Set(rows.map((r) => `${r.id}:${r.n}`));
 }
@@ -440,16 +417,13 @@ async function recordFinalFailure(
   outcome: Extract<AttemptOutcome, { kind: 'failed' | 'gone' }>,
   rules: { disableAfterDays: number },
 ): Promise<boolean> {
-  const updated = returnedRows<{ id: string }>(
-    await m.query(
-      `UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL, claimed_until = NULL
-        WHERE id = $1 AND attempt_count = $2 AND status = 'pending'
-        RETURNING id`,
-      [attempt.deliveryId, attempt.n],
-    ),
+  const ended = await m.affected(
+    `UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL, claimed_until = NULL
+      WHERE id = $1 AND attempt_count = $2 AND status = 'pending'`,
+    [attempt.deliveryId, attempt.n],
   );
-  if (updated.length === 0) return false;
-  await m.query(
+  if (ended === 0) return false;
+  await m.affected(
     `INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
      VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
     [
@@ -464,9 +438,8 @@ async function recordFinalFailure(
   );
   switch (outcome.kind) {
     case 'failed': {
-      const rows = returnedRows<{ is_active: boolean }>(
-        await m.query(
-          `UPDATE webhooks.webhooks
+      const webhook = await m.one<{ is_active: boolean }>(
+        `UPDATE webhooks.webhooks
               SET last_delivery_status = 'failed', last_delivery_at = now(),
                   failing_since = COALESCE(failing_since, now()),
                   is_active = is_active AND COALESCE(failing_since, now()) > now() - make_interval(days => $3),
@@ -475,34 +448,36 @@ async function recordFinalFailure(
                     THEN $4 ELSE $2 END
             WHERE id = $1
             RETURNING is_active`,
-          [
-            attempt.webhookId,
-            attempt.error,
-            rules.disableAfterDays,
-            `Deactivated: every delivery failed for ${rules.disableAfterDays} days with no success. Last error: ${attempt.error ?? 'unknown'}`,
-          ],
-        ),
+        [
+          attempt.webhookId,
+          attempt.error,
+          rules.disableAfterDays,
+          `Deactivated: every delivery failed for ${rules.disableAfterDays} days with no success. Last error: ${attempt.error ?? 'unknown'}`,
+        ],
       );
-      if (rows[0] && !rows[0].is_active) await endPending(m, attempt.webhookId);
+      if (webhook && !webhook.is_active) await endPendingDeliveries(m, attempt.webhookId);
       break;
     }
     case 'gone':
-      await m.query(
+      await m.affected(
         `UPDATE webhooks.webhooks
             SET last_delivery_status = 'failed', last_delivery_at = now(), last_error = $2,
                 is_active = false, updated_at = now()
           WHERE id = $1`,
         [attempt.webhookId, attempt.error],
       );
-      await endPending(m, attempt.webhookId);
+      await endPendingDeliveries(m, attempt.webhookId);
       break;
   }
   return true;
 }
 
-/** An inactive webhook receives nothing: its deliveries still waiting end as failed. */
-async function endPending(m: Queryable, webhookId: string): Promise<void> {
-  await m.query(
+/**
+ * An inactive webhook receives nothing: its deliveries still waiting end as failed, in the caller's transaction
+ * (one whose attempt is in flight ends with that attempt's outcome).
+ */
+export async function endPendingDeliveries(m: Queryable, webhookId: string): Promise<void> {
+  await m.affected(
     `UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL
       WHERE webhook_id = $1 AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < now())`,
     [webhookId],

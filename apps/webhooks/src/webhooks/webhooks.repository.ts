@@ -1,5 +1,6 @@
 import type { AccountId } from '@emailverify/contracts';
-import { type DataSource, returnedRows } from '@emailverify/persistence';
+import type { Sql } from '@emailverify/persistence';
+import { endPendingDeliveries } from '../delivery/deliveries.repository';
 
 export interface WebhookRow {
   id: string;
@@ -20,7 +21,7 @@ const COLUMNS = `id, account_id, url, events, secret_sealed, is_active, created_
 
 /** Every query on webhooks takes the account: another account's webhook is never found. */
 export class WebhooksRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly sql: Sql) {}
 
   /**
    * Stores a webhook unless the account already has `limit`; the count and the insert run under a per-account
@@ -31,35 +32,33 @@ export class WebhooksRepository {
     webhook: { id: string; url: string; events: string[]; secretSealed: Buffer },
     limit: number,
   ): Promise<WebhookRow | undefined> {
-    return this.db.transaction(async (m) => {
-      await m.query(`SELECT pg_advisory_xact_lock(hashtext('webhooks:' || $1))`, [accountId]);
-      const [{ count }] = (await m.query(
+    return this.sql.transaction(async (tx) => {
+      await tx.rows(`SELECT pg_advisory_xact_lock(hashtext('webhooks:' || $1))`, [accountId]);
+      const held = await tx.one<{ count: number }>(
         `SELECT count(*)::int AS count FROM webhooks.webhooks WHERE account_id = $1`,
         [accountId],
-      )) as [{ count: number }];
-      if (count >= limit) return undefined;
-      const rows = (await m.query(
+      );
+      if (held!.count >= limit) return undefined;
+      return tx.one<WebhookRow>(
         `INSERT INTO webhooks.webhooks (id, account_id, url, events, secret_sealed)
          VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
         [webhook.id, accountId, webhook.url, webhook.events, webhook.secretSealed],
-      )) as WebhookRow[];
-      return rows[0];
+      );
     });
   }
 
-  async list(accountId: AccountId): Promise<WebhookRow[]> {
-    return (await this.db.query(
+  list(accountId: AccountId): Promise<WebhookRow[]> {
+    return this.sql.rows<WebhookRow>(
       `SELECT ${COLUMNS} FROM webhooks.webhooks WHERE account_id = $1 ORDER BY created_at, id`,
       [accountId],
-    )) as WebhookRow[];
+    );
   }
 
-  async find(accountId: AccountId, webhookId: string): Promise<WebhookRow | undefined> {
-    const rows = (await this.db.query(
+  find(accountId: AccountId, webhookId: string): Promise<WebhookRow | undefined> {
+    return this.sql.one<WebhookRow>(
       `SELECT ${COLUMNS} FROM webhooks.webhooks WHERE account_id = $1 AND id = $2`,
       [accountId, webhookId],
-    )) as WebhookRow[];
-    return rows[0];
+    );
   }
 
   /**
@@ -71,10 +70,9 @@ export class WebhooksRepository {
     webhookId: string,
     change: { url?: string; events?: string[]; isActive?: boolean },
   ): Promise<WebhookRow | undefined> {
-    return this.db.transaction(async (m) => {
-      const rows = returnedRows<WebhookRow>(
-        await m.query(
-          `UPDATE webhooks.webhooks
+    return this.sql.transaction(async (tx) => {
+      const row = await tx.one<WebhookRow>(
+        `UPDATE webhooks.webhooks
               SET url = COALESCE($3, url),
                   events = COALESCE($4::text[], events),
                   failing_since = CASE WHEN $5::boolean AND NOT is_active THEN NULL ELSE failing_since END,
@@ -82,30 +80,19 @@ export class WebhooksRepository {
                   updated_at = now()
             WHERE account_id = $1 AND id = $2
             RETURNING ${COLUMNS}`,
-          [accountId, webhookId, change.url ?? null, change.events ?? null, change.isActive ?? null],
-        ),
+        [accountId, webhookId, change.url ?? null, change.events ?? null, change.isActive ?? null],
       );
-      const row = rows[0];
-      if (row && change.isActive === false) {
-        await m.query(
-          `UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL
-            WHERE webhook_id = $1 AND status = 'pending'
-              AND (claimed_until IS NULL OR claimed_until < now())`,
-          [webhookId],
-        );
-      }
+      if (row && change.isActive === false) await endPendingDeliveries(tx, webhookId);
       return row;
     });
   }
 
   /** Removes the webhook with its deliveries and their attempts. */
   async delete(accountId: AccountId, webhookId: string): Promise<boolean> {
-    const rows = returnedRows<{ id: string }>(
-      await this.db.query(`DELETE FROM webhooks.webhooks WHERE account_id = $1 AND id = $2 RETURNING id`, [
-        accountId,
-        webhookId,
-      ]),
+    const deleted = await this.sql.affected(
+      `DELETE FROM webhooks.webhooks WHERE account_id = $1 AND id = $2`,
+      [accountId, webhookId],
     );
-    return rows.length > 0;
+    return deleted > 0;
   }
 }
