@@ -226,6 +226,35 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     });
   });
 
+  it('ends the waiting deliveries of a deactivated webhook, by PATCH or by a 410, but not one in flight', async () => {
+    for (const deactivation of ['patch', 'gone'] as const) {
+      const account = newAccountId();
+      const hook = await makeWebhook(account);
+      // Two deliveries claimed for an attempt (in flight), two waiting for theirs.
+      const [answered, inFlight] = [await make(event(account), 60_000), await make(event(account), 60_000)];
+      const waiting = [await make(event(account)), await make(event(account))];
+      if (deactivation === 'patch') {
+        await webhooks.update(account, hook.id, { isActive: false });
+      } else {
+        const gone = answered.claimed[0]!;
+        const recorded = await deliveries.recordAttempts(
+          [{ attempt: { ...attempt(gone), httpStatus: 410, error: 'gone' }, outcome: { kind: 'gone' } }],
+          { disableAfterDays: 5 },
+        );
+        expect(recorded).toEqual([true]);
+      }
+      const log = new Map((await deliveries.list(account, hook.id, 10)).map((d) => [d.id, d]));
+      expect(log.get(inFlight.ids[0]!), deactivation).toMatchObject({ status: 'pending' });
+      for (const made of waiting) {
+        expect(log.get(made.ids[0]!), deactivation).toMatchObject({
+          status: 'failed',
+          next_attempt_at: null,
+        });
+      }
+      expect(await webhooks.find(account, hook.id)).toMatchObject({ is_active: false });
+    }
+  });
+
   it('stores concurrent batches over the same webhooks without losing any (rows locked in one order)', async () => {
     const account = newAccountId();
     const hooks = await Promise.all(Array.from({ length: 6 }, () => makeWebhook(account)));
