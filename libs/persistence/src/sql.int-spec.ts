@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSchemaDataSource, prepared } from './database';
+import { isUniqueViolation, openSchemaDataSource, prepared } from './database';
 import { Sql } from './sql';
 
 describe('Sql over a data source (real PostgreSQL)', () => {
@@ -76,6 +76,17 @@ describe('Sql over a data source (real PostgreSQL)', () => {
       `SELECT current_setting('synchronous_commit') AS setting`,
     );
     expect(after?.setting).toBe('on');
+  });
+
+  it("fails a refused statement with the server's SQLSTATE, which the callers' checks read", async () => {
+    const again = `INSERT INTO sqltest.items VALUES (2, 'again')`;
+    const alone = await sql.affected(again).catch((err: unknown) => err);
+    expect(isUniqueViolation(alone), String(alone)).toBe(true);
+    const inTransaction = await sql
+      .transaction((tx) => tx.affected(again), { withoutFlushWait: true })
+      .catch((err: unknown) => err);
+    expect(isUniqueViolation(inTransaction), String(inTransaction)).toBe(true);
+    expect(await sql.one(`SELECT label FROM sqltest.items WHERE id = 2`)).toEqual({ label: 'b!' });
   });
 
   it('hands every connection back to the pool, after failures too', async () => {

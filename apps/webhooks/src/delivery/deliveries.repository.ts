@@ -220,10 +220,11 @@ export class DeliveriesRepository {
    * statement; each final failure in a transaction of its own. Returns, per attempt, whether it was stored:
    * false when its claim had expired and another process took the delivery over (nothing of it is stored then).
    *
-   * These commits do not wait for their WAL flush (COMMIT_WITHOUT_FLUSH_WAIT). A PostgreSQL crash can lose the
-   * last few hundred milliseconds of these records and nothing else: their deliveries then still hold the claim of the attempt
-   * that was made, so that attempt is made again once the claim runs out, a duplicate that at-least-once
-   * delivery allows and that receivers drop by `X-Webhook-Id`. Other sessions see a record as soon as it is
+   * These commits do not wait for their WAL flush (NO_FLUSH_WAIT in the batch's statement, `withoutFlushWait`
+   * for a final failure's transaction). A PostgreSQL crash can lose the last few hundred milliseconds of these
+   * records and nothing else: their deliveries then still hold the claim of the attempt that was made, so that
+   * attempt is made again once the claim runs out, a duplicate that at-least-once delivery allows and that
+   * receivers drop by `X-Webhook-Id`. Other sessions see a record as soon as it is
    * committed, so a delivery is still never claimed by two processes at once. Waiting for a flush per record
    * was the largest cost of a delivery.
    *
