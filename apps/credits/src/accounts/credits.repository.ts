@@ -1,3 +1,5 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { SERVICE_DATA_SOURCE } from '@emailverify/service-kit';
 import type { AccountId, ResponseStyle } from '@emailverify/contracts';
 import {
   type DataSource,
@@ -181,8 +183,9 @@ const CLOSE_USED = prepared(
  * was never charged, a lost settle leaves the reservation held until the sweep refunds it. Grants and account
  * changes commit as usual.
  */
+@Injectable()
 export class CreditsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(@Inject(SERVICE_DATA_SOURCE) private readonly db: DataSource) {}
 
   transaction<T>(work: (tx: CreditsTx) => Promise<T>): Promise<T> {
     return this.db.transaction((manager) => work(new CreditsTx(manager)));

@@ -1,3 +1,5 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { SERVICE_DATA_SOURCE } from '@emailverify/service-kit';
 import { randomUUID } from 'node:crypto';
 import { type AccountId, countChunkItems, type PackedChunkItem } from '@emailverify/contracts';
 import { type DataSource, type EntityManager, returnedRows } from '@emailverify/persistence';
@@ -23,8 +25,9 @@ export interface DueRetry {
  * claim is committed; a claim whose answer never came (its message or its process lost) is taken over once
  * FILE_CHUNK_STALE_SECONDS old, as a lost chunk is, and an answer to a claim taken over changes nothing.
  */
+@Injectable()
 export class GreylistRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(@Inject(SERVICE_DATA_SOURCE) private readonly db: DataSource) {}
 
   /** Records a chunk's greylisted addresses, each due after `delayMs`, in the transaction applying the chunk. */
   static waiting(

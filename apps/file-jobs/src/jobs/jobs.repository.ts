@@ -1,3 +1,5 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { SERVICE_DATA_SOURCE } from '@emailverify/service-kit';
 import {
   type AccountId,
   type ChunkItemResult,
@@ -171,8 +173,9 @@ function countIncrements(counts: ChunkResultCounts): Record<string, number> {
  * on jobs by id across accounts: findByIdInternal, transitionInternal and the retention methods say so in their
  * names, and the chunk, window and outbox methods serve only the engine, with ids it read from the database.
  */
+@Injectable()
 export class JobsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(@Inject(SERVICE_DATA_SOURCE) private readonly db: DataSource) {}
 
   transaction<T>(work: (tx: JobsTx) => Promise<T>): Promise<T> {
     return this.db.transaction((m) => work(new JobsTx(m)));

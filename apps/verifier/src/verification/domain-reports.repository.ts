@@ -1,3 +1,5 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { SERVICE_DATA_SOURCE } from '@emailverify/service-kit';
 import type { DomainReport } from '@emailverify/contracts';
 import type { DataSource } from '@emailverify/persistence';
 
@@ -5,8 +7,9 @@ import type { DataSource } from '@emailverify/persistence';
  * The domain report cache (schema `verifier`), shared by every account like the address result cache: one row
  * per ASCII domain and SMTP mode, the report as JSON.
  */
+@Injectable()
 export class DomainReportsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(@Inject(SERVICE_DATA_SOURCE) private readonly db: DataSource) {}
 
   /**
    * A fresh cached report of the domain. As for addresses, a report with the SMTP probe also answers a request

@@ -1,3 +1,5 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { SERVICE_DATA_SOURCE } from '@emailverify/service-kit';
 import { packResult, unpackResult, type VerificationResult } from '@emailverify/contracts';
 import { type DataSource, isUniqueViolation, prepared, runPrepared } from '@emailverify/persistence';
 
@@ -46,8 +48,9 @@ function lines(emails: readonly string[]): string {
  * same for every account, so the cache is shared and keyed by the normalised address and SMTP mode. A row's
  * `result` is the rest of the result, packed (packResult).
  */
+@Injectable()
 export class ResultsRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(@Inject(SERVICE_DATA_SOURCE) private readonly db: DataSource) {}
 
   /**
    * Fresh cached results for these addresses. An SMTP-verified result also answers an MX-only request (and is

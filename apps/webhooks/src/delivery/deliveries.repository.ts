@@ -1,3 +1,5 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { SERVICE_DATA_SOURCE } from '@emailverify/service-kit';
 import type { AccountId } from '@emailverify/contracts';
 import {
   COMMIT_WITHOUT_FLUSH_WAIT,
@@ -108,8 +110,9 @@ const DELIVERY_VIEW = `
  * the account (AccountId); claiming due deliveries, recording attempts and purging old ones serve only the
  * dispatcher, across accounts, with ids it claimed from the database.
  */
+@Injectable()
 export class DeliveriesRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(@Inject(SERVICE_DATA_SOURCE) private readonly db: DataSource) {}
 
   /**
    * One delivery per active webhook of its account subscribed to the event, for every event of a batch, in one

@@ -1,3 +1,5 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { SERVICE_DATA_SOURCE } from '@emailverify/service-kit';
 import type { AccountId } from '@emailverify/contracts';
 import { type DataSource, returnedRows } from '@emailverify/persistence';
 
@@ -19,8 +21,9 @@ const COLUMNS = `id, account_id, url, events, secret_sealed, is_active, created_
                  last_delivery_status, last_delivery_at, last_error`;
 
 /** Every query on webhooks takes the account: another account's webhook is never found. */
+@Injectable()
 export class WebhooksRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(@Inject(SERVICE_DATA_SOURCE) private readonly db: DataSource) {}
 
   /**
    * Stores a webhook unless the account already has `limit`; the count and the insert run under a per-account
