@@ -17,8 +17,9 @@ export interface DomainFactsExchangeOptions {
   enabled: boolean;
 }
 
-/** Found facts wait this long to go out together with those found meanwhile, at most MAX_FACTS of them. */
+/** How long found facts wait to go out together with those found meanwhile. */
 const HOLD_MS = 10;
+/** Facts per broadcast at most; more go out at once in the next. */
 const MAX_FACTS = 500;
 /** Bytes of JSON one broadcast carries at most (NATS refuses payloads above its max_payload, 1 MiB by default). */
 const MAX_BROADCAST_BYTES = 256 * 1024;
