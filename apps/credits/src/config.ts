@@ -11,3 +11,6 @@ export type CreditsConfig = z.infer<typeof creditsConfigSchema>;
 
 export const loadCreditsConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<CreditsConfig> =>
   loadConfig(creditsConfigSchema, env);
+
+/** The token of the service's typed config, which its classes inject (`@Inject(CREDITS_CONFIG)`). */
+export const CREDITS_CONFIG = Symbol('CREDITS_CONFIG');

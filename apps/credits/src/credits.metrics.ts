@@ -1,4 +1,5 @@
-import type { Metrics } from '@emailverify/service-kit';
+import { Injectable } from '@nestjs/common';
+import { Metrics } from '@emailverify/service-kit';
 import type { Counter } from 'prom-client';
 
 /** What a reservation's idempotency key says it was for; anything else is `other`. */
@@ -9,6 +10,7 @@ const SOURCES = ['single', 'bulk', 'file'] as const;
  * `consumed` does: credits are consumed when a reservation takes them and refunded when its settlement or expiry
  * gives the unused part back, so consumed minus refunded is what the accounts' `credits_consumed` grew by.
  */
+@Injectable()
 export class CreditsMetrics {
   readonly consumed: Counter<'source'>;
   readonly refunded: Counter<'source'>;

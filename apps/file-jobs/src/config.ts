@@ -62,3 +62,6 @@ export type FileJobsConfig = z.infer<typeof fileJobsConfigSchema>;
 
 export const loadFileJobsConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<FileJobsConfig> =>
   loadConfig(fileJobsConfigSchema, env, ['GREYLIST_RETRY_DELAYS']);
+
+/** The token of the service's typed config, which its classes inject (`@Inject(FILE_JOBS_CONFIG)`). */
+export const FILE_JOBS_CONFIG = Symbol('FILE_JOBS_CONFIG');

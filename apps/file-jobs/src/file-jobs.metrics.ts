@@ -1,8 +1,10 @@
-import type { Metrics } from '@emailverify/service-kit';
+import { Injectable } from '@nestjs/common';
+import { Metrics } from '@emailverify/service-kit';
 import type { JobState } from '@emailverify/contracts';
 import type { Counter } from 'prom-client';
 
 /** file-jobs' own metrics, declared in one place. */
+@Injectable()
 export class FileJobsMetrics {
   readonly jobsEnded: Counter<'status'>;
   readonly chunkResults: Counter<'outcome'>;

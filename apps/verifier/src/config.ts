@@ -83,3 +83,6 @@ export function engineOptions(config: Readonly<VerifierConfig>): VerificationOpt
     smtpProviderRules: config.SMTP_PROVIDER_RULES_FILE,
   };
 }
+
+/** The token of the service's typed config, which its classes inject (`@Inject(VERIFIER_CONFIG)`). */
+export const VERIFIER_CONFIG = Symbol('VERIFIER_CONFIG');

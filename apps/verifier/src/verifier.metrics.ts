@@ -1,4 +1,5 @@
-import type { Metrics } from '@emailverify/service-kit';
+import { Injectable } from '@nestjs/common';
+import { Metrics } from '@emailverify/service-kit';
 import type { VerificationObserver } from '@emailverify/verification';
 import type { Counter, Histogram } from 'prom-client';
 
@@ -10,6 +11,7 @@ const SMTP_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60];
 const CHUNK_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
 /** The verifier's own metrics, declared in one place. */
+@Injectable()
 export class VerifierMetrics {
   readonly outcomes: Counter<'status' | 'reason'>;
   readonly dnsQueries: Histogram<'type' | 'outcome'>;

@@ -57,3 +57,6 @@ export const loadWebhooksConfig = (env: NodeJS.ProcessEnv = process.env): Readon
   }
   return config as Readonly<WebhooksConfig>;
 };
+
+/** The token of the service's typed config, which its classes inject (`@Inject(WEBHOOKS_CONFIG)`). */
+export const WEBHOOKS_CONFIG = Symbol('WEBHOOKS_CONFIG');

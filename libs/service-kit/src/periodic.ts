@@ -1,10 +1,11 @@
-import type { InjectionToken, OnApplicationShutdown, OnModuleInit, Provider } from '@nestjs/common';
+import type { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { LOGGER } from './nest';
 
 /**
  * Upkeep a service runs on a timer (sweeps, purges). A run never overlaps the previous one, a failure is
  * logged and retried at the next tick, and the timer neither keeps the process alive nor outlives shutdown.
+ * A service's own task is an `@Injectable()` subclass that passes its name, interval and work to this
+ * constructor (e.g. the credits service's ReservationSweep).
  */
 export class PeriodicTask implements OnModuleInit, OnApplicationShutdown {
   private timer?: NodeJS.Timeout;
@@ -34,26 +35,4 @@ export class PeriodicTask implements OnModuleInit, OnApplicationShutdown {
     clearInterval(this.timer);
     await this.running;
   }
-}
-
-/**
- * A Nest provider of one PeriodicTask under its own token; `run` receives the providers named in `inject`, in
- * that order.
- */
-export function periodicTask(definition: {
-  provide: InjectionToken;
-  name: string;
-  intervalMs: number;
-  inject: InjectionToken[];
-  run: (...deps: never[]) => Promise<unknown>;
-}): Provider {
-  return {
-    provide: definition.provide,
-    inject: [...definition.inject, LOGGER],
-    useFactory: (...args: unknown[]) => {
-      const logger = args.pop() as Logger;
-      const run = async () => void (await definition.run(...(args as never[])));
-      return new PeriodicTask(definition.name, definition.intervalMs, run, logger);
-    },
-  };
 }

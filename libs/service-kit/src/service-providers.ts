@@ -1,4 +1,11 @@
-import { type DynamicModule, Module, type ModuleMetadata, type Provider } from '@nestjs/common';
+import {
+  type DynamicModule,
+  Inject,
+  Injectable,
+  Module,
+  type ModuleMetadata,
+  type Provider,
+} from '@nestjs/common';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { type DataSource, type MigrationClass, openSchemaDataSource, Sql } from '@emailverify/persistence';
 import type { Logger } from 'pino';
@@ -8,14 +15,25 @@ import type { HealthCheck } from './health';
 import { createLogger } from './logger';
 import { Metrics } from './metrics';
 import { HEALTH_CHECKS, LOGGER, ObservabilityModule, SHUTDOWN_HOOKS } from './nest';
-import { periodicTask } from './periodic';
+import { PeriodicTask } from './periodic';
 
-export const SERVICE_CONFIG = Symbol('SERVICE_CONFIG');
-/** The periodic sample of JetStream consumer lag (emailverify_jetstream_consumer_*). */
-export const ConsumerLagSampler = Symbol('ConsumerLagSampler');
 /** How often consumer lag is sampled: well inside a usual scrape interval, and one small request per consumer. */
 const CONSUMER_LAG_SAMPLE_MS = 5_000;
+/** TypeORM's data source of the service's own schema (pool and migrations); null in a service without one. */
 export const SERVICE_DATA_SOURCE = Symbol('SERVICE_DATA_SOURCE');
+
+/** The lag of the JetStream consumers this process works (emailverify_jetstream_consumer_*), one request each. */
+@Injectable()
+export class ConsumerLagSampler extends PeriodicTask {
+  constructor(kit: JetStreamKit, metrics: Metrics, @Inject(LOGGER) logger: Logger) {
+    super(
+      'consumer lag sample',
+      CONSUMER_LAG_SAMPLE_MS,
+      async () => metrics.recordConsumerLag(await kit.consumerLag()),
+      logger,
+    );
+  }
+}
 
 export interface ServiceProviderOptions {
   service: string;
@@ -29,14 +47,13 @@ export interface ServiceProviderOptions {
 }
 
 /**
- * The providers every app needs: config, logger, metrics, the NATS bus and JetStream on it, its own data source
- * (migrated at start), the server of its NATS routes, readiness checks and shutdown in the right order (stop
- * taking messages, then close the pool).
+ * The providers every app needs: logger, metrics, the NATS bus and JetStream on it, its own data source
+ * (migrated at start) and the `Sql` over it, the server of its NATS routes, readiness checks and shutdown in the
+ * right order (stop taking messages, then close the pool).
  */
 export function serviceProviders(options: ServiceProviderOptions): Provider[] {
   const { service, config } = options;
   const providers: Provider[] = [
-    { provide: SERVICE_CONFIG, useValue: config },
     { provide: LOGGER, useValue: createLogger(service, config.LOG_LEVEL, options.logHoldMs) },
     { provide: Metrics, useValue: new Metrics(service) },
     {
@@ -56,14 +73,7 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
         }),
     },
     { provide: JetStreamKit, inject: [MessageBus], useFactory: (bus: MessageBus) => new JetStreamKit(bus) },
-    // The lag of the JetStream consumers this process works, one consumer-info request each per interval.
-    periodicTask({
-      provide: ConsumerLagSampler,
-      name: 'consumer lag sample',
-      intervalMs: CONSUMER_LAG_SAMPLE_MS,
-      inject: [JetStreamKit, Metrics],
-      run: async (kit: JetStreamKit, metrics: Metrics) => metrics.recordConsumerLag(await kit.consumerLag()),
-    }),
+    ConsumerLagSampler,
   ];
   const db = options.database;
   if (db) {
@@ -78,6 +88,11 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
           poolTimeoutMs: config.DATABASE_POOL_TIMEOUT_MS,
           applicationName: service,
         }),
+    });
+    providers.push({
+      provide: Sql,
+      inject: [SERVICE_DATA_SOURCE],
+      useFactory: (dataSource: DataSource) => new Sql(dataSource),
     });
   } else {
     providers.push({ provide: SERVICE_DATA_SOURCE, useValue: null });
@@ -120,23 +135,9 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
   return providers;
 }
 
-/** A class built on the service's own data source (its repositories), which run their SQL through `Sql`. */
-export function withDataSource<T>(cls: new (sql: Sql) => T): Provider {
-  return {
-    provide: cls,
-    inject: [SERVICE_DATA_SOURCE],
-    useFactory: (dataSource: DataSource) => new cls(new Sql(dataSource)),
-  };
-}
-
-/** A service's own metrics, declared on the process's registry (`Metrics`). */
-export function withMetrics<T>(cls: new (metrics: Metrics) => T): Provider {
-  return { provide: cls, inject: [Metrics], useFactory: (metrics: Metrics) => new cls(metrics) };
-}
-
 export interface ServiceModuleParts extends Omit<ServiceProviderOptions, 'service' | 'config'> {
-  /** The app's own token for its typed config (the same object as SERVICE_CONFIG). */
-  configToken?: symbol;
+  /** The app's one token for its typed config, which its classes inject (`@Inject(CREDITS_CONFIG)`). */
+  configToken: symbol;
   imports?: ModuleMetadata['imports'];
   controllers?: ModuleMetadata['controllers'];
   /** The app's own providers; the shared ones are global and need not be listed. */
@@ -157,13 +158,13 @@ export function serviceModule(
   parts: ServiceModuleParts,
 ): DynamicModule {
   const { configToken, imports = [], controllers = [], providers, ...shared } = parts;
-  const configProvider = configToken ? [{ provide: configToken, useValue: config }] : [];
+  const configProvider = { provide: configToken, useValue: config };
   return {
     module: ServiceRootModule,
     imports: [
       ...imports,
       ObservabilityModule.forRoot({
-        providers: [...serviceProviders({ service, config, ...shared }), ...configProvider],
+        providers: [configProvider, ...serviceProviders({ service, config, ...shared })],
       }),
     ],
     controllers,

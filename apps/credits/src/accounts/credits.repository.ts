@@ -1,5 +1,6 @@
+import { Injectable } from '@nestjs/common';
 import type { AccountId, ResponseStyle } from '@emailverify/contracts';
-import { NO_FLUSH_WAIT, prepared, type Queryable, type Sql } from '@emailverify/persistence';
+import { NO_FLUSH_WAIT, prepared, type Queryable, Sql } from '@emailverify/persistence';
 
 export interface AccountRow {
   id: AccountId;
@@ -174,6 +175,7 @@ const CLOSE_USED = prepared(
  * was never charged, a lost settle leaves the reservation held until the sweep refunds it. Grants and account
  * changes commit as usual.
  */
+@Injectable()
 export class CreditsRepository {
   constructor(private readonly sql: Sql) {}
 

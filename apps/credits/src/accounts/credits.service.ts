@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
   type AccountId,
@@ -27,20 +28,21 @@ import {
   type SettleReply,
   type SettleRequest,
 } from '@emailverify/contracts';
-import type { MessageBus } from '@emailverify/messaging';
+import { MessageBus } from '@emailverify/messaging';
 import { isUniqueViolation } from '@emailverify/persistence';
-import type { CreditsMetrics } from '../credits.metrics';
+import { CreditsMetrics } from '../credits.metrics';
 import { generateApiKey, hashApiKey } from './api-key';
-import type { CreditsRepository, KeyRow, ReserveOutcome } from './credits.repository';
+import { CreditsRepository, type KeyRow, type ReserveOutcome } from './credits.repository';
 
 /**
  * Accounts, keys and balances. Every balance change is one statement or transaction with its ledger row, and
  * no account row is locked longer than one statement.
  */
+@Injectable()
 export class CreditsService {
   constructor(
     private readonly repo: CreditsRepository,
-    private readonly bus: Pick<MessageBus, 'publish' | 'flush'>,
+    @Inject(MessageBus) private readonly bus: Pick<MessageBus, 'publish' | 'flush'>,
     private readonly metrics: CreditsMetrics,
   ) {}
 

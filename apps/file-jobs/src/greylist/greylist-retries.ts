@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import {
   type ChunkMessage,
   type ChunkResultMessage,
@@ -5,8 +6,10 @@ import {
   chunkMessageId,
   chunkSubject,
 } from '@emailverify/contracts';
-import type { JetStreamKit } from '@emailverify/messaging';
+import { JetStreamKit } from '@emailverify/messaging';
+import { LOGGER } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
+import { FILE_JOBS_CONFIG, type FileJobsConfig } from '../config';
 import type { WaitingPlan } from '../jobs/chunks.repository';
 import type { JobRow } from '../jobs/jobs.repository';
 import { GreylistRepository } from './greylist.repository';
@@ -30,13 +33,18 @@ export interface GreylistRetriesOptions {
  * is answered once every waiting address has settled: accepted or refused at a retry (charged as any fresh
  * result), or still greylisted after the last one (unknown `greylisted`, free).
  */
+@Injectable()
 export class GreylistRetries {
+  private readonly options: GreylistRetriesOptions;
+
   constructor(
     private readonly repo: GreylistRepository,
     private readonly kit: JetStreamKit,
-    private readonly options: GreylistRetriesOptions,
-    private readonly logger: Logger,
-  ) {}
+    @Inject(FILE_JOBS_CONFIG) config: Readonly<FileJobsConfig>,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.options = { delays: config.GREYLIST_RETRY_DELAYS, staleSeconds: config.FILE_CHUNK_STALE_SECONDS };
+  }
 
   /** The addresses of a chunk's first answer that wait for a retry, if any. */
   waitingOf(message: ChunkResultMessage): WaitingPlan | undefined {

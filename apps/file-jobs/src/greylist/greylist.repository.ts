@@ -1,6 +1,7 @@
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type AccountId, countChunkItems, type PackedChunkItem } from '@emailverify/contracts';
-import type { Queryable, Sql } from '@emailverify/persistence';
+import { type Queryable, Sql } from '@emailverify/persistence';
 import { addToJob, LateResult, type WaitingPlan } from '../jobs/chunks.repository';
 import type { JobRow } from '../jobs/jobs.repository';
 import { applyRetry, type WaitingAddress } from './retry-schedule';
@@ -24,6 +25,7 @@ export interface DueRetry {
  * claim is committed; a claim whose answer never came (its message or its process lost) is taken over once
  * FILE_CHUNK_STALE_SECONDS old, as a lost chunk is, and an answer to a claim taken over changes nothing.
  */
+@Injectable()
 export class GreylistRepository {
   constructor(private readonly sql: Sql) {}
 

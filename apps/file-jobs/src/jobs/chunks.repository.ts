@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import {
   type ChunkItemResult,
   type ChunkResultCounts,
@@ -8,7 +9,7 @@ import {
   unpackChunkItem,
   type VerificationStatus,
 } from '@emailverify/contracts';
-import type { Queryable, Sql } from '@emailverify/persistence';
+import { type Queryable, Sql } from '@emailverify/persistence';
 import type { JobRow } from './jobs.repository';
 
 /** What the merge needs of a chunk: its results (in the order of its addresses) once it was answered. */
@@ -59,6 +60,7 @@ function countIncrements(counts: ChunkResultCounts): Record<string, number> {
  * them within the job's window, putting back those lost on the way, applying their results once (with what they
  * add to their job's progress and counts), and reading them back in order for the merge.
  */
+@Injectable()
 export class ChunksRepository {
   constructor(private readonly sql: Sql) {}
 

@@ -1,11 +1,12 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DomainError, type FileJobCreateRequest, type FileJobView, Subjects } from '@emailverify/contracts';
 import { type ColumnChoice, type FileFormat, formatFromName, openTable } from '@emailverify/files';
-import type { JetStreamKit, MessageBus } from '@emailverify/messaging';
-import type { FileJobsConfig } from '../config';
+import { JetStreamKit, MessageBus } from '@emailverify/messaging';
+import { FILE_JOBS_CONFIG, type FileJobsConfig } from '../config';
 import { type ChunkPlan, planChunks } from './chunk-plan';
 import { toView } from './job-view';
-import type { JobRow, JobsRepository } from './jobs.repository';
+import { type JobRow, JobsRepository } from './jobs.repository';
 
 /**
  * Turns an uploaded file into a pending job: streams and parses it, plans its chunks (planChunks: each unique
@@ -13,12 +14,13 @@ import type { JobRow, JobsRepository } from './jobs.repository';
  * them, and commits the job and its chunks in one transaction. Whatever fails leaves no job, no rows, no
  * reservation and no uploaded file behind.
  */
+@Injectable()
 export class JobCreator {
   constructor(
     private readonly repo: JobsRepository,
     private readonly kit: JetStreamKit,
-    private readonly bus: Pick<MessageBus, 'request'>,
-    private readonly config: Readonly<FileJobsConfig>,
+    @Inject(MessageBus) private readonly bus: Pick<MessageBus, 'request'>,
+    @Inject(FILE_JOBS_CONFIG) private readonly config: Readonly<FileJobsConfig>,
   ) {}
 
   /** `requestId`: the upload's request, which the job keeps for the work it causes later. */

@@ -1,6 +1,8 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '@emailverify/contracts';
-import type { JetStreamKit } from '@emailverify/messaging';
-import type { JobFilesRow, JobsRepository } from './jobs.repository';
+import { JetStreamKit } from '@emailverify/messaging';
+import { FILE_JOBS_CONFIG, type FileJobsConfig } from '../config';
+import { type JobFilesRow, JobsRepository } from './jobs.repository';
 import { resultObjectName } from './result-writer';
 
 /** Jobs whose files one retention pass deletes per query. */
@@ -11,12 +13,17 @@ const SWEEP_BATCH = 100;
  * are deleted FILE_RETENTION_DAYS after the job ended (the job's record and counts stay), or at once when the
  * customer deletes the job.
  */
+@Injectable()
 export class JobFiles {
+  private readonly retentionDays: number;
+
   constructor(
     private readonly repo: JobsRepository,
-    private readonly kit: Pick<JetStreamKit, 'objectStore'>,
-    private readonly retentionDays: number,
-  ) {}
+    @Inject(JetStreamKit) private readonly kit: Pick<JetStreamKit, 'objectStore'>,
+    @Inject(FILE_JOBS_CONFIG) config: Pick<FileJobsConfig, 'FILE_RETENTION_DAYS'>,
+  ) {
+    this.retentionDays = config.FILE_RETENTION_DAYS;
+  }
 
   /** What a customer asking for a job's files is told once retention has deleted them: when, and why. */
   deletedError(deletedAt: Date): DomainError {

@@ -1,14 +1,15 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EventSubjects, eventOfState, type FileEvent, Subjects } from '@emailverify/contracts';
-import { isTransientMessagingError, type JetStreamKit, type MessageBus } from '@emailverify/messaging';
+import { isTransientMessagingError, JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { isTransientDatabaseError } from '@emailverify/persistence';
-import { downloadLink, resultsUrl } from '@emailverify/service-kit';
+import { downloadLink, LOGGER, resultsUrl } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
-import type { FileJobsConfig } from '../config';
-import type { FileJobsMetrics } from '../file-jobs.metrics';
+import { FILE_JOBS_CONFIG, type FileJobsConfig } from '../config';
+import { FileJobsMetrics } from '../file-jobs.metrics';
 import { broadcastStatus, isActive } from './job-status';
-import type { JobRow, JobsRepository } from './jobs.repository';
-import { MergeAbandoned, type ResultWriter } from './result-writer';
+import { type JobRow, JobsRepository } from './jobs.repository';
+import { MergeAbandoned, ResultWriter } from './result-writer';
 
 /** How often a merge that follows a running job looks for the next chunk's results. */
 const FOLLOW_POLL_MS = 250;
@@ -33,14 +34,15 @@ function mergeInterrupted(err: unknown): boolean {
  * (recorded in the outbox with the state change). A job is merged once, under its merge lease, whichever
  * replica tries.
  */
+@Injectable()
 export class JobMerger {
   constructor(
     private readonly repo: JobsRepository,
     private readonly bus: MessageBus,
     private readonly kit: JetStreamKit,
     private readonly writer: ResultWriter,
-    private readonly config: Readonly<FileJobsConfig>,
-    private readonly logger: Logger,
+    @Inject(FILE_JOBS_CONFIG) private readonly config: Readonly<FileJobsConfig>,
+    @Inject(LOGGER) private readonly logger: Logger,
     private readonly metrics: FileJobsMetrics,
   ) {}
 

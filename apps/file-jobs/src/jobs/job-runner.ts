@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { getHeapStatistics } from 'node:v8';
 import {
   type ChunkMessage,
@@ -8,21 +9,16 @@ import {
   decodeChunkResultMessage,
   Streams,
 } from '@emailverify/contracts';
-import {
-  type ConsumerHandle,
-  type JetStreamKit,
-  type MessageBus,
-  withRequestId,
-} from '@emailverify/messaging';
-import { Batches } from '@emailverify/service-kit';
+import { type ConsumerHandle, JetStreamKit, MessageBus, withRequestId } from '@emailverify/messaging';
+import { Batches, LOGGER } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
-import type { FileJobsConfig } from '../config';
-import type { FileJobsMetrics } from '../file-jobs.metrics';
-import type { GreylistRetries } from '../greylist/greylist-retries';
-import type { JobMerger } from './job-merger';
+import { FILE_JOBS_CONFIG, type FileJobsConfig } from '../config';
+import { FileJobsMetrics } from '../file-jobs.metrics';
+import { GreylistRetries } from '../greylist/greylist-retries';
+import { JobMerger } from './job-merger';
 import { broadcastStatus, isActive } from './job-status';
-import type { ChunkResultToApply, ChunksRepository } from './chunks.repository';
-import type { JobRow, JobsRepository } from './jobs.repository';
+import { type ChunkResultToApply, ChunksRepository } from './chunks.repository';
+import { type JobRow, JobsRepository } from './jobs.repository';
 import { mayStartMerge, mergeFootprint } from './merge-budget';
 
 /** An outbox row this old was not published by the process that wrote it (it died, or publishing failed). */
@@ -40,6 +36,7 @@ const RESULTS_IN_HAND = 16;
  * and merging runs under a lease per job, at most FILE_MERGE_CONCURRENCY merges per process, in the
  * background: the consumer of chunk results never waits for a merge.
  */
+@Injectable()
 export class JobRunner {
   private consumer?: ConsumerHandle;
   private timer?: NodeJS.Timeout;
@@ -65,8 +62,8 @@ export class JobRunner {
     private readonly bus: MessageBus,
     private readonly kit: JetStreamKit,
     private readonly merger: JobMerger,
-    private readonly config: Readonly<FileJobsConfig>,
-    private readonly logger: Logger,
+    @Inject(FILE_JOBS_CONFIG) private readonly config: Readonly<FileJobsConfig>,
+    @Inject(LOGGER) private readonly logger: Logger,
     private readonly metrics: FileJobsMetrics,
     private readonly greylist: GreylistRetries,
   ) {

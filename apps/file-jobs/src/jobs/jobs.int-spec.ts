@@ -495,7 +495,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     );
 
     // Kept 1.5 days: only the job that ended two days ago loses its files.
-    const files = new JobFiles(repo, kit, 1.5);
+    const files = new JobFiles(repo, kit, { FILE_RETENTION_DAYS: 1.5 });
     expect(await files.sweepExpired()).toBe(1);
     expect(await gone(endedUpload!)).toBe(true);
     expect(await gone(resultObjectName(ended.jobId))).toBe(true);

@@ -1,5 +1,6 @@
+import { Injectable } from '@nestjs/common';
 import { type AccountId, eventOfState, type JobState } from '@emailverify/contracts';
-import type { Queryable, Sql } from '@emailverify/persistence';
+import { type Queryable, Sql } from '@emailverify/persistence';
 import type { RepeatBits } from './row-key';
 
 export interface JobRow {
@@ -117,6 +118,7 @@ const CHUNK_INSERT_BATCH = 100;
  * and the retention methods say so in their names, and the merge lease and outbox methods serve only the engine,
  * with ids it read from the database. A job's chunks are ChunksRepository's.
  */
+@Injectable()
 export class JobsRepository {
   constructor(private readonly sql: Sql) {}
 

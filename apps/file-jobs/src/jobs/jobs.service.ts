@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import {
   type AccountId,
   DomainError,
@@ -10,22 +11,23 @@ import {
   type JobState,
   isUuid,
 } from '@emailverify/contracts';
-import type { MessageBus } from '@emailverify/messaging';
-import type { JobFiles } from './job-files';
-import type { JobMerger } from './job-merger';
-import type { JobRunner } from './job-runner';
+import { MessageBus } from '@emailverify/messaging';
+import { JobFiles } from './job-files';
+import { JobMerger } from './job-merger';
+import { JobRunner } from './job-runner';
 import { broadcastStatus } from './job-status';
 import { toView } from './job-view';
-import type { JobRow, JobsRepository } from './jobs.repository';
+import { type JobRow, JobsRepository } from './jobs.repository';
 import { statusColumnIndex } from './result-writer';
 
 /** Reading and steering a customer's jobs: another account's job is "not found", never "forbidden". */
+@Injectable()
 export class JobsService {
   constructor(
     private readonly repo: JobsRepository,
     private readonly runner: JobRunner,
     private readonly merger: JobMerger,
-    private readonly bus: Pick<MessageBus, 'publish'>,
+    @Inject(MessageBus) private readonly bus: Pick<MessageBus, 'publish'>,
     private readonly files: JobFiles,
   ) {}
 

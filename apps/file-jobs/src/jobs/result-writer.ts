@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { ChunkItemResult } from '@emailverify/contracts';
 import {
   CsvWriter,
@@ -7,10 +8,10 @@ import {
   resultHeader,
   resultLine,
 } from '@emailverify/files';
-import type { JetStreamKit } from '@emailverify/messaging';
+import { JetStreamKit } from '@emailverify/messaging';
 import { fallbackResult, syntaxFailureResult } from '@emailverify/verification';
-import type { FileJobsConfig } from '../config';
-import type { ChunksRepository } from './chunks.repository';
+import { FILE_JOBS_CONFIG, type FileJobsConfig } from '../config';
+import { ChunksRepository } from './chunks.repository';
 import type { JobRow } from './jobs.repository';
 import { RepeatBits, type RowKey, rowKey } from './row-key';
 
@@ -30,11 +31,12 @@ export function resultObjectName(jobId: string): string {
  * the order job creation numbered them, so the chunks are read in order alongside the file and each row's
  * result is the next one; only the results of addresses that occur again later are kept in memory.
  */
+@Injectable()
 export class ResultWriter {
   constructor(
     private readonly repo: ChunksRepository,
     private readonly kit: JetStreamKit,
-    private readonly config: Readonly<FileJobsConfig>,
+    @Inject(FILE_JOBS_CONFIG) private readonly config: Readonly<FileJobsConfig>,
   ) {}
 
   /**

@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import {
   type ChunkMessage,
   type ChunkResultMessage,
@@ -10,11 +11,14 @@ import {
   Consumers,
   Streams,
 } from '@emailverify/contracts';
-import type { ConsumerHandle, JetStreamKit } from '@emailverify/messaging';
+import { type ConsumerHandle, JetStreamKit } from '@emailverify/messaging';
+import { LOGGER } from '@emailverify/service-kit';
 import { fallbackResult } from '@emailverify/verification';
 import type { Logger } from 'pino';
 import type { Histogram } from 'prom-client';
-import type { VerificationService } from './verification.service';
+import { VERIFIER_CONFIG, type VerifierConfig } from '../config';
+import { VerifierMetrics } from '../verifier.metrics';
+import { VerificationService } from './verification.service';
 
 export interface ChunkWorkerOptions {
   /** Chunks one process verifies at once. */
@@ -30,17 +34,27 @@ export interface ChunkWorkerOptions {
  * chunk before the chunk is acknowledged, so a worker that dies in between only causes a redelivery whose
  * results are dropped as duplicates (or ignored by file-jobs): counted and charged once.
  */
+@Injectable()
 export class ChunkWorker {
   private handle?: ConsumerHandle;
+  private readonly options: ChunkWorkerOptions;
+  /** Chunk durations by outcome: verified, failed (given up) or retry (handed back). */
+  private readonly chunkSeconds: Histogram<'outcome'>;
 
   constructor(
     private readonly kit: JetStreamKit,
     private readonly verification: VerificationService,
-    private readonly options: ChunkWorkerOptions,
-    /** Chunk durations by outcome: verified, failed (given up) or retry (handed back). */
-    private readonly chunkSeconds: Histogram<'outcome'>,
-    private readonly logger: Logger,
-  ) {}
+    @Inject(VERIFIER_CONFIG) config: Readonly<VerifierConfig>,
+    metrics: VerifierMetrics,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.options = {
+      concurrency: config.FILE_CHUNK_CONCURRENCY,
+      maxDeliveries: config.FILE_CHUNK_MAX_DELIVERIES,
+      ackWaitMs: config.FILE_CHUNK_ACK_WAIT_MS,
+    };
+    this.chunkSeconds = metrics.chunks;
+  }
 
   async start(): Promise<void> {
     for (const stream of [Streams.verifyChunks, Streams.chunkResults]) await this.kit.ensureStream(stream);

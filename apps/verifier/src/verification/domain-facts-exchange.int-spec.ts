@@ -49,7 +49,12 @@ describe('DomainFactsExchange: verifiers share what they find in the DNS (real N
       labelNames: ['outcome'],
       registers: [new Registry()],
     });
-    const exchange = new DomainFactsExchange(bus, engine, { holdMs: 5, maxFacts: 500, enabled }, received);
+    const exchange = new DomainFactsExchange(
+      bus,
+      engine,
+      { SHARE_DOMAIN_FACTS: enabled },
+      { sharedDomainFacts: received },
+    );
     exchange.start();
     await bus.flush();
     const count = async (outcome: string) =>

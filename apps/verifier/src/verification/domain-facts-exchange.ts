@@ -1,8 +1,11 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Broadcasts, type DomainFactsBroadcast } from '@emailverify/contracts';
-import type { MessageBus } from '@emailverify/messaging';
-import type { DomainFacts, VerificationEngine } from '@emailverify/verification';
+import { MessageBus } from '@emailverify/messaging';
+import { type DomainFacts, VerificationEngine } from '@emailverify/verification';
 import type { Counter } from 'prom-client';
+import { VERIFIER_CONFIG, type VerifierConfig } from '../config';
+import { VerifierMetrics } from '../verifier.metrics';
 import { domainFactsBroadcast, sharedDomainFact } from '../verifier.schemas';
 
 export interface DomainFactsExchangeOptions {
@@ -14,6 +17,10 @@ export interface DomainFactsExchangeOptions {
   enabled: boolean;
 }
 
+/** How long found facts wait to go out together with those found meanwhile. */
+const HOLD_MS = 10;
+/** Facts per broadcast at most; more go out at once in the next. */
+const MAX_FACTS = 500;
 /** Bytes of JSON one broadcast carries at most (NATS refuses payloads above its max_payload, 1 MiB by default). */
 const MAX_BROADCAST_BYTES = 256 * 1024;
 
@@ -27,22 +34,29 @@ type Fact = DomainFactsBroadcast['facts'][number];
  * longer than the sender may keep them, and the private-network rule is applied to them on every use as to
  * facts found here.
  */
+@Injectable()
 export class DomainFactsExchange {
   private readonly id = randomUUID();
+  private readonly options: DomainFactsExchangeOptions;
+  /**
+   * Facts by outcome: sent (broadcast to the others), and received: learnt, known (this process had them
+   * already) or rejected (malformed).
+   */
+  private readonly counter?: Counter<'outcome'>;
   private held: Fact[] = [];
   private heldBytes = 0;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly bus: Pick<MessageBus, 'publish' | 'onBroadcast'>,
+    @Inject(MessageBus) private readonly bus: Pick<MessageBus, 'publish' | 'onBroadcast'>,
+    @Inject(VerificationEngine)
     private readonly engine: Pick<VerificationEngine, 'shareDomainFacts' | 'learnDomainFacts'>,
-    private readonly options: DomainFactsExchangeOptions,
-    /**
-     * Facts by outcome: sent (broadcast to the others), and received: learnt, known (this process had them
-     * already) or rejected (malformed).
-     */
-    private readonly counter?: Counter<'outcome'>,
-  ) {}
+    @Inject(VERIFIER_CONFIG) config: Pick<VerifierConfig, 'SHARE_DOMAIN_FACTS'>,
+    @Inject(VerifierMetrics) metrics?: Pick<VerifierMetrics, 'sharedDomainFacts'>,
+  ) {
+    this.options = { holdMs: HOLD_MS, maxFacts: MAX_FACTS, enabled: config.SHARE_DOMAIN_FACTS };
+    this.counter = metrics?.sharedDomainFacts;
+  }
 
   start(): void {
     if (!this.options.enabled) return;

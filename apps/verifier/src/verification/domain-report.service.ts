@@ -1,10 +1,13 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type BilledDomainReport, Subjects, type VerifyDomainRequest } from '@emailverify/contracts';
-import type { MessageBus } from '@emailverify/messaging';
-import { assertValidDomain, type VerificationEngine } from '@emailverify/verification';
+import { MessageBus } from '@emailverify/messaging';
+import { LOGGER } from '@emailverify/service-kit';
+import { assertValidDomain, VerificationEngine } from '@emailverify/verification';
 import type { Logger } from 'pino';
+import { VERIFIER_CONFIG, type VerifierConfig } from '../config';
 import { domainCreditsFor } from './billing';
-import type { DomainReportsRepository } from './domain-reports.repository';
+import { DomainReportsRepository } from './domain-reports.repository';
 
 export interface DomainReportServiceOptions {
   cacheTtlHours: number;
@@ -19,14 +22,22 @@ type Credits = Pick<MessageBus, 'request'>;
  * one reserves its credit before any work (a short balance means nothing is looked up) and settles what
  * `domainCreditsFor` says.
  */
+@Injectable()
 export class DomainReportService {
+  private readonly options: DomainReportServiceOptions;
+
   constructor(
     private readonly engine: VerificationEngine,
     private readonly reports: DomainReportsRepository,
-    private readonly credits: Credits,
-    private readonly logger: Pick<Logger, 'warn'>,
-    private readonly options: DomainReportServiceOptions,
-  ) {}
+    @Inject(MessageBus) private readonly credits: Credits,
+    @Inject(LOGGER) private readonly logger: Pick<Logger, 'warn'>,
+    @Inject(VERIFIER_CONFIG) config: Readonly<VerifierConfig>,
+  ) {
+    this.options = {
+      cacheTtlHours: config.RESULT_CACHE_TTL_HOURS,
+      creditHoldSeconds: config.CREDIT_HOLD_SECONDS,
+    };
+  }
 
   async verifyDomain(req: VerifyDomainRequest, requestId: string): Promise<BilledDomainReport> {
     const domain = assertValidDomain(req.domain);

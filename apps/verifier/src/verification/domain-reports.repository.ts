@@ -1,10 +1,12 @@
+import { Injectable } from '@nestjs/common';
 import type { DomainReport } from '@emailverify/contracts';
-import type { Sql } from '@emailverify/persistence';
+import { Sql } from '@emailverify/persistence';
 
 /**
  * The domain report cache (schema `verifier`), shared by every account like the address result cache: one row
  * per ASCII domain and SMTP mode, the report as JSON.
  */
+@Injectable()
 export class DomainReportsRepository {
   constructor(private readonly sql: Sql) {}
 

@@ -1,18 +1,20 @@
-import type { OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { LOGGER } from '@emailverify/service-kit';
 import { RedisMxLimiter, type MxLimiter } from '@emailverify/verification';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { VerifierConfig } from '../config';
+import { VERIFIER_CONFIG, type VerifierConfig } from '../config';
 
 /**
  * The per-MX-host cap: shared through Redis by every verifier when REDIS_URL is set (keys under
  * NATS_NAMESPACE), else undefined and the engine keeps an in-process one. Closes the Redis connection on shutdown.
  */
+@Injectable()
 export class MxLimiterHolder implements OnApplicationShutdown {
   readonly limiter: MxLimiter | undefined;
   private readonly redis: Redis | undefined;
 
-  constructor(config: Readonly<VerifierConfig>, logger: Logger) {
+  constructor(@Inject(VERIFIER_CONFIG) config: Readonly<VerifierConfig>, @Inject(LOGGER) logger: Logger) {
     if (!config.REDIS_URL) return;
     this.redis = new Redis(config.REDIS_URL, {
       enableOfflineQueue: false,

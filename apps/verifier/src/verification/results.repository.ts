@@ -1,5 +1,6 @@
+import { Injectable } from '@nestjs/common';
 import { packResult, unpackResult, type VerificationResult } from '@emailverify/contracts';
-import { isUniqueViolation, prepared, type Sql } from '@emailverify/persistence';
+import { isUniqueViolation, prepared, Sql } from '@emailverify/persistence';
 
 /**
  * Cached results for a list of addresses: one primary-key lookup per address (LATERAL), whatever the table's
@@ -46,6 +47,7 @@ function lines(emails: readonly string[]): string {
  * same for every account, so the cache is shared and keyed by the normalised address and SMTP mode. A row's
  * `result` is the rest of the result, packed (packResult).
  */
+@Injectable()
 export class ResultsRepository {
   constructor(private readonly sql: Sql) {}
 

@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
   type AccountId,
@@ -16,13 +17,15 @@ import {
   type VerifyBulkRequest,
   type VerifySingleRequest,
 } from '@emailverify/contracts';
-import { currentRequestId, fromErrorBody, type MessageBus } from '@emailverify/messaging';
-import { Batches } from '@emailverify/service-kit';
-import { parseAddress, type VerificationEngine } from '@emailverify/verification';
+import { currentRequestId, fromErrorBody, MessageBus } from '@emailverify/messaging';
+import { Batches, LOGGER } from '@emailverify/service-kit';
+import { parseAddress, VerificationEngine } from '@emailverify/verification';
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
 import { cacheable, creditsFor } from './billing';
-import type { ResultsRepository } from './results.repository';
+import { VERIFIER_CONFIG, type VerifierConfig } from '../config';
+import { VerifierMetrics } from '../verifier.metrics';
+import { ResultsRepository } from './results.repository';
 
 export interface VerificationServiceOptions {
   cacheTtlHours: number;
@@ -51,6 +54,7 @@ const STORE_BATCH_MAX = 1_000;
  * Single and bulk verification with the result cache and billing: credits are reserved before any work (so a
  * short balance means nothing is verified) and settled after, charging what `creditsFor` says.
  */
+@Injectable()
 export class VerificationService {
   /** Settlements and result stores under way that no reply waits for. */
   private readonly pending = new Set<Promise<void>>();
@@ -67,14 +71,25 @@ export class VerificationService {
   /** Cache lookups of concurrent single and bulk requests, one statement a batch. */
   private readonly lookups: Record<'mx' | 'smtp', Batches<string, VerificationResult | undefined>>;
 
+  private readonly options: VerificationServiceOptions;
+  private readonly outcomes?: Counter<'status' | 'reason'>;
+
   constructor(
     private readonly engine: VerificationEngine,
     private readonly results: ResultsRepository,
-    private readonly credits: Credits,
-    private readonly logger: Pick<Logger, 'warn'>,
-    private readonly options: VerificationServiceOptions,
-    private readonly outcomes?: Counter<'status' | 'reason'>,
+    @Inject(MessageBus) private readonly credits: Credits,
+    @Inject(LOGGER) private readonly logger: Pick<Logger, 'warn'>,
+    @Inject(VERIFIER_CONFIG) config: Readonly<VerifierConfig>,
+    @Inject(VerifierMetrics) metrics?: Pick<VerifierMetrics, 'outcomes'>,
   ) {
+    this.options = {
+      cacheTtlHours: config.RESULT_CACHE_TTL_HOURS,
+      bulkMax: config.BULK_MAX_EMAILS,
+      creditHoldSeconds: config.CREDIT_HOLD_SECONDS,
+      bulkConcurrency: config.VERIFY_BULK_CONCURRENCY,
+      chunkConcurrency: config.FILE_VERIFY_CONCURRENCY,
+    };
+    this.outcomes = metrics?.outcomes;
     this.creditOps = new Batches(
       async (ops) => {
         const reservations = ops.flatMap((op) => (op.reserve ? [op.reserve] : []));

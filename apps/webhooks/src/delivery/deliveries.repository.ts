@@ -1,5 +1,6 @@
+import { Injectable } from '@nestjs/common';
 import type { AccountId } from '@emailverify/contracts';
-import { isConflictAbort, NO_FLUSH_WAIT, type Queryable, type Sql } from '@emailverify/persistence';
+import { isConflictAbort, NO_FLUSH_WAIT, type Queryable, Sql } from '@emailverify/persistence';
 
 /** An event to be turned into deliveries. */
 export interface NewEvent {
@@ -102,6 +103,7 @@ const DELIVERY_VIEW = `
  * the account (AccountId); claiming due deliveries, recording attempts and purging old ones serve only the
  * dispatcher, across accounts, with ids it claimed from the database.
  */
+@Injectable()
 export class DeliveriesRepository {
   constructor(private readonly sql: Sql) {}
 

@@ -1,17 +1,20 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { withRequestId } from '@emailverify/messaging';
-import { Batches } from '@emailverify/service-kit';
+import { Batches, LOGGER, Metrics } from '@emailverify/service-kit';
 import type { Counter, Histogram } from 'prom-client';
 import type { Logger } from 'pino';
-import type { SecretBox } from '../webhooks/secret-box';
-import type {
-  AttemptOutcome,
-  AttemptResult,
-  ClaimedDelivery,
+import { WEBHOOKS_CONFIG, type WebhooksConfig } from '../config';
+import { webhooksMetrics } from '../webhooks.metrics';
+import { SecretBox } from '../webhooks/secret-box';
+import {
+  type AttemptOutcome,
+  type AttemptResult,
+  type ClaimedDelivery,
   DeliveriesRepository,
 } from './deliveries.repository';
 import type { FreshClaim, FreshDeliveries } from './event-intake';
-import type { HttpSender, SendResult } from './http-sender';
+import { HttpSender, type SendResult } from './http-sender';
 import { parseRetryAfter, withJitter } from './retry-schedule';
 import { deliveryHeaders, type SigningKeys, signingKeys } from './signing';
 
@@ -81,6 +84,7 @@ interface Claimed {
  * claimed until their claims run out, then they are attempted again; a process that stops gives back those it
  * had not started.
  */
+@Injectable()
 export class Dispatcher implements FreshDeliveries {
   /** Attempts from their start until their outcome is stored (or could not be). */
   private readonly inFlight = new Set<Promise<void>>();
@@ -103,16 +107,26 @@ export class Dispatcher implements FreshDeliveries {
   private readonly series = new Map<AttemptOutcome['kind'], OutcomeSeries>();
   /** Webhook id -> its sealed secret and the signing keys it opens to (a changed sealed secret is opened afresh). */
   private readonly keys = new Map<string, { sealed: Buffer; keys: SigningKeys }>();
+  private readonly options: DispatcherOptions;
+  private readonly metrics: DispatcherMetrics;
 
   constructor(
     private readonly repo: DeliveriesRepository,
     private readonly sender: HttpSender,
     private readonly box: SecretBox,
-    private readonly options: DispatcherOptions,
-    private readonly logger: Logger,
-    private readonly metrics: DispatcherMetrics,
+    @Inject(WEBHOOKS_CONFIG) config: Readonly<WebhooksConfig>,
+    @Inject(LOGGER) private readonly logger: Logger,
+    metrics: Metrics,
   ) {
-    const rules = { disableAfterDays: options.disableAfterDays };
+    this.options = {
+      schedule: config.WEBHOOK_RETRY_SCHEDULE,
+      concurrency: config.WEBHOOK_DELIVERY_CONCURRENCY,
+      pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      disableAfterDays: config.WEBHOOK_DISABLE_AFTER_DAYS,
+    };
+    this.metrics = webhooksMetrics(metrics);
+    const rules = { disableAfterDays: this.options.disableAfterDays };
     this.recorder = new Batches(async (results) => {
       // A small batch waits a moment, so that the next one gathers the outcomes that come meanwhile.
       if (results.length < GATHER_BELOW && !this.stopped) await sleep(GATHER_MS);

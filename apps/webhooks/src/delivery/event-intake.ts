@@ -1,15 +1,18 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { Consumers, MAX_WEBHOOKS_PER_ACCOUNT, Streams } from '@emailverify/contracts';
-import type { ConsumerHandle, JetStreamKit } from '@emailverify/messaging';
-import { Batches } from '@emailverify/service-kit';
+import { type ConsumerHandle, JetStreamKit } from '@emailverify/messaging';
+import { Batches, LOGGER } from '@emailverify/service-kit';
 import type { Logger } from 'pino';
+import { WEBHOOKS_CONFIG, type WebhooksConfig } from '../config';
 import { fileEventSchema } from '../webhooks.schemas';
-import type {
-  ClaimedDelivery,
+import {
+  type ClaimedDelivery,
   DeliveriesRepository,
-  EventDeliveries,
-  FirstAttempts,
-  NewEvent,
+  type EventDeliveries,
+  type FirstAttempts,
+  type NewEvent,
 } from './deliveries.repository';
+import { Dispatcher } from './dispatcher';
 
 /** How fresh deliveries may be made claimed for the dispatcher: for how long, and at most how many. */
 export type FreshClaim = NonNullable<FirstAttempts['claim']>;
@@ -52,19 +55,24 @@ const FIRST_FAN_OUT = MAX_WEBHOOKS_PER_ACCOUNT;
  * event and webhook. When the first attempts are due at once, deliveries are made claimed for the dispatcher as
  * far as it has room, and handed over directly.
  */
+@Injectable()
 export class EventIntake {
   private consumer?: ConsumerHandle;
   private readonly batches = new Batches<NewEvent, EventDeliveries>((events) => this.make(events), IN_HAND);
   /** Deliveries per event in the last statement that made any: how many events the dispatcher's room fits. */
   private fanOut = FIRST_FAN_OUT;
+  private readonly options: { firstDelayMs: number };
 
   constructor(
     private readonly kit: JetStreamKit,
     private readonly repo: DeliveriesRepository,
-    private readonly dispatcher: FreshDeliveries,
-    private readonly options: { firstDelayMs: number },
-    private readonly logger: Logger,
-  ) {}
+    @Inject(Dispatcher) private readonly dispatcher: FreshDeliveries,
+    @Inject(WEBHOOKS_CONFIG) config: Readonly<WebhooksConfig>,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    // The first attempt's delay: 0 (the default) makes each delivery claimed for its first attempt at once.
+    this.options = { firstDelayMs: config.WEBHOOK_RETRY_SCHEDULE[0] ?? 0 };
+  }
 
   async start(): Promise<void> {
     await this.kit.ensureStream(Streams.events);

@@ -1,7 +1,7 @@
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { WebhookReceiver } from '@emailverify/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { HttpSender, type SenderOptions } from './http-sender';
+import { HttpSender, type SenderConfig } from './http-sender';
 
 const TIMEOUT_MS = 1_000;
 const BODY = JSON.stringify({ event: 'file.completed', data: { job_id: 'j1', note: 'ünïcode' } });
@@ -11,12 +11,12 @@ describe('HttpSender: one POST per attempt, to the checked address only', () => 
   let receiver: WebhookReceiver;
   let defaultCas: string[];
   const senders: HttpSender[] = [];
-  const sender = (options: Partial<SenderOptions> = {}) => {
+  const sender = (config: Partial<SenderConfig> = {}) => {
     const made = new HttpSender({
-      timeoutMs: TIMEOUT_MS,
-      allowPrivateNetworks: true,
-      maxSocketsPerTarget: 4,
-      ...options,
+      WEBHOOK_TIMEOUT_MS: TIMEOUT_MS,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: true,
+      WEBHOOK_DELIVERY_CONCURRENCY: 4,
+      ...config,
     });
     senders.push(made);
     return made;
@@ -110,7 +110,7 @@ describe('HttpSender: one POST per attempt, to the checked address only', () => 
 
   it('never connects to a host name that resolves to a non-public address, and says why', async () => {
     const s = sender({
-      allowPrivateNetworks: false,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: false,
       resolve: async () => [{ address: '127.0.0.1', family: 4 }],
     });
     const result = await s.post(receiver.urlFor('localhost', '/private'), { ...HEADERS }, BODY);

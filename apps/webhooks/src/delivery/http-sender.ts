@@ -1,7 +1,9 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import { classifyAddress, isIpLiteral } from '@emailverify/net-policy';
 import { type Dispatcher, Pool } from 'undici';
+import { WEBHOOKS_CONFIG, type WebhooksConfig } from '../config';
 
 type DispatchController = Dispatcher.DispatchController;
 
@@ -29,6 +31,13 @@ export interface SenderOptions {
   /** Resolves a host name to every address it has (injected so tests can point names anywhere). */
   resolve?: (host: string) => Promise<Array<{ address: string; family: number }>>;
 }
+
+/** What the sender takes from the service's config; `resolve` as in SenderOptions (tests point names anywhere). */
+export type SenderConfig = Pick<
+  WebhooksConfig,
+  'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS' | 'WEBHOOK_DELIVERY_CONCURRENCY'
+> &
+  Pick<SenderOptions, 'resolve'>;
 
 /** Reply bodies are read up to this much (then the connection is dropped) ... */
 const READ_BODY_BYTES = 64 * 1024;
@@ -67,14 +76,22 @@ const systemResolve = (host: string) => dnsLookup(host, { all: true, verbatim: t
  * Connections are pooled per (host, port, checked address), so a kept-alive connection is always one made to
  * an address that passed the check.
  */
+@Injectable()
 export class HttpSender {
   private readonly pools = new Map<string, { pool: Pool; usedAt: number }>();
   private readonly targets = new Map<string, ParsedTarget>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly resolve: NonNullable<SenderOptions['resolve']>;
+  private readonly options: SenderOptions;
 
-  constructor(private readonly options: SenderOptions) {
-    this.resolve = options.resolve ?? systemResolve;
+  constructor(@Inject(WEBHOOKS_CONFIG) config: Readonly<SenderConfig>) {
+    this.options = {
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      // As many connections to one target as attempts may be in flight (see maxSocketsPerTarget).
+      maxSocketsPerTarget: config.WEBHOOK_DELIVERY_CONCURRENCY,
+    };
+    this.resolve = config.resolve ?? systemResolve;
     this.sweeper = setInterval(() => this.closeIdlePools(), POOL_IDLE_MS);
     this.sweeper.unref();
   }

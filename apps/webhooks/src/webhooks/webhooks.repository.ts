@@ -1,5 +1,6 @@
+import { Injectable } from '@nestjs/common';
 import type { AccountId } from '@emailverify/contracts';
-import type { Sql } from '@emailverify/persistence';
+import { Sql } from '@emailverify/persistence';
 import { endPendingDeliveries } from '../delivery/deliveries.repository';
 
 export interface WebhookRow {
@@ -20,6 +21,7 @@ const COLUMNS = `id, account_id, url, events, secret_sealed, is_active, created_
                  last_delivery_status, last_delivery_at, last_error`;
 
 /** Every query on webhooks takes the account: another account's webhook is never found. */
+@Injectable()
 export class WebhooksRepository {
   constructor(private readonly sql: Sql) {}
 

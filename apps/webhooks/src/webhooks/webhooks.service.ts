@@ -1,3 +1,4 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
   type AccountId,
@@ -17,22 +18,34 @@ import {
   type WebhookRef,
   type WebhookUpdateRequest,
 } from '@emailverify/contracts';
-import type { DeliveriesRepository, DeliveryRow } from '../delivery/deliveries.repository';
-import { newSigningSecret, type SecretBox } from './secret-box';
+import { WEBHOOKS_CONFIG, type WebhooksConfig } from '../config';
+import { DeliveriesRepository, type DeliveryRow } from '../delivery/deliveries.repository';
+import { Dispatcher } from '../delivery/dispatcher';
+import { newSigningSecret, SecretBox } from './secret-box';
 import { validateEvents, validateTargetUrl } from './target-url';
-import type { WebhookRow, WebhooksRepository } from './webhooks.repository';
+import { type WebhookRow, WebhooksRepository } from './webhooks.repository';
 
 /** A timestamptz as PostgreSQL prints it, e.g. `2026-11-23 16:40:00.123456+00`. */
 const PG_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2})?$/;
 
 /** Webhook CRUD, the delivery log and redelivery, for one account at a time. */
+@Injectable()
 export class WebhooksService {
+  private readonly options: { allowPrivateNetworks: boolean; onRedeliver: () => void };
+
   constructor(
     private readonly webhooks: WebhooksRepository,
     private readonly deliveries: DeliveriesRepository,
     private readonly box: SecretBox,
-    private readonly options: { allowPrivateNetworks: boolean; onRedeliver: () => void },
-  ) {}
+    @Inject(WEBHOOKS_CONFIG) config: Pick<WebhooksConfig, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>,
+    @Inject(Dispatcher) redeliveries: Pick<Dispatcher, 'kick'>,
+  ) {
+    // A redelivery is due at once: the dispatcher looks for due attempts now rather than at its next poll.
+    this.options = {
+      allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      onRedeliver: () => redeliveries.kick(),
+    };
+  }
 
   async create(request: WebhookCreateRequest): Promise<WebhookCreateReply> {
     const url = validateTargetUrl(request.url, this.options.allowPrivateNetworks);
