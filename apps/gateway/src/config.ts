@@ -1,3 +1,4 @@
+import { BULK_MAX_EMAILS } from '@emailverify/contracts';
 import { baseConfigShape, int, loadConfig, withDownloadLinks } from '@emailverify/service-kit';
 import { z } from 'zod';
 
@@ -39,7 +40,7 @@ export const gatewayConfigSchema = withDownloadLinks({
   /** How long a resolved API key is trusted before asking the credits service again (revocations also evict). */
   AUTH_CACHE_TTL_MS: int(30_000, 0, 3_600_000),
   JSON_BODY_LIMIT_BYTES: int(1_048_576, 1024),
-  BULK_MAX_EMAILS: int(100, 1, 10_000),
+  BULK_MAX_EMAILS: int(BULK_MAX_EMAILS.default, BULK_MAX_EMAILS.min, BULK_MAX_EMAILS.max),
   /** Deadline of a single or bulk verification (SMTP probes can take tens of seconds); past it: 504 TIMEOUT. */
   VERIFY_TIMEOUT_MS: int(120_000, 1_000, 600_000),
   FILE_MAX_BYTES: int(104_857_600, 1024),

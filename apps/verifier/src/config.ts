@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { BULK_MAX_EMAILS } from '@emailverify/contracts';
 import {
   baseConfigShape,
   bool,
@@ -48,7 +49,7 @@ export const verifierConfigSchema = z.object({
       }
     }),
   RESULT_CACHE_TTL_HOURS: int(24, 0, 24 * 365),
-  BULK_MAX_EMAILS: int(100, 1, 10_000),
+  BULK_MAX_EMAILS: int(BULK_MAX_EMAILS.default, BULK_MAX_EMAILS.min, BULK_MAX_EMAILS.max),
   /**
    * How long the credits of a single or bulk verification stay reserved if this process dies before settling
    * them; then the credits service refunds them. Longer than any verification takes.

@@ -75,10 +75,14 @@ export interface FileJobView {
   error: { code: string; message: string } | null;
 }
 
+/** The longest file name an upload may have, in characters (the gateway refuses longer ones, file-jobs too). */
+export const FILE_NAME_MAX_LENGTH = 500;
+
 export interface FileJobCreateRequest {
   accountId: AccountId;
   /** Object name of the uploaded file in the `files` bucket. */
   uploadObject: string;
+  /** At most FILE_NAME_MAX_LENGTH characters. */
   fileName: string;
   fileSize: number;
   emailColumn?: string;

@@ -98,6 +98,12 @@ export interface BilledVerificationResult extends VerificationResult {
 }
 
 /**
+ * The BULK_MAX_EMAILS setting, read by the gateway and by the verifier (each checks a bulk's size): its default
+ * and the values it may take.
+ */
+export const BULK_MAX_EMAILS = { default: 100, min: 1, max: 10_000 } as const;
+
+/**
  * A bulk verification holds 1 to `max` addresses (BULK_MAX_EMAILS); otherwise INVALID_REQUEST naming the field
  * and the limit. The gateway checks it before the hop, the verifier again on receipt.
  */

@@ -1,13 +1,15 @@
 import {
   AckPolicy,
+  type Consumer,
   DeliverPolicy,
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
   jetstream,
   jetstreamManager,
-  type MsgRequest,
+  type NextMsgRequest,
   RetentionPolicy,
+  type SeqMsgRequest,
   StorageType,
 } from '@nats-io/jetstream';
 import { createHash, randomUUID } from 'node:crypto';
@@ -57,7 +59,8 @@ export interface ConsumerSpec {
   concurrency: number;
 }
 
-export type JsHandlerResult = 'ack' | { retryInMs: number } | { terminate: string };
+/** What becomes of a message its handler finished: acknowledged, or ended for good (never redelivered). */
+export type JsHandlerResult = 'ack' | { terminate: string };
 
 export interface JsDelivery<T> {
   payload: T;
@@ -216,102 +219,24 @@ export class JetStreamKit {
       this.streamName(spec.stream),
       this.bus.ns.resource(spec.durable),
     );
-    // Short pull requests: a worker that dies leaves its open pull request at the server, which keeps handing
-    // it messages (each then waits out ackWait) until the request expires; 5 s bounds that loss. Each pull asks
-    // for no more than the free places and is read to its end, even when stopping: a message the server sent
-    // is always seen, and one that arrives while stopping goes straight back (not lost until the ack wait).
-    this.working.set(`${spec.stream}/${spec.durable}`, { stream: spec.stream, durable: spec.durable });
-    const inHand = new Set<Promise<void>>();
-    let stopping = false;
-    const stopped = new AbortController();
-    const stoppedPromise = new Promise<void>((resolve) =>
-      stopped.signal.addEventListener('abort', () => resolve(), { once: true }),
-    );
-    const handingBack = new AbortController();
-    // Stream sequences of the messages handed back: one nak'd while this consumer's last pull is still open may
-    // come back to it and be handed back again, and counts once.
-    const handedBackSeqs = new Set<number>();
-    const handedBack = new Promise<typeof HANDED_BACK>((resolve) =>
-      handingBack.signal.addEventListener('abort', () => resolve(HANDED_BACK), { once: true }),
-    );
-
-    const work = async (msg: JsMsg): Promise<void> => {
-      const requestId = requestIdOf(msg) ?? randomUUID();
-      const handled = withRequestId(requestId, async () =>
-        handler({
-          payload: decode(msg.data),
-          subject: msg.subject.slice(this.bus.ns.prefix.length + 1),
-          requestId,
-          deliveryCount: msg.info.deliveryCount,
-          working: () => msg.working(),
-          signal: handingBack.signal,
-        }),
-      ).then(
-        (result) => ({ result }),
-        (error: unknown) => ({ error }),
-      );
-      const outcome = await Promise.race([handled, handedBack]);
-      if (outcome === HANDED_BACK) {
-        msg.nak();
-        handedBackSeqs.add(msg.seq);
-        return;
-      }
-      if ('error' in outcome) {
-        withRequestId(requestId, () => onError(outcome.error, msg));
-        if (!stopping) msg.nak(1_000);
-        return;
-      }
-      const { result } = outcome;
-      if (result === 'ack') msg.ack();
-      else if ('retryInMs' in result) msg.nak(result.retryInMs);
-      else msg.term(result.terminate);
-    };
-
-    const loop = (async () => {
-      while (!stopping) {
-        const free = spec.concurrency - inHand.size;
-        if (free <= 0) {
-          await Promise.race([...inHand, stoppedPromise]);
-          continue;
-        }
-        try {
-          const batch = await consumer.fetch({ max_messages: free, expires: 5_000 });
-          for await (const msg of batch) {
-            // Pulled but not started: back to the server at once.
-            if (stopping) {
-              msg.nak();
-              if (handingBack.signal.aborted) handedBackSeqs.add(msg.seq);
-              continue;
-            }
-            const task = work(msg).finally(() => inHand.delete(task));
-            inHand.add(task);
-          }
-        } catch (err) {
-          // NATS restarting, the consumer being re-created: try again shortly.
-          if (stopping) break;
-          if (isNotFound(err)) await this.ensureConsumer(spec).catch(() => undefined);
-          await Promise.race([new Promise((resolve) => setTimeout(resolve, 1_000)), stoppedPromise]);
-        }
-      }
-    })();
-
-    const close = async (): Promise<void> => {
-      stopping = true;
-      stopped.abort();
-      await loop.catch(() => undefined);
-    };
+    const key = `${spec.stream}/${spec.durable}`;
+    this.working.set(key, { stream: spec.stream, durable: spec.durable });
+    const pulls = new PullLoop<T>(consumer, spec.concurrency, {
+      handler,
+      onError,
+      decode,
+      subjectOf: (msg) => msg.subject.slice(this.bus.ns.prefix.length + 1),
+      recreate: () => this.ensureConsumer(spec),
+    });
+    pulls.start();
     return {
       stop: async () => {
-        this.working.delete(`${spec.stream}/${spec.durable}`);
-        await close();
-        await Promise.allSettled([...inHand]);
+        this.working.delete(key);
+        await pulls.stop();
       },
       handBack: async () => {
-        this.working.delete(`${spec.stream}/${spec.durable}`);
-        handingBack.abort();
-        await close();
-        await Promise.allSettled([...inHand]);
-        return handedBackSeqs.size;
+        this.working.delete(key);
+        return pulls.handBack();
       },
     };
   }
@@ -414,8 +339,9 @@ export class JetStreamKit {
     let direct = (await store.status()).streamInfo.config.allow_direct === true;
     /** The first chunk at or after `seq`: by direct get, else from the leader; null when there is none. */
     const chunkFrom = async (seq: number): Promise<{ seq: number; data: Uint8Array } | null> => {
-      // The server's message-get takes next_by_subj (NATS 2.9+); the client types it for direct get only.
-      const next = { seq, next_by_subj: subject };
+      // A sequence request that also names next_by_subj: the client sends the query as it is, and the server
+      // (NATS 2.9+) answers with the first message of that subject at or after `seq`.
+      const next: SeqMsgRequest & NextMsgRequest = { seq, next_by_subj: subject };
       if (direct) {
         try {
           const msg = await jsm.direct.getMessage(stream, next);
@@ -425,7 +351,7 @@ export class JetStreamKit {
           direct = false;
         }
       }
-      const msg = await jsm.streams.getMessage(stream, next as unknown as MsgRequest);
+      const msg = await jsm.streams.getMessage(stream, next);
       return msg && { seq: msg.seq, data: msg.data };
     };
     let read = 0;
@@ -469,6 +395,133 @@ export class JetStreamKit {
       if (name.startsWith(prefix) || name.startsWith(`OBJ_${prefix}`)) names.push(name);
     }
     for (const name of names) await jsm.streams.delete(name).catch(() => undefined);
+  }
+}
+
+/** What a pull loop does with each message, and how it re-creates its consumer when the server lost it. */
+interface MessageWork<T> {
+  handler: (delivery: JsDelivery<T>) => Promise<JsHandlerResult>;
+  onError: (err: unknown, msg: JsMsg) => void;
+  decode: (data: Uint8Array) => T;
+  /** The message's subject without the namespace prefix. */
+  subjectOf: (msg: JsMsg) => string;
+  recreate: () => Promise<void>;
+}
+
+/**
+ * The pull loop of one consumer (`pull`) and the work on each message it brings (`work`).
+ *
+ * Short pull requests: a worker that dies leaves its open pull request at the server, which keeps handing it
+ * messages (each then waits out ackWait) until the request expires; 5 s bounds that loss. Each pull asks for no
+ * more than the free places and is read to its end, even when stopping: a message the server sent is always
+ * seen, and one that arrives while stopping goes straight back (not lost until the ack wait).
+ */
+class PullLoop<T> {
+  private readonly inHand = new Set<Promise<void>>();
+  private stopping = false;
+  private readonly stopped = new AbortController();
+  private readonly whenStopped = new Promise<void>((resolve) =>
+    this.stopped.signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
+  private readonly handingBack = new AbortController();
+  private readonly whenHandedBack = new Promise<typeof HANDED_BACK>((resolve) =>
+    this.handingBack.signal.addEventListener('abort', () => resolve(HANDED_BACK), { once: true }),
+  );
+  /**
+   * Stream sequences of the messages handed back: one nak'd while this consumer's last pull is still open may
+   * come back to it and be handed back again, and counts once.
+   */
+  private readonly handedBackSeqs = new Set<number>();
+  private loop: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly consumer: Consumer,
+    private readonly concurrency: number,
+    private readonly messages: MessageWork<T>,
+  ) {}
+
+  start(): void {
+    this.loop = this.pull();
+  }
+
+  /** Stops pulling and finishes the messages in hand. */
+  async stop(): Promise<void> {
+    await this.close();
+    await Promise.allSettled([...this.inHand]);
+  }
+
+  /** Stops pulling and hands the messages in hand back at once; how many were handed back. */
+  async handBack(): Promise<number> {
+    this.handingBack.abort();
+    await this.stop();
+    return this.handedBackSeqs.size;
+  }
+
+  private async close(): Promise<void> {
+    this.stopping = true;
+    this.stopped.abort();
+    await this.loop.catch(() => undefined);
+  }
+
+  /** Pulls as many messages as there are free places, starts each, and waits for a place when none is free. */
+  private async pull(): Promise<void> {
+    while (!this.stopping) {
+      const free = this.concurrency - this.inHand.size;
+      if (free <= 0) {
+        await Promise.race([...this.inHand, this.whenStopped]);
+        continue;
+      }
+      try {
+        const batch = await this.consumer.fetch({ max_messages: free, expires: 5_000 });
+        for await (const msg of batch) {
+          // Pulled but not started: back to the server at once.
+          if (this.stopping) {
+            msg.nak();
+            if (this.handingBack.signal.aborted) this.handedBackSeqs.add(msg.seq);
+            continue;
+          }
+          const task = this.work(msg).finally(() => this.inHand.delete(task));
+          this.inHand.add(task);
+        }
+      } catch (err) {
+        // NATS restarting, the consumer being re-created: try again shortly.
+        if (this.stopping) break;
+        if (isNotFound(err)) await this.messages.recreate().catch(() => undefined);
+        await Promise.race([new Promise((resolve) => setTimeout(resolve, 1_000)), this.whenStopped]);
+      }
+    }
+  }
+
+  /** One message: its handler runs inside the message's request; the outcome acks, naks or ends it. */
+  private async work(msg: JsMsg): Promise<void> {
+    const { handler, onError, decode, subjectOf } = this.messages;
+    const requestId = requestIdOf(msg) ?? randomUUID();
+    const handled = withRequestId(requestId, async () =>
+      handler({
+        payload: decode(msg.data),
+        subject: subjectOf(msg),
+        requestId,
+        deliveryCount: msg.info.deliveryCount,
+        working: () => msg.working(),
+        signal: this.handingBack.signal,
+      }),
+    ).then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    const outcome = await Promise.race([handled, this.whenHandedBack]);
+    if (outcome === HANDED_BACK) {
+      msg.nak();
+      this.handedBackSeqs.add(msg.seq);
+      return;
+    }
+    if ('error' in outcome) {
+      withRequestId(requestId, () => onError(outcome.error, msg));
+      if (!this.stopping) msg.nak(1_000);
+      return;
+    }
+    if (outcome.result === 'ack') msg.ack();
+    else msg.term(outcome.result.terminate);
   }
 }
 

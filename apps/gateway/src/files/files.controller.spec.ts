@@ -1,4 +1,4 @@
-import { DomainError, jobStatusSubject, Subjects } from '@emailverify/contracts';
+import { DomainError, FILE_NAME_MAX_LENGTH, jobStatusSubject, Subjects } from '@emailverify/contracts';
 import { signDownload } from '@emailverify/service-kit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { JOB_ID, makeJob } from '../testing/factories';
@@ -118,6 +118,37 @@ describe('file routes', () => {
         expect(gateway.bus.asked).toEqual([]);
       },
     );
+
+    it.each(STYLES)(
+      'refuses a file name of 600 characters with 400 saying so, and keeps nothing (%s style)',
+      async (style) => {
+        const form = new FormData();
+        form.append('file', new Blob(['a@example.com\n']), `${'n'.repeat(596)}.csv`);
+        const res = await gateway.call('/v1/verify/file', { style, form });
+        expectFieldError(style, res, 'file');
+        const error = expectError(style, res, 400, 'INVALID_REQUEST');
+        expect(error.message).toBe(
+          `file name is too long: at most ${FILE_NAME_MAX_LENGTH} characters (got 600); rename the file and upload it again`,
+        );
+        expect(error.message).not.toMatch(/too big|expected/i);
+        if (style === 'legacy') expect(error.details).toEqual({ field: 'file', max: FILE_NAME_MAX_LENGTH });
+        expect(gateway.bus.asked).toEqual([]);
+        expect([...gateway.jetStream.store.objects.keys()]).toEqual([RESULTS.objectName]);
+      },
+    );
+
+    it('takes a file name of exactly the longest length', async () => {
+      gateway.bus.answer(Subjects.filesJobCreate, (request) =>
+        makeJob({ status: 'pending', fileName: request.fileName }),
+      );
+      const name = `${'n'.repeat(FILE_NAME_MAX_LENGTH - 4)}.csv`;
+      const form = new FormData();
+      form.append('file', new Blob(['a@example.com\n']), name);
+      payloadOf('current', await gateway.call('/v1/verify/file', { form }));
+      expect(gateway.bus.asked).toMatchObject([
+        { subject: Subjects.filesJobCreate, payload: { fileName: name } },
+      ]);
+    });
   });
 
   describe('GET /v1/verify/file/{jobId}', () => {

@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { type BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import {
   DomainError,
+  FILE_NAME_MAX_LENGTH,
   type FileJobDeleteReply,
   type FileJobResultsReply,
   type FileJobView,
@@ -60,6 +61,7 @@ export class FilesService implements BeforeApplicationShutdown {
           'file is required: send the addresses as a multipart field named "file"',
           { field: 'file' },
         );
+      checkFileName(file.originalname);
       // Form fields follow the JSON rules: bracket names (a[b][c]) nest, and __proto__ is a name like any other.
       if (fields !== null && typeof fields === 'object') checkJsonShape(fields);
       const dto = validateDto(UploadFieldsDto, fields);
@@ -239,6 +241,16 @@ type JobSubject =
   | typeof Subjects.filesJobCancel
   | typeof Subjects.filesJobResults
   | typeof Subjects.filesJobDelete;
+
+/** An upload's file name is kept with its job and names its result file: FILE_NAME_MAX_LENGTH at most. */
+function checkFileName(name: string): void {
+  if (name.length > FILE_NAME_MAX_LENGTH)
+    throw new DomainError(
+      'INVALID_REQUEST',
+      `file name is too long: at most ${FILE_NAME_MAX_LENGTH} characters (got ${name.length}); rename the file and upload it again`,
+      { field: 'file', max: FILE_NAME_MAX_LENGTH },
+    );
+}
 
 function checkJobId(jobId: string): void {
   if (!isUuid(jobId)) throw new DomainError('JOB_NOT_FOUND', 'Job not found');

@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhooksMigrations } from '../migrations';
 import { SecretBox } from '../webhooks/secret-box';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
-import { type AttemptRecord, DeliveriesRepository, type NewEvent } from './deliveries.repository';
+import {
+  type AttemptOutcome,
+  type AttemptRecord,
+  DeliveriesRepository,
+  type NewEvent,
+} from './deliveries.repository';
 
 /** A new account's id, as the services receive one. */
 const newAccountId = () => randomUUID() as AccountId;
@@ -64,6 +69,12 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
       error: 'HTTP 500',
       responseBody: 'oops',
     };
+  }
+
+  /** Stores one attempt and its outcome, as the dispatcher stores a batch: whether it was stored. */
+  async function record(a: AttemptRecord, outcome: AttemptOutcome): Promise<boolean | undefined> {
+    const [recorded] = await deliveries.recordAttempts([{ attempt: a, outcome }], { disableAfterDays: 5 });
+    return recorded;
   }
 
   /** Claims until nothing is due (other tests' deliveries included), keeping those of `webhookIds`. */
@@ -168,12 +179,8 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     );
     const [second] = (await claimAll([hook.id])).filter((d) => d.id === first!.id);
     expect(second?.attempt_count).toBe(2);
-    expect(await deliveries.recordAttempt(attempt(first!), { kind: 'failed' }, { disableAfterDays: 5 })).toBe(
-      false,
-    );
-    expect(
-      await deliveries.recordAttempt(attempt(second!), { kind: 'success' }, { disableAfterDays: 5 }),
-    ).toBe(true);
+    expect(await record(attempt(first!), { kind: 'failed' })).toBe(false);
+    expect(await record(attempt(second!), { kind: 'success' })).toBe(true);
     const [log] = await deliveries.list(account, hook.id, 10);
     expect(log).toMatchObject({ status: 'success' });
     expect(log!.attempts.map((a) => a.n)).toEqual([2]);
@@ -297,11 +304,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     expect(box.open(made.claimed[0]!.secret_sealed, hook.id)).toBe('whsec_x');
     expect(await claimAll([hook.id])).toEqual([]);
     expect(
-      await deliveries.recordAttempt(
-        { ...attempt(made.claimed[0]!), httpStatus: 200, error: null },
-        { kind: 'success' },
-        { disableAfterDays: 5 },
-      ),
+      await record({ ...attempt(made.claimed[0]!), httpStatus: 200, error: null }, { kind: 'success' }),
     ).toBe(true);
     const [log] = await deliveries.list(account, hook.id, 10);
     expect(log).toMatchObject({ status: 'success' });
@@ -340,7 +343,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     const fail = async () => {
       await make(event(account));
       const [claimed] = await claimAll([hook.id]);
-      await deliveries.recordAttempt(attempt(claimed!), { kind: 'failed' }, { disableAfterDays: 5 });
+      await record(attempt(claimed!), { kind: 'failed' });
       return (await webhooks.find(account, hook.id))!;
     };
     expect(await fail()).toMatchObject({
@@ -373,10 +376,10 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     ]);
     await make(event(account));
     const [ok] = await claimAll([hook.id]);
-    await deliveries.recordAttempt(attempt(ok!), { kind: 'success' }, { disableAfterDays: 5 });
+    await record(attempt(ok!), { kind: 'success' });
     await make(event(account));
     const [failed] = await claimAll([hook.id]);
-    await deliveries.recordAttempt(attempt(failed!), { kind: 'failed' }, { disableAfterDays: 5 });
+    await record(attempt(failed!), { kind: 'failed' });
     expect(await webhooks.find(account, hook.id)).toMatchObject({
       is_active: true,
       last_delivery_status: 'failed',

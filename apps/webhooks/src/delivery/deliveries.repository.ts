@@ -203,19 +203,6 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Stores one attempt and its outcome (see `recordAttempts`). Returns false when the claim had expired and
-   * another process took the delivery over (nothing is stored then).
-   */
-  async recordAttempt(
-    attempt: AttemptRecord,
-    outcome: AttemptOutcome,
-    rules: { disableAfterDays: number },
-  ): Promise<boolean> {
-    const [recorded] = await this.recordAttempts([{ attempt, outcome }], rules);
-    return recorded ?? false;
-  }
-
-  /**
    * Stores attempts and their outcomes, each as a whole: the attempt row, the delivery's state, and on a final
    * outcome the webhook's `last_delivery_*` (with the auto-disable rule, and deactivation on 410). The common
    * outcomes (delivered, to be retried, ended because the webhook went inactive) of the whole batch go in one

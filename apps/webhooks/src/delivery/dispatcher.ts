@@ -15,7 +15,7 @@ import {
 } from './deliveries.repository';
 import type { FreshClaim, FreshDeliveries } from './event-intake';
 import { HttpSender, type SendResult } from './http-sender';
-import { parseRetryAfter, withJitter } from './retry-schedule';
+import { judgeAttempt } from './outcome';
 import { deliveryHeaders, type SigningKeys, signingKeys } from './signing';
 
 export interface DispatcherOptions {
@@ -288,7 +288,12 @@ export class Dispatcher implements FreshDeliveries {
     } finally {
       this.sending--;
     }
-    const { outcome, error } = this.judge(delivery, result);
+    const { outcome, error } = judgeAttempt(
+      result,
+      { n, maxAttempts: delivery.max_attempts, isActive: delivery.is_active },
+      this.options.schedule,
+      Date.now(),
+    );
     const recording = this.recorder.add({
       attempt: {
         deliveryId: delivery.id,
@@ -365,37 +370,5 @@ export class Dispatcher implements FreshDeliveries {
     if (this.keys.size >= KEPT_KEYS) this.keys.clear();
     this.keys.set(delivery.webhook_id, { sealed: delivery.secret_sealed, keys });
     return keys;
-  }
-
-  /** The outcome rules: 2xx delivers, 410 deactivates, anything else is retried until the schedule ends. */
-  private judge(
-    delivery: ClaimedDelivery,
-    result: SendResult,
-  ): { outcome: AttemptOutcome; error: string | null } {
-    if (!delivery.is_active) return { outcome: { kind: 'inactive' }, error: result.error };
-    const status = result.status;
-    if (status !== null && status >= 200 && status < 300)
-      return { outcome: { kind: 'success' }, error: null };
-    if (status === 410)
-      return {
-        outcome: { kind: 'gone' },
-        error: 'The receiver answered 410 Gone: the webhook was deactivated',
-      };
-    const error =
-      status === null
-        ? (result.error ?? 'no reply')
-        : status >= 300 && status < 400
-          ? `HTTP ${status}: redirects are not followed`
-          : `HTTP ${status}`;
-    const n = delivery.attempt_count;
-    const schedule = this.options.schedule;
-    const maxAttempts = delivery.max_attempts ?? schedule.length;
-    if (n >= maxAttempts) return { outcome: { kind: 'failed' }, error };
-    let delayMs = withJitter(schedule[Math.min(n, schedule.length - 1)]!);
-    if (status === 429 || status === 503) {
-      const retryAfter = parseRetryAfter(result.retryAfter);
-      if (retryAfter !== undefined) delayMs = Math.max(delayMs, retryAfter);
-    }
-    return { outcome: { kind: 'retry', nextAttemptAt: new Date(Date.now() + delayMs) }, error };
   }
 }
