@@ -408,6 +408,8 @@ export async function ensureInfrastructure({ redis, nats: needNats = true }) {
 }
 
 const EMBEDDED_PORT = 54329;
+/** Where the embedded PostgreSQL this process started keeps its data (undefined when it started none). */
+export let embeddedPostgresData;
 /**
  * As root, where the embedded PostgreSQL keeps what the system user "postgres" cannot reach in the checkout:
  * a directory per data directory, named after its checkout, owned by "postgres" and mode 700.
@@ -459,6 +461,7 @@ async function startEmbeddedPostgres() {
     }
   }
   log(`PostgreSQL not reachable; starting embedded PostgreSQL on 127.0.0.1:${EMBEDDED_PORT} (${where})`);
+  embeddedPostgresData = databaseDir;
 
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     rmSync(databaseDir, { recursive: true, force: true });
