@@ -490,8 +490,10 @@ async function startEmbeddedPostgres() {
       // Its own socket directory is not needed (the apps connect over TCP) and may not be writable for it.
       ...['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
     ],
-    // Its own process group, as for the other stores: the command that started it stops it last.
-    { ...serverToolOptions(user), stdio: ['ignore', 'ignore', 'pipe'], detached: true },
+    // In the process group of the command that started it (unlike nats-server and redis-server): `npm test`
+    // interrupted in a terminal does not stop its stores itself, and a PostgreSQL left running would hold its
+    // data directory against the next start.
+    { ...serverToolOptions(user), stdio: ['ignore', 'ignore', 'pipe'] },
   );
   // Stopped with SIGINT (PostgreSQL's fast shutdown), synchronously when `npm start` has to give up at once.
   started.push({ name: 'postgres', child, signal: 'SIGINT' });
