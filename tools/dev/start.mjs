@@ -14,6 +14,7 @@ import path from 'node:path';
 import { GATEWAY, NODE_FLAGS, SERVICES } from './apps.mjs';
 import {
   dataDir,
+  embeddedPostgresData,
   ensureDependencies,
   ensureInfrastructure,
   ensureNode,
@@ -236,6 +237,6 @@ if (demo && !stopping)
   Demo key:   ${demo.api_key}   (account ${demo.account_id}, 1000 credits when created)
 
   Try:        curl -H "SVC-API-KEY: ${demo.api_key}" ${baseUrl}/v1/credits
-  Logs:       ${logsDir}   Admin: npm run admin -- create-account --name acme --credits 5000
+  Logs:       ${logsDir}   Admin: npm run admin -- create-account --name acme --credits 5000${embeddedPostgresData ? `\n  Database:   embedded PostgreSQL, data in ${embeddedPostgresData}` : ''}
   Stop:       Ctrl-C
 `);
