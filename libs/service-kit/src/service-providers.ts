@@ -24,7 +24,10 @@ export interface ServiceProviderOptions {
   database?: { schema: string; migrations: MigrationClass[] };
   /** Further readiness checks (e.g. other services answering over NATS). */
   extraChecks?: (bus: MessageBus) => HealthCheck[];
-  /** How long log lines may wait in memory to leave together (createLogger); 0 or omitted: no wait. */
+  /**
+   * Unused: log lines are no longer held to leave together (createLogger, docs/performance.md). Accepted until
+   * the app modules stop passing it; remove it with PER_REQUEST_LOG_HOLD_MS then.
+   */
   logHoldMs?: number;
 }
 
@@ -37,7 +40,7 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
   const { service, config } = options;
   const providers: Provider[] = [
     { provide: SERVICE_CONFIG, useValue: config },
-    { provide: LOGGER, useValue: createLogger(service, config.LOG_LEVEL, options.logHoldMs) },
+    { provide: LOGGER, useValue: createLogger(service, config.LOG_LEVEL) },
     { provide: Metrics, useValue: new Metrics(service) },
     {
       provide: MessageBus,
