@@ -115,18 +115,20 @@ describe('lines written without blocking the process', () => {
     expect(child.exitCode).toBeNull();
   });
 
-  it('are all written when the process exits right after logging them', async () => {
+  // At exit a write already handed to the thread pool may land after the lines written out synchronously
+  // (pino's asynchronous destination; docs/performance.md, "log buffering"): every line arrives, once.
+  it('are all written, each once, when the process exits right after logging them', async () => {
     const child = loggingProcess(2000, 'process.exit(0);');
     const stdout = collect(child.stdout);
     expect(await exitCode(child)).toBe(0);
-    expect(numbersIn(stdout())).toEqual([...Array(2000).keys()]);
+    expect(numbersIn(stdout()).sort((a, b) => a - b)).toEqual([...Array(2000).keys()]);
   });
 
-  it('are all written when the process dies of an uncaught error', async () => {
+  it('are all written, each once, when the process dies of an uncaught error', async () => {
     const child = loggingProcess(2000, "setImmediate(() => { throw new Error('fatal'); });");
     const stdout = collect(child.stdout);
     expect(await exitCode(child)).toBe(1);
-    expect(numbersIn(stdout())).toEqual([...Array(2000).keys()]);
+    expect(numbersIn(stdout()).sort((a, b) => a - b)).toEqual([...Array(2000).keys()]);
   });
 
   it('are written out by the end of a graceful shutdown, before the process ends by its signal', async () => {
@@ -135,7 +137,7 @@ describe('lines written without blocking the process', () => {
     const stdout = collect(child.stdout);
     await exitCode(child);
     expect(child.signalCode).toBe('SIGKILL');
-    expect(numbersIn(stdout())).toEqual([...Array(2000).keys()]);
+    expect(numbersIn(stdout()).sort((a, b) => a - b)).toEqual([...Array(2000).keys()]);
   });
 
   it('wait for a reader of stdout that falls behind, and leave in order once it reads again', async () => {

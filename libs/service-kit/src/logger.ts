@@ -54,7 +54,9 @@ function writeOutAll(): void {
  * `sync: false`), with no `minLength`: a line is never held back for company, so it reaches stdout as soon as the
  * previous write is done. Under load the lines that arrive during one write leave together in the next, which is
  * what a hold would buy (docs/performance.md, "log buffering": holding lines for 100 ms showed no gain at the
- * gateway's load). `retryEAGAIN` bounds only the last, synchronous write-out.
+ * gateway's load). `retryEAGAIN` bounds only the last, synchronous write-out. The cost of pino's way: when the
+ * process ends, a write already handed to the thread pool may land after the lines written out synchronously, so
+ * the last lines can arrive out of order (each of them once).
  */
 export function createLogger(service: string, level: string): Logger {
   if (!exitLimited) {
