@@ -54,9 +54,9 @@ EXPOSE 3000 3101 3102 3103 3104
 # The slim image has no curl: probe with node's fetch on whichever port this app serves.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.HTTP_PORT||process.env.PORT||3000)+'/health/ready',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# The V8 flags of tools/dev/apps.mjs NODE_FLAGS: a 32 MiB young generation (fewer scavenges per address) and
+# The V8 flags of tools/dev/node-flags.json "apps" (tools/dev/node-flags.spec.ts fails when this copy differs): a 32 MiB young generation (fewer scavenges per address) and
 # an old generation of at most 384 MiB (collected before garbage piles up; no app holds that much). The gateway
-# runs with an 8 MiB young generation instead (GATEWAY_NODE_FLAGS): compose and Helm set its NODE_OPTIONS.
+# runs with an 8 MiB young generation instead ("gateway"): compose and Helm set its NODE_OPTIONS.
 ENV NODE_OPTIONS="--max-semi-space-size=32 --max-old-space-size=384"
 ENTRYPOINT ["node"]
 CMD ["dist/apps/gateway/src/main.js"]

@@ -1,5 +1,5 @@
 import type { DynamicModule } from '@nestjs/common';
-import { PER_REQUEST_LOG_HOLD_MS, serviceModule } from '@emailverify/service-kit';
+import { serviceModule } from '@emailverify/service-kit';
 import { CreditsRepository } from './accounts/credits.repository';
 import { CreditsService } from './accounts/credits.service';
 import { ReservationSweep } from './accounts/reservation-sweep';
@@ -13,7 +13,6 @@ export function creditsModule(config: Readonly<CreditsConfig>): DynamicModule {
   return serviceModule('credits', config, {
     configToken: CREDITS_CONFIG,
     database: { schema: 'credits', migrations: creditsMigrations },
-    logHoldMs: PER_REQUEST_LOG_HOLD_MS,
     providers: [CreditsMetrics, CreditsRepository, CreditsService, CreditsHandler, ReservationSweep],
   });
 }

@@ -1,7 +1,7 @@
 import type { DynamicModule, Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { JetStreamKit } from '@emailverify/messaging';
-import { PER_REQUEST_LOG_HOLD_MS, serviceModule } from '@emailverify/service-kit';
+import { serviceModule } from '@emailverify/service-kit';
 import { MulterModule } from '@nestjs/platform-express';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { AuthService } from './common/auth/auth.service';
@@ -66,7 +66,6 @@ export function gatewayApi(
 export function gatewayModule(config: Readonly<GatewayConfig>): DynamicModule {
   return serviceModule('gateway', config, {
     configToken: GATEWAY_CONFIG,
-    logHoldMs: PER_REQUEST_LOG_HOLD_MS,
     extraChecks: serviceChecks,
     ...gatewayApi(config),
   });

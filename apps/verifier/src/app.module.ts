@@ -1,5 +1,5 @@
 import type { DynamicModule } from '@nestjs/common';
-import { PER_REQUEST_LOG_HOLD_MS, serviceModule } from '@emailverify/service-kit';
+import { serviceModule } from '@emailverify/service-kit';
 import { VerificationEngine } from '@emailverify/verification';
 import { VERIFIER_CONFIG, type VerifierConfig } from './config';
 import { verifierMigrations } from './migrations';
@@ -20,7 +20,6 @@ export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule 
   return serviceModule('verifier', config, {
     configToken: VERIFIER_CONFIG,
     database: { schema: 'verifier', migrations: verifierMigrations },
-    logHoldMs: PER_REQUEST_LOG_HOLD_MS,
     providers: [
       VerifierMetrics,
       MxLimiterHolder,

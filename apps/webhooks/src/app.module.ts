@@ -1,5 +1,5 @@
 import type { DynamicModule } from '@nestjs/common';
-import { PER_REQUEST_LOG_HOLD_MS, serviceModule } from '@emailverify/service-kit';
+import { serviceModule } from '@emailverify/service-kit';
 import { WEBHOOKS_CONFIG, type WebhooksConfig } from './config';
 import { DeliveriesRepository } from './delivery/deliveries.repository';
 import { DeliveryRetention } from './delivery/delivery-retention';
@@ -17,7 +17,6 @@ export function webhooksModule(config: Readonly<WebhooksConfig>): DynamicModule 
   return serviceModule('webhooks', config, {
     configToken: WEBHOOKS_CONFIG,
     database: { schema: 'webhooks', migrations: webhooksMigrations },
-    logHoldMs: PER_REQUEST_LOG_HOLD_MS,
     providers: [
       // The key is parsed with the config (config.ts uses secret-box's parser), so the box is made from it here.
       { provide: SecretBox, useValue: new SecretBox(config.WEBHOOK_SECRET_KEY) },

@@ -8,6 +8,7 @@ import {
   type RpcSubject,
 } from '@emailverify/contracts';
 import {
+  connect,
   headers,
   type Msg,
   type MsgHdrs,
@@ -16,7 +17,6 @@ import {
 } from '@nats-io/transport-node';
 import { fromErrorBody, requestFailure } from './rpc-errors';
 import { Namespace } from './namespace';
-import { connectTurnWrites } from './turn-transport';
 import { currentRequestId, withRequestId } from './request-context';
 
 export interface BusOptions {
@@ -140,7 +140,7 @@ export class MessageBus {
       : user
         ? { user, pass }
         : {};
-    const connection = await connectTurnWrites({
+    const connection = await connect({
       servers,
       ...login,
       // Replies come to an inbox under the user's name, so a server can let each user read its own replies only.

@@ -73,12 +73,12 @@ describe('the log at the end of a graceful shutdown', () => {
   });
 });
 
-/** A process that logs `lines` short lines through a logger holding them for `holdMs`, then runs `then`. */
-function holdingProcess(lines: number, holdMs: number, then: string) {
+/** A process that logs `lines` short lines through the gateway's logger, then runs `then`. */
+function loggingProcess(lines: number, then: string) {
   const logger = path.join(repoRoot, 'dist/libs/service-kit/src/logger.js');
   const script = `
     const { createLogger, flushLogs } = require(${JSON.stringify(logger)});
-    const logger = createLogger('gateway', 'info', ${holdMs});
+    const logger = createLogger('gateway', 'info');
     for (let i = 0; i < ${lines}; i++) logger.info({ i }, 'request completed');
     ${then}
   `;
@@ -95,45 +95,54 @@ const numbersIn = (text: string) =>
     .filter((line) => line !== '')
     .map((line) => (JSON.parse(line) as { i: number }).i);
 
-describe('lines held to leave together', () => {
+describe('lines written without blocking the process', () => {
   afterEach(() => {
     for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
   });
 
-  it('leave once the hold is over, in order, in a process that goes on running', async () => {
-    // Alive until the test ends it: only the hold's end can have written the lines.
-    const child = holdingProcess(200, 50, 'setInterval(() => {}, 1000);');
+  it('reach stdout, in order, in a process that goes on running', async () => {
+    // Alive until the test ends it: nothing at exit can have written the lines.
+    const child = loggingProcess(200, 'setInterval(() => {}, 1000);');
     const stdout = collect(child.stdout);
     await eventually(() => expect(numbersIn(stdout())).toEqual([...Array(200).keys()]));
     expect(child.exitCode).toBeNull();
   });
 
-  it('leave when the process exits before the hold is over', async () => {
-    const child = holdingProcess(200, 60_000, 'process.exit(0);');
+  it('a lone line reaches stdout while the process is idle, held back by nothing', async () => {
+    const child = loggingProcess(1, 'setInterval(() => {}, 1000);');
     const stdout = collect(child.stdout);
-    expect(await exitCode(child)).toBe(0);
-    expect(numbersIn(stdout())).toEqual([...Array(200).keys()]);
+    await eventually(() => expect(numbersIn(stdout())).toEqual([0]));
+    expect(child.exitCode).toBeNull();
   });
 
-  it('leave when the process dies of an uncaught error before the hold is over', async () => {
-    const child = holdingProcess(200, 60_000, "setTimeout(() => { throw new Error('fatal'); }, 10);");
+  // At exit a write already handed to the thread pool may land after the lines written out synchronously
+  // (pino's asynchronous destination; docs/performance.md, "log buffering"): every line arrives, once.
+  it('are all written, each once, when the process exits right after logging them', async () => {
+    const child = loggingProcess(2000, 'process.exit(0);');
+    const stdout = collect(child.stdout);
+    expect(await exitCode(child)).toBe(0);
+    expect(numbersIn(stdout()).sort((a, b) => a - b)).toEqual([...Array(2000).keys()]);
+  });
+
+  it('are all written, each once, when the process dies of an uncaught error', async () => {
+    const child = loggingProcess(2000, "setImmediate(() => { throw new Error('fatal'); });");
     const stdout = collect(child.stdout);
     expect(await exitCode(child)).toBe(1);
-    expect(numbersIn(stdout())).toEqual([...Array(200).keys()]);
+    expect(numbersIn(stdout()).sort((a, b) => a - b)).toEqual([...Array(2000).keys()]);
   });
 
   it('are written out by the end of a graceful shutdown, before the process ends by its signal', async () => {
     // SIGKILL: no exit handler runs, so only flushLogs can have written them.
-    const child = holdingProcess(200, 60_000, "flushLogs(300); process.kill(process.pid, 'SIGKILL');");
+    const child = loggingProcess(2000, "flushLogs(300); process.kill(process.pid, 'SIGKILL');");
     const stdout = collect(child.stdout);
     await exitCode(child);
     expect(child.signalCode).toBe('SIGKILL');
-    expect(numbersIn(stdout())).toEqual([...Array(200).keys()]);
+    expect(numbersIn(stdout()).sort((a, b) => a - b)).toEqual([...Array(2000).keys()]);
   });
 
   it('wait for a reader of stdout that falls behind, and leave in order once it reads again', async () => {
     // About 1.2 MiB: far more than the pipe holds, so most of it waits in the process while nothing is read.
-    const child = holdingProcess(20_000, 20, 'setInterval(() => {}, 1000);');
+    const child = loggingProcess(20_000, 'setInterval(() => {}, 1000);');
     child.stdout.pause();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(child.exitCode).toBeNull(); // never blocked or ended by the stalled reader
@@ -144,9 +153,8 @@ describe('lines held to leave together', () => {
   });
 
   it('let the process end when the reader of its stdout takes nothing', async () => {
-    const child = holdingProcess(
+    const child = loggingProcess(
       20_000,
-      60_000,
       "flushLogs(300); process.stderr.write('flushed\\n'); process.exit(0);",
     );
     const stderr = collect(child.stderr);
@@ -161,13 +169,5 @@ describe('lines held to leave together', () => {
     expect(numbers.length).toBeGreaterThan(0);
     expect(numbers.length).toBeLessThan(20_000);
     expect(numbers).toEqual([...Array(numbers.length).keys()]);
-  });
-
-  it('leave at once when many wait, without waiting for the hold', async () => {
-    // About 5,000 lines of 60 bytes: several times what is held; the hold itself (a minute) never ends.
-    const child = holdingProcess(5000, 60_000, 'setInterval(() => {}, 1000);');
-    const stdout = collect(child.stdout);
-    await eventually(() => expect(numbersIn(stdout()).length).toBeGreaterThan(4000));
-    expect(numbersIn(stdout())).toEqual([...Array(numbersIn(stdout()).length).keys()]);
   });
 });

@@ -193,7 +193,8 @@ export interface RunServiceOptions {
  * For the services that stream a large file job through them (file-jobs, the verifier): three times the live heap
  * before the next full collection instead of V8's factor of about two, which made them collect every half second
  * during a million-row job. The gateway keeps V8's factor (its upload memory bound). Figures: docs/design.md,
- * "Memory of a large job".
+ * "Memory of a large job". A copy of tools/dev/node-flags.json's streamingHeapGrowingPercent (the image holds no
+ * tools/), which tools/dev/node-flags.spec.ts holds it to.
  */
 export const STREAMING_HEAP_GROWING_PERCENT = 200;
 

@@ -42,8 +42,6 @@ export interface ServiceProviderOptions {
   database?: { schema: string; migrations: MigrationClass[] };
   /** Further readiness checks (e.g. other services answering over NATS). */
   extraChecks?: (bus: MessageBus) => HealthCheck[];
-  /** How long log lines may wait in memory to leave together (createLogger); 0 or omitted: no wait. */
-  logHoldMs?: number;
 }
 
 /**
@@ -54,7 +52,7 @@ export interface ServiceProviderOptions {
 export function serviceProviders(options: ServiceProviderOptions): Provider[] {
   const { service, config } = options;
   const providers: Provider[] = [
-    { provide: LOGGER, useValue: createLogger(service, config.LOG_LEVEL, options.logHoldMs) },
+    { provide: LOGGER, useValue: createLogger(service, config.LOG_LEVEL) },
     { provide: Metrics, useValue: new Metrics(service) },
     {
       provide: MessageBus,

@@ -74,10 +74,15 @@ export interface RunningProcess {
   exited: Promise<number | null>;
 }
 
+/** The V8 flags of every app and of the gateway, from their one source (tools/dev/node-flags.json). */
+const V8_FLAGS = JSON.parse(readFileSync(path.join(repoRoot, 'tools', 'dev', 'node-flags.json'), 'utf8')) as {
+  apps: readonly string[];
+  gateway: readonly string[];
+};
 /** The V8 flags production runs the services with (tools/dev/apps.mjs NODE_FLAGS, the Dockerfile's NODE_OPTIONS). */
-export const APP_NODE_FLAGS = ['--max-semi-space-size=32', '--max-old-space-size=384'] as const;
+export const APP_NODE_FLAGS: readonly string[] = V8_FLAGS.apps;
 /** The gateway's (tools/dev/apps.mjs GATEWAY_NODE_FLAGS, its NODE_OPTIONS in compose and Helm). */
-export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=384'] as const;
+export const GATEWAY_NODE_FLAGS: readonly string[] = V8_FLAGS.gateway;
 
 /** Starts a built app (dist/) as a real process, with the V8 flags production runs it with. */
 export function launch(

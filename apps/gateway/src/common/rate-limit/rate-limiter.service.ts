@@ -27,7 +27,9 @@ const WINDOW_SECONDS = 60;
  * One round trip for an authenticated request whose key was known: refuses (returns {-1, ttl}) when the client
  * address has failed authentication too often (KEYS[1] over ARGV[1]), else counts the request against the key's
  * class (KEYS[2]) exactly as rate-limiter-flexible's RateLimiterRedis counts it (the same keys, value and expiry,
- * so both count the same window) and returns {consumed, ttl}. ARGV[2] is the window in seconds.
+ * so both count the same window) and returns {consumed, ttl}. ARGV[2] is the window in seconds. It mirrors the
+ * library's key layout (rate-limiter-flexible 11.4.0, pinned): rate-limiter.service.int-spec.ts fails when the two
+ * stop counting the same window; why it stays: docs/performance.md, "Redis limiter script".
  */
 const ADMIT_SCRIPT = `
 local failed = tonumber(redis.call('get', KEYS[1]) or '0')
