@@ -278,3 +278,15 @@ describe('links of the manual', () => {
     ]);
   });
 });
+
+describe('the notebook kept out of the manual', () => {
+  it('README.md stays a landing page of at most 250 lines', () => {
+    const lines = readFileSync(path.join(root, 'README.md'), 'utf8').trimEnd().split('\n').length;
+    expect(lines, 'README.md is a landing page: move the detail to docs/').toBeLessThanOrEqual(250);
+  });
+
+  it.each(MANUAL)('%s has no dated sections (measurements go in the table of docs/benchmarks.md)', (file) => {
+    const dated = anchors(readFileSync(path.join(root, file), 'utf8'));
+    expect([...dated].filter((heading) => /\d{4}-\d{2}-\d{2}/.test(heading))).toEqual([]);
+  });
+});
