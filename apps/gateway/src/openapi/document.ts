@@ -24,6 +24,8 @@ export function buildOpenApiDocument(app: INestApplication, publicBaseUrl: strin
         '(older unwrapped variants). Choose per request with `SVC-Response-Style: current|legacy`; otherwise the',
         "key's default applies. Every authenticated reply carries `X-RateLimit-Limit`, `X-RateLimit-Remaining` and",
         '`X-RateLimit-Reset`; a 429 adds `Retry-After`.',
+        '',
+        "The manual, with a `curl` example for every endpoint, is `docs/api.md` in the service's repository.",
       ].join('\n'),
     )
     .setVersion('1.0')
