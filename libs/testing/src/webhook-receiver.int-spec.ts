@@ -315,7 +315,7 @@ describe('WebhookReceiver', () => {
     const timestamp = '1767225600';
     const body = '{"event":"file.completed","data":{"file_name":"Liste été.csv","total_emails":3}}';
 
-    // Written out here from the README's header table, apart from the helper: hex HMAC keyed with the secret
+    // Written out here from docs/api.md's header table, apart from the helper: hex HMAC keyed with the secret
     // string, and the Standard Webhooks base64 HMAC keyed with the decoded part after whsec_.
     const xSignature = (s: string, ts: string, b: string) =>
       `sha256=${createHmac('sha256', s).update(`${ts}.${b}`).digest('hex')}`;

@@ -51,7 +51,7 @@ export interface VerificationOptions {
   smtpMaxHosts?: number;
 }
 
-/** The defaults the README's Configuration table lists; `host` fills SMTP_HELO_NAME and SMTP_MAIL_FROM. */
+/** The defaults docs/configuration.md lists; `host` fills SMTP_HELO_NAME and SMTP_MAIL_FROM. */
 export function defaultVerificationOptions(host: string = hostname()): VerificationOptions {
   return {
     dnsServers: [],
