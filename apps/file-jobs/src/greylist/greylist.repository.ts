@@ -10,6 +10,7 @@ export interface DueRetry {
   accountId: AccountId;
   chunk: number;
   checkSmtp: boolean;
+  enrich: boolean;
   jobCreatedAt: Date;
   requestId: string | null;
   emails: string[];
@@ -98,9 +99,11 @@ export class GreylistRepository {
       const jobs = new Map(
         (
           (await m.query(
-            `SELECT id, account_id, check_smtp, created_at, request_id FROM files.jobs WHERE id = ANY($1::uuid[])`,
+            `SELECT id, account_id, check_smtp, enrich, created_at, request_id FROM files.jobs WHERE id = ANY($1::uuid[])`,
             [[...new Set(rows.map((r) => r.job_id))]],
-          )) as Array<Pick<JobRow, 'id' | 'account_id' | 'check_smtp' | 'created_at' | 'request_id'>>
+          )) as Array<
+            Pick<JobRow, 'id' | 'account_id' | 'check_smtp' | 'enrich' | 'created_at' | 'request_id'>
+          >
         ).map((j) => [j.id, j]),
       );
       const groups = new Map<string, DueRetry>();
@@ -114,6 +117,7 @@ export class GreylistRepository {
             accountId: job.account_id,
             chunk: row.chunk,
             checkSmtp: job.check_smtp,
+            enrich: job.enrich,
             jobCreatedAt: job.created_at,
             requestId: job.request_id,
             emails: [],

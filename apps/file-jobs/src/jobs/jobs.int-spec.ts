@@ -93,6 +93,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
         uploadObject: upload,
         checkSmtp: false,
         preserveOriginal,
+        enrich: false,
       },
       randomUUID(),
     );
