@@ -354,10 +354,8 @@ export class VerificationEngine {
         return this.deliverable(result, answers.facts, answers.reputation, undefined, NO_GRAVATAR, 0);
       }
       const gravatar = this.extras.cachedGravatar(parsed.email);
-      const registered =
-        parsed.ipLiteral !== undefined
-          ? { value: undefined, expiresAt: Infinity }
-          : this.extras.cachedRegistration(parsed.domain);
+      // An address literal's domain has no registration: known without asking.
+      const registered = this.extras.cachedRegistration(parsed.domain);
       if (!gravatar || !registered) return undefined;
       const domainAge = this.extras.ageOf(registered.value);
       return this.deliverable(result, answers.facts, answers.reputation, undefined, gravatar, domainAge);
