@@ -22,10 +22,13 @@ import {
   round,
   writeReport,
 } from './common';
+import { LookupStandIns } from './lookup-stand-ins';
 import { type DatabaseFigures, DatabaseMeter } from './db-meter';
 import { CpuMeter, assertClean, load } from './load';
 import { profileEnv, profiled } from './profile';
 
+/** Gravatar and RDAP stand-ins, answering after `--lookup-delay-ms` (50 by default): the services look both up. */
+let lookups: LookupStandIns | undefined;
 const DOMAINS = 300;
 const BATCH = 100;
 /** Batches in flight at once, on both sides. */
@@ -76,7 +79,8 @@ async function main(cleanup: Cleanup): Promise<void> {
       `${PER_BATCH_CONCURRENCY} addresses at once per batch, ${ROUNDS} round(s) of ${MEASURE_S} s`,
   );
   const world = await startMailboxWorld(cleanup, DOMAINS);
-  const { suite, apiKey, pids } = await startInstallation(world, cleanup);
+  lookups = await LookupStandIns.start(cleanup);
+  const { suite, apiKey, pids } = await startInstallation(world, cleanup, lookups);
   const meter = await DatabaseMeter.open(suite.databaseUrl);
   cleanup.add('database meter', () => meter.close());
   const service = serviceSide(suite, apiKey, pids, meter);
@@ -98,6 +102,7 @@ async function main(cleanup: Cleanup): Promise<void> {
 async function startInstallation(
   world: MailWorld,
   cleanup: Cleanup,
+  standIns: LookupStandIns,
 ): Promise<{ suite: TestSuite; apiKey: string; pids: Record<string, number> }> {
   log('starting credits, verifier and gateway (own database and NATS namespace)…');
   const suite = await TestSuite.start({
@@ -109,6 +114,8 @@ async function startInstallation(
       VERIFY_BULK_CONCURRENCY: String(PER_BATCH_CONCURRENCY),
       RATE_LIMIT_BULK: '1000000000',
       RATE_LIMIT_OTHER: '1000000000',
+      // Production defaults: Gravatar and RDAP set (to the stand-ins). A bulk request asks neither.
+      ...standIns.env(),
       ...profileEnv(),
     },
   });
@@ -289,6 +296,7 @@ function report(runs: Runs, discarded: Array<Record<string, SideFigures>>): void
       rounds: ROUNDS,
       serviceLogLevel: LOG_LEVEL,
       quick,
+      lookupStandIns: { delayMs: lookups?.delayMs, requests: lookups?.requests() },
     },
     service: { ...svc, runs: runs.service },
     library: { ...lib, runs: runs.library },

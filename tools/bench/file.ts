@@ -34,8 +34,12 @@ import {
   writeReport,
 } from './common';
 import { CpuMeter } from './load';
+import { LookupStandIns } from './lookup-stand-ins';
 import { profileEnv, profiled, PROFILE } from './profile';
 import { RssSampler, peakRssFromMetrics, peakRssMiB, resetPeakRss } from './memory';
+
+/** Gravatar and RDAP stand-ins, answering after `--lookup-delay-ms` (50 by default): the services look both up. */
+let lookups: LookupStandIns | undefined;
 
 const LARGE = process.argv.includes('--large');
 /** `BENCH_ROWS` overrides the row count (for exploring; the reported figures use the defaults). */
@@ -263,7 +267,8 @@ async function main(cleanup: Cleanup): Promise<void> {
   const world = await startMailWorld(cleanup);
   const floor = await measureFloor(world, cleanup);
   const library = await measureLibrary(world);
-  const installation = await startInstallation(world, cleanup);
+  lookups = await LookupStandIns.start(cleanup);
+  const installation = await startInstallation(world, cleanup, lookups);
   const uploadProbe = PHASES.includes('probe') ? await measureUploadProbe(installation) : undefined;
   const phases = await measureServicePhases(installation, world);
   if (PROFILE) {
@@ -360,7 +365,11 @@ async function measureLibrary(world: MailWorld): Promise<LibraryFigures> {
   return library;
 }
 
-async function startInstallation(world: MailWorld, cleanup: Cleanup): Promise<Installation> {
+async function startInstallation(
+  world: MailWorld,
+  cleanup: Cleanup,
+  standIns: LookupStandIns,
+): Promise<Installation> {
   log('starting credits, verifier, file-jobs and gateway (own database and NATS namespace)…');
   const suite = await TestSuite.start({
     services: ['credits', 'verifier', 'file-jobs'],
@@ -371,6 +380,8 @@ async function startInstallation(world: MailWorld, cleanup: Cleanup): Promise<In
       RATE_LIMIT_FILE: '1000000000',
       RATE_LIMIT_OTHER: '1000000000',
       FILE_MAX_EMAILS: String(Math.max(1_000_000, ROWS)),
+      // Production defaults: Gravatar and RDAP set (to the stand-ins). A file job without enrich asks neither.
+      ...standIns.env(),
       ...knobEnv,
       ...extraServiceEnv,
       // Node flags for the services only (the library side runs in this process), e.g. GC sizing.
@@ -865,6 +876,7 @@ function report(
       serviceLogLevel: LOG_LEVEL,
       quick,
       large: LARGE,
+      lookupStandIns: { delayMs: lookups?.delayMs, requests: lookups?.requests() },
     },
     floor,
     library,

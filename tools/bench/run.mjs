@@ -28,7 +28,8 @@ if (!name || !names.every((n) => n in BENCHMARKS)) {
         .join('') +
       '  --quick    short phases and one round (a smoke run; figures are not stable)\n' +
       '  --profile  (gateway, single, bulk, file, webhooks) write CPU profiles of the services to .data/bench/profiles\n' +
-      '  --large    (file) 1,000,000 rows instead of 100,000 (about 15 minutes)\n',
+      '  --large    (file) 1,000,000 rows instead of 100,000 (about 15 minutes)\n' +
+      '  --lookup-delay-ms N  (file, bulk, single) how long the Gravatar and RDAP stand-ins take to answer (default 50)\n',
   );
   process.exit(2);
 }

@@ -23,10 +23,13 @@ import {
   round,
   writeReport,
 } from './common';
+import { LookupStandIns } from './lookup-stand-ins';
 import { type DatabaseFigures, DatabaseMeter } from './db-meter';
 import { assertClean, load } from './load';
 import { profileEnv, profiled } from './profile';
 
+/** Gravatar and RDAP stand-ins, answering after `--lookup-delay-ms` (50 by default): the services look both up. */
+let lookups: LookupStandIns | undefined;
 const DOMAINS = 300;
 const CONNECTIONS = Number(process.env.BENCH_CONCURRENCY || 32);
 const MEASURE_S = quick ? 3 : 8;
@@ -90,7 +93,8 @@ async function main(cleanup: Cleanup): Promise<void> {
       `${MEASURE_S} s per side, every address distinct`,
   );
   const world = await startMailboxWorld(cleanup, DOMAINS);
-  const { suite, keys } = await startInstallation(world, cleanup);
+  lookups = await LookupStandIns.start(cleanup);
+  const { suite, keys } = await startInstallation(world, cleanup, lookups);
   const meter = await DatabaseMeter.open(suite.databaseUrl);
   cleanup.add('database meter', () => meter.close());
   const measure = sides(suite, keys, meter);
@@ -111,6 +115,7 @@ async function main(cleanup: Cleanup): Promise<void> {
 async function startInstallation(
   world: MailWorld,
   cleanup: Cleanup,
+  standIns: LookupStandIns,
 ): Promise<{ suite: TestSuite; keys: string[] }> {
   log('starting credits, verifier and gateway (own database and NATS namespace)…');
   const suite = await TestSuite.start({
@@ -122,6 +127,8 @@ async function startInstallation(
       RATE_LIMIT_SINGLE: '1000000000',
       RATE_LIMIT_DISPOSABLE: '1000000000',
       RATE_LIMIT_OTHER: '1000000000',
+      // Production defaults: Gravatar and RDAP set (to the stand-ins), which a single verification looks up.
+      ...standIns.env(),
       ...profileEnv(),
     },
   });
@@ -283,6 +290,7 @@ function report(runs: Runs, discarded: Array<Record<Side, SideFigures>>): void {
       warmupRequestsPerSide: DOMAINS * 3,
       serviceLogLevel: LOG_LEVEL,
       quick,
+      lookupStandIns: { delayMs: lookups?.delayMs, requests: lookups?.requests() },
     },
     ...Object.fromEntries(SIDES.map((side) => [side, { ...s[side], runs: runs[side] }])),
     discardedRounds: discarded,

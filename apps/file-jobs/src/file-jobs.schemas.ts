@@ -14,6 +14,7 @@ export const FileJobsPayloads = {
       emailColumn: z.string().min(1).max(500).optional(),
       checkSmtp: z.boolean(),
       preserveOriginal: z.boolean(),
+      enrich: z.boolean(),
     }),
   ),
   ref: parseWith(ref),

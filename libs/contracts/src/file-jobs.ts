@@ -88,6 +88,11 @@ export interface FileJobCreateRequest {
   emailColumn?: string;
   checkSmtp: boolean;
   preserveOriginal: boolean;
+  /**
+   * `enrich=true` of the upload: every deliverable address gets its Gravatar and domain-age lookups, and the
+   * result file the `has_gravatar` and `domain_age` columns. Without it the job makes no such lookup.
+   */
+  enrich: boolean;
 }
 
 export interface FileJobRef {
@@ -132,13 +137,18 @@ export type ChunkItemResult = Pick<
   | 'mxRecords'
   | 'domainSuggestion'
   | 'smtpCheck'
-> & { reason: string; creditsUsed: number };
+> & { reason: string; creditsUsed: number } & Partial<ChunkItemExtras>;
+
+/** What an enriched job's items add (ChunkMessage.enrich): the result file's `has_gravatar` and `domain_age`. */
+export type ChunkItemExtras = Pick<VerificationResult, 'hasGravatar' | 'domainAge'>;
 
 export interface ChunkMessage {
   jobId: string;
   accountId: AccountId;
   chunk: number;
   checkSmtp: boolean;
+  /** The job's `enrich`: its items carry the Gravatar and domain-age fields (ChunkItemExtras). */
+  enrich?: boolean;
   /**
    * When the job was created. Cached results older than this are free; newer ones are this job's own work (for
    * example a chunk redelivered after a worker died having cached its results) and are charged as fresh.

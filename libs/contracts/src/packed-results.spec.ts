@@ -126,6 +126,18 @@ describe('packed chunk items', () => {
     }
   });
 
+  it("carry an enriched job's Gravatar and domain age, and nothing of them for another job", () => {
+    for (const hasGravatar of [true, false]) {
+      const enriched = { ...item, hasGravatar, domainAge: 4017 };
+      const packed = packChunkItem(enriched);
+      expect(unpackChunkItem(JSON.parse(JSON.stringify(packed)))).toEqual(enriched);
+    }
+    const plain = unpackChunkItem(packChunkItem(item));
+    expect(plain).not.toHaveProperty('hasGravatar');
+    expect(plain).not.toHaveProperty('domainAge');
+    expect(packChunkItem(item)).toHaveLength(9);
+  });
+
   it('are a good deal smaller than the object', () => {
     expect(JSON.stringify(packChunkItem(item)).length).toBeLessThan(JSON.stringify(item).length / 2);
   });

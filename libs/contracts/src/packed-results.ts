@@ -1,4 +1,4 @@
-import type { ChunkItemResult, ChunkResultMessage } from './file-jobs';
+import type { ChunkItemExtras, ChunkItemResult, ChunkResultMessage } from './file-jobs';
 import type { VerificationResult, VerificationStatus } from './verification';
 
 /*
@@ -163,7 +163,11 @@ export function unpackResult(
   } satisfies Required<VerificationResult>;
 }
 
-/** A chunk item packed: the fields of ChunkItemResult, the six booleans as flags. */
+/**
+ * A chunk item packed: the fields of ChunkItemResult, the six booleans as flags. An enriched job's item
+ * (ChunkItemExtras) adds the Gravatar bit to the flags and its domain age at the end; another's stops at what it
+ * cost, so the extras take no byte where nobody asked for them.
+ */
 export type PackedChunkItem = [
   email: string,
   status: VerificationStatus,
@@ -174,37 +178,48 @@ export type PackedChunkItem = [
   mxRecords: string[],
   domainSuggestion: string,
   creditsUsed: number,
+  domainAge?: number,
 ];
 
 export function packChunkItem(r: ChunkItemResult): PackedChunkItem {
-  return packResultFields(r, r.creditsUsed, r.email);
+  return packResultFields(
+    r,
+    r.creditsUsed,
+    r.email,
+    r.hasGravatar !== undefined && r.domainAge !== undefined,
+  );
 }
 
 /**
  * Packs the result-file fields of any result (a verification's among them) with what it cost and the key it
- * answers, without building a ChunkItemResult first.
+ * answers, without building a ChunkItemResult first; with `extras`, an enriched job's item (the Gravatar bit and
+ * the domain age, which the result has then).
  */
 export function packResultFields(
   r: Omit<ChunkItemResult, 'email' | 'creditsUsed'>,
   creditsUsed: number,
   email: string,
+  extras = false,
 ): PackedChunkItem {
-  return [
+  const item: PackedChunkItem = [
     email,
     r.status,
     r.reason,
     r.score,
-    fileFlags(r),
+    fileFlags(r) | (extras && r.hasGravatar ? GRAVATAR : 0),
     r.domain,
     r.mxRecords,
     r.domainSuggestion,
     creditsUsed,
   ];
+  if (extras) item.push(r.domainAge ?? 0);
+  return item;
 }
 
 export function unpackChunkItem(item: PackedChunkItem): ChunkItemResult {
-  const [email, status, reason, score, flags, domain, mxRecords, domainSuggestion, creditsUsed] = item;
-  return {
+  const [email, status, reason, score, flags, domain, mxRecords, domainSuggestion, creditsUsed, domainAge] =
+    item;
+  const fields = {
     email,
     status,
     reason,
@@ -214,7 +229,9 @@ export function unpackChunkItem(item: PackedChunkItem): ChunkItemResult {
     mxRecords,
     domainSuggestion,
     creditsUsed,
-  } satisfies Required<ChunkItemResult>;
+  } satisfies Required<Omit<ChunkItemResult, keyof ChunkItemExtras>>;
+  if (domainAge === undefined) return fields;
+  return { ...fields, hasGravatar: (flags & GRAVATAR) !== 0, domainAge } satisfies Required<ChunkItemResult>;
 }
 
 /** An address waiting for a greylisting retry gets this answer first: unknown `greylisted`. */

@@ -7,6 +7,7 @@ export { escapeFormula } from './formula';
 export { DEFAULT_READ_LIMITS, MAX_COLUMNS, type ReadLimits } from './limits';
 export { readRowBatches, readRows } from './read-rows';
 export {
+  ENRICHMENT_COLUMNS,
   type ResultCells,
   VERIFICATION_COLUMNS,
   type VerificationColumn,

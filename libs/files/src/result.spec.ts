@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatCsvRow } from './csv/writer';
 import {
+  ENRICHMENT_COLUMNS,
   type ResultCells,
   VERIFICATION_COLUMNS,
   resultFields,
@@ -49,6 +50,16 @@ describe('resultHeader', () => {
       'smtp_check',
     ]);
   });
+
+  it('adds has_gravatar and domain_age last for an enriched job, prefixed like the others when taken', () => {
+    expect(resultHeader(['Email'], false, true)).toEqual([...VERIFICATION_COLUMNS, ...ENRICHMENT_COLUMNS]);
+    expect(resultHeader(['Email', 'Domain_Age'], true, true).slice(-3)).toEqual([
+      'smtp_check',
+      'has_gravatar',
+      'verify_domain_age',
+    ]);
+    expect(resultHeader(['Email'], true, false)).not.toContain('has_gravatar');
+  });
 });
 
 describe('resultRow', () => {
@@ -70,6 +81,14 @@ describe('resultRow', () => {
       '',
       'true',
     ]);
+  });
+
+  it("ends an enriched job's row with has_gravatar and domain_age, false and 0 for a result without them", () => {
+    const enriched = { ...result, hasGravatar: true, domainAge: 4017 };
+    expect(resultRow([], 0, enriched, false, true).slice(-3)).toEqual(['true', 'true', '4017']);
+    expect(resultRow([], 0, result, false, true).slice(-3)).toEqual(['true', 'false', '0']);
+    expect(resultRow([], 0, enriched, false, false)).toHaveLength(VERIFICATION_COLUMNS.length);
+    expect(resultFields(enriched, true)).toBe(`${resultFields(enriched)},true,4017`);
   });
 
   it('cuts rows wider than the header, and leaves originals out without preserveOriginal', () => {
@@ -97,13 +116,15 @@ describe('resultLine', () => {
   ];
 
   it('is the text formatCsvRow makes of resultRow, with and without the original cells', () => {
-    for (const r of [result, awkward]) {
+    for (const r of [result, awkward, { ...awkward, hasGravatar: true, domainAge: 12 }]) {
       for (const original of originals) {
         for (const width of [0, 1, 2, 6]) {
           for (const preserve of [true, false]) {
-            expect(resultLine(original, width, resultFields(r), preserve)).toBe(
-              formatCsvRow(resultRow(original, width, r, preserve)),
-            );
+            for (const enrich of [true, false]) {
+              expect(resultLine(original, width, resultFields(r, enrich), preserve)).toBe(
+                formatCsvRow(resultRow(original, width, r, preserve, enrich)),
+              );
+            }
           }
         }
       }

@@ -16,20 +16,34 @@ export const VERIFICATION_COLUMNS = [
   'smtp_check',
 ] as const;
 
-export type VerificationColumn = (typeof VERIFICATION_COLUMNS)[number];
+/**
+ * The columns a job uploaded with `enrich=true` adds after VERIFICATION_COLUMNS: whether the address has a
+ * Gravatar, and the domain's age in days (RDAP; 0 when unknown). Other jobs' files never have them.
+ */
+export const ENRICHMENT_COLUMNS = ['has_gravatar', 'domain_age'] as const;
 
-/** The verification cells of a result row: a chunk result without what it cost. */
+export type VerificationColumn = (typeof VERIFICATION_COLUMNS)[number] | (typeof ENRICHMENT_COLUMNS)[number];
+
+/**
+ * The verification cells of a result row: a chunk result without what it cost. The Gravatar and domain-age
+ * fields are shown only in an enriched job's file; a result without them shows false and 0 there.
+ */
 export type ResultCells = Omit<ChunkItemResult, 'creditsUsed'>;
+
+/** The verification columns of a job's result file, in order. */
+function verificationColumns(enrich: boolean): VerificationColumn[] {
+  return enrich ? [...VERIFICATION_COLUMNS, ...ENRICHMENT_COLUMNS] : [...VERIFICATION_COLUMNS];
+}
 
 /**
  * Header of the result file: the original headers first when preserveOriginal, then the verification columns.
  * A verification column whose name clashes (trimmed, case-insensitive) with an original one is prefixed
  * `verify_`, again if `verify_x` is taken too, so every name in the header is distinct from the originals.
  */
-export function resultHeader(originalHeaders: string[], preserveOriginal: boolean): string[] {
-  if (!preserveOriginal) return [...VERIFICATION_COLUMNS];
+export function resultHeader(originalHeaders: string[], preserveOriginal: boolean, enrich = false): string[] {
+  if (!preserveOriginal) return verificationColumns(enrich);
   const taken = new Set(originalHeaders.map((name) => name.trim().toLowerCase()));
-  const verification = VERIFICATION_COLUMNS.map((column) => {
+  const verification = verificationColumns(enrich).map((column) => {
     let name: string = column;
     while (taken.has(name.toLowerCase())) name = `verify_${name}`;
     return name;
@@ -40,13 +54,14 @@ export function resultHeader(originalHeaders: string[], preserveOriginal: boolea
 /**
  * One result row: the original cells padded (or cut) to `width`, the width of the original header, when
  * preserveOriginal; then the verification cells in VERIFICATION_COLUMNS order (mx_records joined with ";",
- * booleans as true/false). Formula escaping is the writer's job.
+ * booleans as true/false), and with `enrich` the ENRICHMENT_COLUMNS. Formula escaping is the writer's job.
  */
 export function resultRow(
   original: string[],
   width: number,
   result: ResultCells,
   preserveOriginal: boolean,
+  enrich = false,
 ): string[] {
   const cells: string[] = [];
   if (preserveOriginal) {
@@ -67,6 +82,7 @@ export function resultRow(
     result.domainSuggestion,
     String(result.smtpCheck),
   );
+  if (enrich) cells.push(String(result.hasGravatar ?? false), String(result.domainAge ?? 0));
   return cells;
 }
 
@@ -74,10 +90,10 @@ export function resultRow(
  * The verification cells of a result as CSV fields (formatCsvFields of resultRow's last cells, without the line
  * end): what a result adds to each of its rows, formatted once for an address that several rows hold.
  */
-export function resultFields(result: ResultCells): string {
+export function resultFields(result: ResultCells, enrich = false): string {
   // Joined rather than concatenated: join makes one flat string, where a concatenation is a tree of its parts
   // that takes about four times the memory for as long as a merge keeps the result of a repeated address.
-  return [
+  const fields = [
     formatCsvField(result.email),
     formatCsvField(result.status),
     formatCsvField(result.reason),
@@ -91,7 +107,9 @@ export function resultFields(result: ResultCells): string {
     formatCsvField(result.mxRecords.join(';')),
     formatCsvField(result.domainSuggestion),
     result.smtpCheck,
-  ].join(',');
+  ];
+  if (enrich) fields.push(result.hasGravatar ?? false, String(result.domainAge ?? 0));
+  return fields.join(',');
 }
 
 /**

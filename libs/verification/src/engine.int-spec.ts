@@ -40,6 +40,7 @@ describe('VerificationEngine against the mail world', () => {
   }
 
   const smtp = { checkSmtp: true };
+  const enriched = { checkSmtp: true, enrich: true };
 
   beforeAll(async () => {
     world = await MailWorld.start();
@@ -371,7 +372,7 @@ describe('VerificationEngine against the mail world', () => {
 
   describe('extras', () => {
     it('reports gravatar and domain age from the HTTP services', async () => {
-      const result = await engine().verify('Alice@extras.test', smtp);
+      const result = await engine().verify('Alice@extras.test', enriched);
       expect(result).toMatchObject({ status: 'valid', reason: 'accepted', hasGravatar: true });
       expect(result.gravatarUrl).toMatch(new RegExp(`^${world.gravatarBaseUrl}/[0-9a-f]{64}$`));
       expect(result.domainAge).toBeGreaterThanOrEqual(999);
@@ -379,9 +380,9 @@ describe('VerificationEngine against the mail world', () => {
     });
 
     it('changes nothing but hasGravatar and domainAge while the HTTP services are down', async () => {
-      const up = await engine().verify('alice@extras.test', smtp);
+      const up = await engine().verify('alice@extras.test', enriched);
       world.setHttpDown(true);
-      const down = await engine().verify('alice@extras.test', smtp);
+      const down = await engine().verify('alice@extras.test', enriched);
       expect(down).toMatchObject({ hasGravatar: false, gravatarUrl: '', domainAge: 0 });
       expect(world.httpRequests()).toBeGreaterThan(0);
       const strip = ({
@@ -395,8 +396,17 @@ describe('VerificationEngine against the mail world', () => {
     });
 
     it('makes no HTTP request when the base URLs are empty', async () => {
-      const result = await engine({ gravatarBaseUrl: '', rdapBaseUrl: '' }).verify('alice@extras.test', smtp);
+      const result = await engine({ gravatarBaseUrl: '', rdapBaseUrl: '' }).verify(
+        'alice@extras.test',
+        enriched,
+      );
       expect(result).toMatchObject({ status: 'valid', hasGravatar: false, domainAge: 0 });
+      expect(world.httpRequests()).toBe(0);
+    });
+
+    it('makes no HTTP request without enrich, though the services are configured', async () => {
+      const result = await engine().verify('alice@extras.test', smtp);
+      expect(result).toMatchObject({ status: 'valid', reason: 'accepted', hasGravatar: false, domainAge: 0 });
       expect(world.httpRequests()).toBe(0);
     });
   });

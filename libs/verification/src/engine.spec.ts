@@ -406,11 +406,73 @@ describe('VerificationEngine reputation and extras', () => {
       );
     };
     const withHttp = new VerificationEngine(OPTIONS, deps);
-    const result = await withHttp.verify('alice@example.com', { checkSmtp: false });
+    const result = await withHttp.verify('alice@example.com', { checkSmtp: false, enrich: true });
     expect(result.hasGravatar).toBe(true);
     expect(result.gravatarUrl).toMatch(/^http:\/\/gravatar\.test\/avatar\/[0-9a-f]{64}$/);
     expect(result.domainAge).toBe(400);
-    expect((await engine.verify('alice@example.com', { checkSmtp: false })).hasGravatar).toBe(false);
+    expect((await engine.verify('alice@example.com', { checkSmtp: false, enrich: true })).hasGravatar).toBe(
+      false,
+    );
+  });
+
+  it('asks neither Gravatar nor RDAP without enrich, with SMTP or without, and leaves their fields empty', async () => {
+    const { engine, http } = world();
+    const verified = [
+      await engine.verify('alice@example.com', { checkSmtp: true }),
+      await engine.verify('bob@example.com', { checkSmtp: false }),
+      ...(await engine.verifyMany(['carol@example.com', 'dave@example.com'], { checkSmtp: false })),
+    ];
+    expect(verified.map((r) => r.status)).toEqual(['valid', 'valid', 'valid', 'valid']);
+    for (const r of verified) expect(r).toMatchObject({ hasGravatar: false, gravatarUrl: '', domainAge: 0 });
+    expect(http.requests).toEqual([]);
+  });
+
+  it('asks RDAP once per domain and Gravatar once per address when a list is enriched', async () => {
+    const { deps, clock } = world({ 'other.example': mx('mx1.example.com') });
+    const asked: string[] = [];
+    const registered = new Date(clock.now() - 30 * 86_400_000).toISOString();
+    deps.fetch = async (url) => {
+      asked.push(url);
+      // Answers arrive later than the other addresses of the domain ask, so concurrent lookups must join.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      if (url.startsWith('http://gravatar.test/')) return new Response(null, { status: 404 });
+      return Response.json({ events: [{ eventAction: 'registration', eventDate: registered }] });
+    };
+    const engine = new VerificationEngine(OPTIONS, deps);
+    const emails = ['a', 'b', 'c', 'd', 'a'].flatMap((l) => [`${l}@example.com`, `${l}@other.example`]);
+    const results = await engine.verifyMany(emails, { checkSmtp: false, enrich: true }, { concurrency: 8 });
+    expect(results.map((r) => r.domainAge)).toEqual(emails.map(() => 30));
+    const rdap = asked.filter((u) => u.startsWith('http://rdap.test/')).sort();
+    expect(rdap).toEqual(['http://rdap.test/domain/example.com', 'http://rdap.test/domain/other.example']);
+    expect(new Set(asked.filter((u) => u.startsWith('http://gravatar.test/'))).size).toBe(8);
+    expect(asked.filter((u) => u.startsWith('http://gravatar.test/'))).toHaveLength(8);
+  });
+
+  it('adds the Gravatar and domain-age fields to results verified without them, as verify with enrich gives', async () => {
+    const { deps, clock } = world({ 'gone.example': { mx: DNS_ERROR.NOT_FOUND } });
+    const asked: string[] = [];
+    const registered = new Date(clock.now() - 12 * 86_400_000).toISOString();
+    deps.fetch = async (url) => {
+      asked.push(url);
+      if (url.startsWith('http://gravatar.test/')) return new Response('png', { status: 200 });
+      return Response.json({ events: [{ eventAction: 'registration', eventDate: registered }] });
+    };
+    const plain = new VerificationEngine(OPTIONS, deps);
+    const emails = ['alice@example.com', 'alice@gone.example', 'alice@[192.0.2.1]'];
+    const bare = await plain.verifyMany(emails, { checkSmtp: false });
+    expect(asked).toEqual([]);
+    const added = await plain.addExtras(bare);
+    const direct = await new VerificationEngine(OPTIONS, deps).verifyMany(emails, {
+      checkSmtp: false,
+      enrich: true,
+    });
+    const comparable = (r: VerificationResult) => ({ ...r, responseTime: 0 });
+    expect(added.map(comparable)).toEqual(direct.map(comparable));
+    expect(added.map((r) => [r.hasGravatar, r.domainAge])).toEqual([
+      [true, 12],
+      [false, 0],
+      [true, 0],
+    ]);
   });
 
   it('measures responseTime with the injected clock', async () => {
@@ -530,10 +592,11 @@ describe('VerificationEngine.verifyMany', () => {
       [role, other].flatMap((l) =>
         ['example.com', 'listed.example', 'none.example', '[192.0.2.1]'].map((d) => `${l}@${d}`),
       );
-    const first = await engine.verifyMany([...addresses('info', 'alice'), 'bad'], { checkSmtp: false });
+    const enriched = { checkSmtp: false, enrich: true };
+    const first = await engine.verifyMany([...addresses('info', 'alice'), 'bad'], enriched);
     const asked = resolver.queries.length;
     // The same domains again: every answer is cached, so nothing is asked and every verdict is the same.
-    const again = await engine.verifyMany([...addresses('sales', 'bob'), 'bad'], { checkSmtp: false });
+    const again = await engine.verifyMany([...addresses('sales', 'bob'), 'bad'], enriched);
     expect(resolver.queries.length).toBe(asked);
     const comparable = (r: VerificationResult) => ({ ...r, email: r.email.split('@')[1], responseTime: 0 });
     expect(again.map(comparable)).toEqual(first.map(comparable));
@@ -564,7 +627,7 @@ describe('VerificationEngine.verifyMany', () => {
       deps,
     );
     const verify = async (email: string) => {
-      const [result] = await engine.verifyMany([email], { checkSmtp: false });
+      const [result] = await engine.verifyMany([email], { checkSmtp: false, enrich: true });
       return `${result!.status} ${result!.domainAge} MX asked ${resolver.count('example.com', 'MX')}`;
     };
     expect(await verify('a@example.com')).toBe('valid 400 MX asked 1');

@@ -13,7 +13,7 @@ import { type Entry, TtlCache } from './cache';
 import { DomainFactsLookup, type DomainFacts, type MailHost } from './dns';
 import { DomainReporter } from './domain-report';
 import { ReputationChecker, type ReputationCheck } from './dnsbl';
-import { ExtrasLookup, type GravatarInfo } from './extras';
+import { ExtrasLookup, type GravatarInfo, NO_GRAVATAR } from './extras';
 import { isDisposableDomain, isFreeProvider, isRoleLocalPart, suggestDomain } from './lists';
 import { createDefaultDependencies } from './node-dependencies';
 import { DEFAULT_TUNING, type VerificationOptions } from './options';
@@ -25,6 +25,18 @@ import { SmtpProber, type SmtpOutcome } from './smtp/probe';
 export interface VerifyOptions {
   /** Run the live RCPT probe. Without it no SMTP connection is made at all. */
   checkSmtp: boolean;
+  /**
+   * Look up Gravatar (per address) and the domain's age (RDAP, per domain) for a deliverable address: only where
+   * the reply shows `hasGravatar`, `gravatarUrl` and `domainAge` (docs/lookups.md). Each Gravatar request tells a
+   * third party about the address, so by default none is made and the fields stay at false, '' and 0.
+   */
+  enrich?: boolean;
+}
+
+/** How addExtras works through a list. */
+export interface AddExtrasOptions {
+  /** Results looked up at the same time; default 10. */
+  concurrency?: number;
 }
 
 export interface VerifyManyOptions {
@@ -86,9 +98,9 @@ interface DomainListFlags {
 const LITERAL_FLAGS: DomainListFlags = { isDisposable: false, isFree: false, domainSuggestion: '' };
 
 /**
- * What an MX-only verdict takes from the caches about a domain: its facts (public hosts only), list flags,
- * blocklist answers and registration time. With the local part (role) and the address's Gravatar answer, they
- * decide the result.
+ * What an MX-only verdict takes from the caches about a domain: its facts (public hosts only), list flags and
+ * blocklist answers. With the local part (role) they decide the result; an enriched one adds the address's
+ * Gravatar answer and the domain's registration time, cached apart (ExtrasLookup).
  */
 type DomainAnswers =
   | {
@@ -99,7 +111,6 @@ type DomainAnswers =
       facts: Extract<DomainFacts, { kind: 'deliverable' }>;
       flags: DomainListFlags;
       reputation: ReputationCheck;
-      registered: number | undefined;
     };
 
 /**
@@ -253,16 +264,33 @@ export class VerificationEngine {
       if (known) results[i] = known;
       else waiting.push(i);
     }
-    let next = 0;
-    const worker = async () => {
-      while (next < waiting.length) {
-        const index = waiting[next++]!;
-        results[index] = await this.timed(emails[index]!, options, parse);
-      }
-    };
-    const workers = Math.max(1, Math.min(Math.floor(concurrency), waiting.length));
-    if (waiting.length > 0) await Promise.all(Array.from({ length: workers }, worker));
+    await eachAtMost(concurrency, waiting, async (index) => {
+      results[index] = await this.timed(emails[index]!, options, parse);
+    });
     return results;
+  }
+
+  /**
+   * Results verified without enrichment (from the result cache: a file job's or a bulk request's) with the
+   * Gravatar and domain-age fields looked up now, as `verify` with `enrich` looks them up: only for an address
+   * whose domain takes mail, through the same caches. The others come back as they are; nothing else changes.
+   */
+  async addExtras(
+    results: readonly VerificationResult[],
+    { concurrency = 10 }: AddExtrasOptions = {},
+  ): Promise<VerificationResult[]> {
+    const out = [...results];
+    const waiting = results.flatMap((r, i) => (r.validMx ? [i] : []));
+    await eachAtMost(concurrency, waiting, async (index) => {
+      const r = results[index]!;
+      const [gravatar, domainAge] = await Promise.all([
+        this.extras.gravatar(r.email),
+        // An address literal's domain is its bracketed IP, which has no registration: 0 as verify gives.
+        this.extras.domainAge(r.domain),
+      ]);
+      out[index] = { ...r, hasGravatar: gravatar.hasGravatar, gravatarUrl: gravatar.gravatarUrl, domainAge };
+    });
+    return out;
   }
 
   private async timed(email: string, options: VerifyOptions, parse: Parse): Promise<VerificationResult> {
@@ -296,11 +324,12 @@ export class VerificationEngine {
     // A disposable domain stays `disposable` whatever the mailbox says, so probing it would only cost time
     // and load on the provider's servers.
     const probe = options.checkSmtp && !result.isDisposable;
+    const enrich = options.enrich === true;
     const [reputation, smtp, gravatar, domainAge] = await Promise.all([
       this.checkReputation(literal ? undefined : parsed.domain, this.mxIpOf(facts)),
       probe ? this.probeSmtp(parsed.email, parsed.domain, facts.hosts) : undefined,
-      this.extras.gravatar(parsed.email),
-      literal ? 0 : this.extras.domainAge(parsed.domain),
+      enrich ? this.extras.gravatar(parsed.email) : NO_GRAVATAR,
+      enrich && !literal ? this.extras.domainAge(parsed.domain) : 0,
     ]);
     return this.deliverable(result, facts, reputation, smtp, gravatar, domainAge);
   }
@@ -320,9 +349,15 @@ export class VerificationEngine {
       if (!answers) return undefined;
       const result = this.resultWith(parsed, answers.flags);
       if (answers.facts.kind !== 'deliverable') return undeliverable(result, answers.facts);
+      if (!('reputation' in answers)) return undefined;
+      if (options.enrich !== true) {
+        return this.deliverable(result, answers.facts, answers.reputation, undefined, NO_GRAVATAR, 0);
+      }
       const gravatar = this.extras.cachedGravatar(parsed.email);
-      if (!gravatar || !('reputation' in answers)) return undefined;
-      const domainAge = this.extras.ageOf(answers.registered);
+      // An address literal's domain has no registration: known without asking.
+      const registered = this.extras.cachedRegistration(parsed.domain);
+      if (!gravatar || !registered) return undefined;
+      const domainAge = this.extras.ageOf(registered.value);
       return this.deliverable(result, answers.facts, answers.reputation, undefined, gravatar, domainAge);
     } catch {
       // The asynchronous path reports whatever failed here.
@@ -354,13 +389,10 @@ export class VerificationEngine {
     const flags = literal ? LITERAL_FLAGS : this.listFlagsOf(parsed.domain);
     if (facts.kind !== 'deliverable') return { value: { facts, flags }, expiresAt: known.expiresAt };
     const reputation = this.reputation.cached(literal ? undefined : parsed.domain, this.mxIpOf(facts));
-    const registered = literal
-      ? { value: undefined, expiresAt: Infinity }
-      : this.extras.cachedRegistration(parsed.domain);
-    if (!reputation || !registered) return undefined;
+    if (!reputation) return undefined;
     return {
-      value: { facts, flags, reputation: reputation.value, registered: registered.value },
-      expiresAt: Math.min(known.expiresAt, reputation.expiresAt, registered.expiresAt),
+      value: { facts, flags, reputation: reputation.value },
+      expiresAt: Math.min(known.expiresAt, reputation.expiresAt),
     };
   }
 
@@ -570,6 +602,20 @@ function literalFacts(parsed: ParsedAddress): DomainFacts {
     hosts: [{ exchange: ip, priority: 0, addresses: [ip] }],
     implicitMx: true,
   };
+}
+
+/** Runs `work` on each item, at most `concurrency` at a time (at least one), and waits for them all. */
+async function eachAtMost<T>(
+  concurrency: number,
+  items: readonly T[],
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  const workers = Math.max(1, Math.min(Math.floor(concurrency), items.length));
+  if (items.length > 0) await Promise.all(Array.from({ length: workers }, worker));
 }
 
 function firstIpv4(hosts: readonly MailHost[]): string {

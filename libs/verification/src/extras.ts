@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Entry, TtlCache } from './cache';
+import { type Entry, InFlight, TtlCache } from './cache';
 import type { Clock, FetchLike } from './dependencies';
 
 export interface ExtrasOptions {
@@ -18,7 +18,8 @@ export interface GravatarInfo {
   gravatarUrl: string;
 }
 
-const NO_GRAVATAR: GravatarInfo = { hasGravatar: false, gravatarUrl: '' };
+/** The answer when nothing is known (or nothing was asked). */
+export const NO_GRAVATAR: GravatarInfo = { hasGravatar: false, gravatarUrl: '' };
 const DAY_MS = 86_400_000;
 /** RDAP answers for big registries can be large; more than this is not a domain object worth parsing. */
 const MAX_RDAP_BYTES = 1_000_000;
@@ -31,6 +32,12 @@ const MAX_RDAP_BYTES = 1_000_000;
 export class ExtrasLookup {
   private readonly gravatarCache: TtlCache<string, GravatarInfo>;
   private readonly ageCache: TtlCache<string, number>;
+  /**
+   * Lookups under way, joined: the addresses of one domain verified at once ask RDAP once between them, and an
+   * address verified twice at once asks Gravatar once.
+   */
+  private readonly gravatarAsked = new InFlight<string, GravatarInfo>();
+  private readonly registrationAsked = new InFlight<string, number | undefined>();
   private readonly gravatarBase: string;
   private readonly rdapBase: string;
 
@@ -50,6 +57,10 @@ export class ExtrasLookup {
     const hash = gravatarHash(email);
     const cached = this.gravatarCache.get(hash);
     if (cached) return cached;
+    return this.gravatarAsked.run(hash, () => this.askGravatar(hash));
+  }
+
+  private async askGravatar(hash: string): Promise<GravatarInfo> {
     const gravatarUrl = `${this.gravatarBase}/${hash}`;
     try {
       const response = await this.fetch(`${gravatarUrl}?d=404`, {
@@ -102,6 +113,10 @@ export class ExtrasLookup {
   private async registrationTime(domain: string): Promise<number | undefined> {
     const cached = this.ageCache.get(domain);
     if (cached !== undefined) return Number.isNaN(cached) ? undefined : cached;
+    return this.registrationAsked.run(domain, () => this.askRdap(domain));
+  }
+
+  private async askRdap(domain: string): Promise<number | undefined> {
     try {
       const response = await this.fetch(`${this.rdapBase}/domain/${encodeURIComponent(domain)}`, {
         method: 'GET',

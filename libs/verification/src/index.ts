@@ -50,6 +50,7 @@ export {
   fallbackResult,
   scoreFor,
   syntaxFailureResult,
+  type AddExtrasOptions,
   type Finding,
   type VerifyManyOptions,
   type VerifyOptions,

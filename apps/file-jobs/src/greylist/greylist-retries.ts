@@ -83,6 +83,7 @@ export class GreylistRetries {
           accountId: due.accountId,
           chunk: due.chunk,
           checkSmtp: due.checkSmtp,
+          enrich: due.enrich,
           jobCreatedAt: due.jobCreatedAt.toISOString(),
           emails: due.emails,
           retry: due.claim,

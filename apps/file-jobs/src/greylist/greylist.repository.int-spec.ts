@@ -57,6 +57,7 @@ describe('greylisting retries in PostgreSQL', () => {
         headers: ['email'],
         check_smtp: true,
         preserve_original: false,
+        enrich: false,
         upload_object: `uploads/${id}`,
         total_rows: emails.length,
         estimated_count: emails.length,

@@ -12,6 +12,7 @@ export interface DueRetry {
   accountId: AccountId;
   chunk: number;
   checkSmtp: boolean;
+  enrich: boolean;
   jobCreatedAt: Date;
   requestId: string | null;
   emails: string[];
@@ -99,8 +100,10 @@ export class GreylistRepository {
       if (rows.length === 0) return [];
       const jobs = new Map(
         (
-          await tx.rows<Pick<JobRow, 'id' | 'account_id' | 'check_smtp' | 'created_at' | 'request_id'>>(
-            `SELECT id, account_id, check_smtp, created_at, request_id FROM files.jobs WHERE id = ANY($1::uuid[])`,
+          await tx.rows<
+            Pick<JobRow, 'id' | 'account_id' | 'check_smtp' | 'enrich' | 'created_at' | 'request_id'>
+          >(
+            `SELECT id, account_id, check_smtp, enrich, created_at, request_id FROM files.jobs WHERE id = ANY($1::uuid[])`,
             [[...new Set(rows.map((r) => r.job_id))]],
           )
         ).map((j) => [j.id, j]),
@@ -116,6 +119,7 @@ export class GreylistRepository {
             accountId: job.account_id,
             chunk: row.chunk,
             checkSmtp: job.check_smtp,
+            enrich: job.enrich,
             jobCreatedAt: job.created_at,
             requestId: job.request_id,
             emails: [],

@@ -98,6 +98,7 @@ export class JobCreator {
         headers: column.headers,
         check_smtp: req.checkSmtp,
         preserve_original: req.preserveOriginal,
+        enrich: req.enrich,
         upload_object: req.uploadObject,
         total_rows: plan.totalRows,
         estimated_count: plan.estimated,

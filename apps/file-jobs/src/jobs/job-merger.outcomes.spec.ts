@@ -38,6 +38,7 @@ function makeJob(overrides: Partial<JobRow> = {}): JobRow {
     email_column: 'email',
     column_index: 0,
     has_header: true,
+    enrich: false,
     headers: ['email'],
     check_smtp: false,
     preserve_original: true,

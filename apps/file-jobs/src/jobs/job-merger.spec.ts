@@ -24,6 +24,7 @@ function makeJob(overrides: Partial<JobRow> = {}): JobRow {
     headers: ['email'],
     check_smtp: false,
     preserve_original: true,
+    enrich: false,
     upload_object: 'uploads/u',
     result_object: null,
     total_rows: 4,

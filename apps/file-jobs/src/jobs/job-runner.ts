@@ -191,6 +191,7 @@ export class JobRunner {
         accountId: job.account_id,
         chunk,
         checkSmtp: job.check_smtp,
+        enrich: job.enrich,
         jobCreatedAt: job.created_at.toISOString(),
         emails,
       };

@@ -85,7 +85,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
   });
 
   /** Stores a CSV as an upload, creates its job, and starts it (as the runner does: pending to running). */
-  async function createJob(csv: string, fileName: string, preserveOriginal = false) {
+  async function createJob(csv: string, fileName: string, preserveOriginal = false, enrich = false) {
     const upload = `uploads/${randomUUID()}`;
     await (await kit.objectStore('files')).putBlob({ name: upload }, new TextEncoder().encode(csv));
     const view = await new JobCreator(new JobsRepository(sql), kit, credits, config).create(
@@ -96,6 +96,7 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
         uploadObject: upload,
         checkSmtp: false,
         preserveOriginal,
+        enrich,
       },
       randomUUID(),
     );
@@ -194,6 +195,44 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
       ['r11', 'f@files.test', 'unknown', 'verification_failed'],
       ['r12', 'a@files.test', 'valid', 'mx_found'],
       ['r13', 'not an address', 'invalid', 'invalid_syntax'],
+    ]);
+  });
+
+  it("ends an enriched job's rows with has_gravatar and domain_age, repeated and given-up addresses included", async () => {
+    const repo = new JobsRepository(sql);
+    const chunkRepo = new ChunksRepository(sql);
+    const csv = ['email', 'g1@files.test', 'g2@files.test', 'x', 'g1@files.test', 'g4@files.test'].join('\n');
+    const view = await createJob(csv, 'enriched.csv', false, true);
+    const chunks: string[][] = [];
+    await chunkRepo.publishChunks(view.jobId, 2, async (chunk, addresses) => {
+      chunks[chunk] = addresses;
+    });
+    expect(chunks).toEqual([['g1@files.test', 'g2@files.test', 'g4@files.test']]);
+    const enriched = chunks[0]!
+      .slice(0, 2)
+      .map((email, i) => packChunkItem({ ...answer(email), hasGravatar: i === 0, domainAge: 4000 + i }));
+    // The third address: given up after every delivery (no extras looked up).
+    const givenUp = packChunkItem({
+      ...answer('g4@files.test'),
+      status: 'unknown',
+      reason: 'verification_failed',
+      creditsUsed: 0,
+    });
+    await chunkRepo.applyChunkResult(view.jobId, 0, packChunkResults([...enriched, givenUp]), false);
+    const job = (await repo.findByIdInternal(view.jobId))!;
+    expect(job.enrich).toBe(true);
+    const stored = await (
+      await kit.objectStore('files')
+    ).get(await new ResultWriter(chunkRepo, kit, config).write(job));
+    const rows: string[][] = [];
+    for await (const row of readCsv(stored!.data)) rows.push(row);
+    expect(rows[0]!.slice(-3)).toEqual(['smtp_check', 'has_gravatar', 'domain_age']);
+    expect(rows.slice(1).map((r) => [r[0], r[1], ...r.slice(-2)])).toEqual([
+      ['g1@files.test', 'valid', 'true', '4000'],
+      ['g2@files.test', 'valid', 'false', '4001'],
+      ['x', 'invalid', 'false', '0'],
+      ['g1@files.test', 'valid', 'true', '4000'],
+      ['g4@files.test', 'unknown', 'false', '0'],
     ]);
   });
 

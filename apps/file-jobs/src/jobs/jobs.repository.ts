@@ -16,6 +16,8 @@ export interface JobRow {
   headers: string[];
   check_smtp: boolean;
   preserve_original: boolean;
+  /** Gravatar and domain-age lookups for every address, and their columns in the result file (upload `enrich`). */
+  enrich: boolean;
   upload_object: string;
   result_object: string | null;
   total_rows: number;
@@ -69,6 +71,7 @@ export type NewJob = Pick<
   | 'headers'
   | 'check_smtp'
   | 'preserve_original'
+  | 'enrich'
   | 'upload_object'
   | 'total_rows'
   | 'estimated_count'
@@ -317,8 +320,8 @@ export class JobsTx {
     await this.tx.affected(
       `INSERT INTO files.jobs (id, account_id, file_name, file_size, format, status, email_column, column_index, has_header,
          headers, check_smtp, preserve_original, upload_object, total_rows, estimated_count, unique_emails, billable_emails,
-         total_chunks, chunk_size, reservation_key, processed_emails, invalid_emails, request_id)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23)`,
+         total_chunks, chunk_size, reservation_key, processed_emails, invalid_emails, request_id, enrich)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24)`,
       [
         job.id,
         job.account_id,
@@ -343,6 +346,7 @@ export class JobsTx {
         job.processed_emails,
         job.invalid_emails,
         job.request_id,
+        job.enrich,
       ],
     );
   }

@@ -63,6 +63,7 @@ export class ResultWriter {
     return name;
   }
 
+  /** Writes the header and every row's line, then ends the file; any failure aborts the writer. */
   private async produce(
     job: JobRow,
     source: AsyncIterable<Uint8Array>,
@@ -73,84 +74,147 @@ export class ResultWriter {
     try {
       const width = job.headers.length;
       const preserve = job.preserve_original;
-      const chunks = new OutcomeCursor(this.repo, job.id, job.total_chunks, follow, signal);
-      // Results of addresses that occur again further down; only those are kept once their row is written, as
-      // the result's cells formatted for the file (what each of its rows ends with).
-      const retained = new Map<string, string>();
-      let ordinal = 0;
-      let current: LoadedChunk | undefined;
-      await writer.write([resultHeader(job.headers, preserve)]);
-      // Rows go to the writer as formatted text, BATCH rows at a time.
-      let text = '';
-      let pending = 0;
+      const rows = new RowResults(
+        job,
+        new OutcomeCursor(this.repo, job.id, job.total_chunks, follow, signal),
+      );
+      const lines = new LineBatch(writer);
+      await writer.write([resultHeader(job.headers, preserve, job.enrich)]);
       let first = true;
-      const limits = {
-        maxLineBytes: this.config.FILE_MAX_LINE_BYTES,
-        maxUnzippedBytes: this.config.FILE_MAX_UNZIPPED_BYTES,
-      };
-      for await (const batch of readRowBatches(source, job.format, limits)) {
+      for await (const batch of readRowBatches(source, job.format, this.readLimits())) {
         if (signal?.aborted) throw new MergeAbandoned(job.id);
         for (const cells of batch) {
-          if (first && job.has_header) {
-            first = false;
-            continue;
-          }
+          const header = first && job.has_header;
           first = false;
-          // The address whose first row comes next, in the order job creation numbered them.
-          const chunk = Math.floor(ordinal / job.chunk_size);
-          const position = ordinal % job.chunk_size;
-          if (ordinal < job.billable_emails && current?.chunk !== chunk) current = await chunks.get(chunk);
-          const expected = ordinal < job.billable_emails ? current?.results?.[position] : undefined;
-          const cellText = (cells[job.column_index] ?? '').trim();
-          // A cell that is that address already in normalised form needs no parse (parsing it would give the
-          // same key), and is the address's first row (addresses are numbered by their first row): the common case.
-          const next = expected !== undefined && cellText === expected.email;
-          const cell: RowKey = next ? { kind: 'address', key: cellText } : rowKey(cellText);
-          let fields: string;
-          if (cell.kind === 'empty') fields = resultFields(syntaxFailureResult('', 'missing_email'));
-          else if (cell.kind === 'invalid')
-            fields = resultFields(syntaxFailureResult(cell.key, 'invalid_syntax'));
-          else {
-            const kept = next ? undefined : retained.get(cell.key);
-            if (kept !== undefined) fields = kept;
-            else {
-              // The address's first row: it is the next one in chunk order.
-              if (ordinal >= job.billable_emails) {
-                throw new Error(`job ${job.id}: the file holds more addresses than the job's ${ordinal}`);
-              }
-              ordinal += 1;
-              // No result: its chunk was given up after every delivery.
-              const result: ResultCells = expected ?? fallbackResult(cell.key);
-              if (result.email !== cell.key) {
-                throw new Error(
-                  `job ${job.id}: result ${position} of chunk ${chunk} is for ${result.email}, the row holds ${cell.key}`,
-                );
-              }
-              fields = resultFields(result);
-              // Keyed by the result's own copy of the address: the row's cell is a slice of the text the parser
-              // read, and keeping it would keep that whole piece of the file until the merge ends.
-              if (current!.repeated?.has(position) ?? true) retained.set(result.email, fields);
-            }
-          }
-          // A chunk result carries every result-file cell (and what it cost, which the file does not show).
-          text += resultLine(cells, width, fields, preserve);
-          pending += 1;
-          if (pending >= BATCH) {
-            await writer.writeFormatted(text, pending);
-            text = '';
-            pending = 0;
-          }
+          if (header) continue;
+          // Awaited only when the row's address starts a chunk not loaded yet: once per chunk, not per row.
+          if (rows.needsChunk()) await rows.loadChunk();
+          if (lines.add(resultLine(cells, width, rows.fieldsOf(cells), preserve))) await lines.flush();
         }
       }
-      if (pending > 0) await writer.writeFormatted(text, pending);
-      if (ordinal !== job.billable_emails) {
-        throw new Error(`job ${job.id}: the file held ${ordinal} addresses, the job ${job.billable_emails}`);
-      }
+      await lines.flush();
+      rows.checkAllWritten();
       await writer.end();
     } catch (err) {
       writer.abort(err);
       throw err;
     }
+  }
+
+  private readLimits() {
+    return {
+      maxLineBytes: this.config.FILE_MAX_LINE_BYTES,
+      maxUnzippedBytes: this.config.FILE_MAX_UNZIPPED_BYTES,
+    };
+  }
+}
+
+/** Result lines collected as one text, handed to the writer BATCH rows at a time. */
+class LineBatch {
+  private text = '';
+  private count = 0;
+
+  constructor(private readonly writer: CsvWriter) {}
+
+  /** Adds a line; true when the batch is full and should be flushed. */
+  add(line: string): boolean {
+    this.text += line;
+    this.count += 1;
+    return this.count >= BATCH;
+  }
+
+  async flush(): Promise<void> {
+    if (this.count === 0) return;
+    const { text, count } = this;
+    this.text = '';
+    this.count = 0;
+    await this.writer.writeFormatted(text, count);
+  }
+}
+
+/**
+ * The verification cells of each row in input order. Addresses meet the rows in the order job creation
+ * numbered them (by their first row), so each address's first row takes the next result in chunk order; the
+ * results of addresses that occur again further down are kept, as the cells formatted for the file.
+ */
+class RowResults {
+  /** The number of the address whose first row comes next. */
+  private ordinal = 0;
+  private current?: LoadedChunk;
+  /** Results of addresses that occur again further down, as the cells each of their rows ends with. */
+  private readonly retained = new Map<string, string>();
+
+  constructor(
+    private readonly job: JobRow,
+    private readonly chunks: OutcomeCursor,
+  ) {}
+
+  /** Whether the next address's result is in a chunk not loaded yet (loadChunk). */
+  needsChunk(): boolean {
+    return this.ordinal < this.job.billable_emails && this.current?.chunk !== this.chunkOf(this.ordinal);
+  }
+
+  async loadChunk(): Promise<void> {
+    this.current = await this.chunks.get(this.chunkOf(this.ordinal));
+  }
+
+  /** The verification cells of a row, formatted (resultFields). */
+  fieldsOf(cells: readonly string[]): string {
+    const expected = this.expected();
+    const cellText = (cells[this.job.column_index] ?? '').trim();
+    // A cell that is that address already in normalised form needs no parse (parsing it would give the same
+    // key), and is the address's first row (addresses are numbered by their first row): the common case.
+    const next = expected !== undefined && cellText === expected.email;
+    const cell: RowKey = next ? { kind: 'address', key: cellText } : rowKey(cellText);
+    if (cell.kind === 'empty') return this.format(syntaxFailureResult('', 'missing_email'));
+    if (cell.kind === 'invalid') return this.format(syntaxFailureResult(cell.key, 'invalid_syntax'));
+    return (next ? undefined : this.retained.get(cell.key)) ?? this.firstRowOf(cell.key, expected);
+  }
+
+  /** Throws unless every address of the job had its row. */
+  checkAllWritten(): void {
+    if (this.ordinal !== this.job.billable_emails) {
+      throw new Error(
+        `job ${this.job.id}: the file held ${this.ordinal} addresses, the job ${this.job.billable_emails}`,
+      );
+    }
+  }
+
+  /** The result of the address whose first row comes next; undefined once all were written or none came. */
+  private expected(): ResultCells | undefined {
+    if (this.ordinal >= this.job.billable_emails) return undefined;
+    return this.current?.results?.[this.ordinal % this.job.chunk_size];
+  }
+
+  /** An address's first row: it is the next one in chunk order. */
+  private firstRowOf(key: string, expected: ResultCells | undefined): string {
+    const { job, ordinal } = this;
+    if (ordinal >= job.billable_emails) {
+      throw new Error(`job ${job.id}: the file holds more addresses than the job's ${ordinal}`);
+    }
+    this.ordinal += 1;
+    const position = ordinal % job.chunk_size;
+    // No result: its chunk was given up after every delivery.
+    const result: ResultCells = expected ?? fallbackResult(key);
+    if (result.email !== key) {
+      throw new Error(
+        `job ${job.id}: result ${position} of chunk ${this.chunkOf(ordinal)} is for ${result.email}, the row holds ${key}`,
+      );
+    }
+    const fields = this.format(result);
+    // Keyed by the result's own copy of the address: the row's cell is a slice of the text the parser read, and
+    // keeping it would keep that whole piece of the file until the merge ends.
+    if (this.current!.repeated?.has(position) ?? true) this.retained.set(result.email, fields);
+    return fields;
+  }
+
+  /** A result's cells: a chunk result carries every one (and what it cost, which the file does not show). */
+  private format(result: ResultCells): string {
+    return resultFields(result, this.job.enrich);
+  }
+
+  private chunkOf(ordinal: number): number {
+    return Math.floor(ordinal / this.job.chunk_size);
   }
 }
 

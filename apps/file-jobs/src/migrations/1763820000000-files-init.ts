@@ -21,6 +21,7 @@ export const FilesInit1763820000000 = sqlMigration('FilesInit1763820000000', {
         headers jsonb NOT NULL,
         check_smtp boolean NOT NULL,
         preserve_original boolean NOT NULL,
+        enrich boolean NOT NULL DEFAULT false,
         upload_object text NOT NULL,
         result_object text,
         total_rows int NOT NULL,

@@ -91,10 +91,31 @@ describe('file routes', () => {
               emailColumn: 'email',
               checkSmtp: true,
               preserveOriginal: true,
+              enrich: false,
             },
             requestId: res.headers.get('x-request-id'),
           },
         ]);
+      },
+    );
+
+    it.each(STYLES)(
+      'passes enrich=true on to file-jobs, and refuses a value that is not a boolean (%s style)',
+      async (style) => {
+        gateway.bus.answer(Subjects.filesJobCreate, (request) =>
+          makeJob({ status: 'pending', fileName: request.fileName, fileSize: request.fileSize }),
+        );
+        const upload = (enrich: string) => {
+          const form = new FormData();
+          form.append('file', new Blob(['a@example.com\n']), 'leads.txt');
+          form.append('enrich', enrich);
+          return gateway.call('/v1/verify/file', { style, form });
+        };
+        expect((await upload('true')).status).toBe(200);
+        expect(gateway.bus.asked).toHaveLength(1);
+        expect(gateway.bus.asked[0]!.payload).toMatchObject({ enrich: true, checkSmtp: false });
+        expectFieldError(style, await upload('maybe'), 'enrich');
+        expect(gateway.bus.asked).toHaveLength(1);
       },
     );
 

@@ -1,6 +1,7 @@
 import { type ErrorCode, JOB_STATES } from '@emailverify/contracts';
 import { type RouteDocs, sameInBothStyles, type StyledBody } from '../openapi/api-route';
 import { each, int, nullable, object, str, time } from '../openapi/schema';
+import { ENRICH_DESCRIPTION } from './dto/files.dto';
 
 const jobStatus = { type: 'string', enum: [...JOB_STATES] };
 const JOB_ID = '8f0c5a1e-2d34-4b8e-9a0e-5c1f6d7b2a90';
@@ -178,8 +179,9 @@ export const FileRoutes = {
         },
         check_smtp: { type: 'boolean', default: false },
         preserve_original: { type: 'boolean', default: true },
+        enrich: { type: 'boolean', default: false, description: ENRICH_DESCRIPTION },
       },
-      ['email_column', 'check_smtp', 'preserve_original'],
+      ['email_column', 'check_smtp', 'preserve_original', 'enrich'],
     ),
   },
   status: {

@@ -75,6 +75,7 @@ export class FilesService implements BeforeApplicationShutdown {
           ...(dto.email_column !== undefined ? { emailColumn: dto.email_column } : {}),
           checkSmtp: dto.check_smtp ?? false,
           preserveOriginal: dto.preserve_original ?? true,
+          enrich: dto.enrich ?? false,
         },
         { requestId: auth.requestId, timeoutMs: this.config.FILE_CREATE_TIMEOUT_MS },
       );

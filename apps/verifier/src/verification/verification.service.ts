@@ -19,7 +19,7 @@ import {
 } from '@emailverify/contracts';
 import { currentRequestId, fromErrorBody, MessageBus } from '@emailverify/messaging';
 import { Batches, LOGGER } from '@emailverify/service-kit';
-import { parseAddress, VerificationEngine } from '@emailverify/verification';
+import { parseAddress, VerificationEngine, type VerifyOptions } from '@emailverify/verification';
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
 import { cacheable, creditsFor } from './billing';
@@ -136,12 +136,14 @@ export class VerificationService {
     if (!req.forceRefresh) {
       await this.savesOf([parsed.email]);
       const cached = (await this.findFresh([parsed.email], req.checkSmtp)).get(parsed.email);
-      if (cached) return { ...cached, creditsUsed: 0, cached: true };
+      // The reply shows the Gravatar and domain-age fields, which a cached result of a file job or a bulk
+      // request was verified without: they are looked up now (the engine keeps its answers for a while).
+      if (cached) return { ...(await this.engine.addExtras([cached]))[0]!, creditsUsed: 0, cached: true };
     }
     const [billed] = await this.verifyFresh(
       req.accountId,
       [parsed.email],
-      req.checkSmtp,
+      { checkSmtp: req.checkSmtp, enrich: true },
       `single:${requestId}:${randomUUID()}`,
     );
     return billed!;
@@ -165,10 +167,11 @@ export class VerificationService {
     await this.savesOf(wellFormed);
     const cached = await this.findFresh(wellFormed, req.checkSmtp);
     const toVerify = wellFormed.filter((email) => !cached.has(email));
+    // A bulk item shows no Gravatar or domain-age field, so none is looked up.
     const fresh = await this.verifyFresh(
       req.accountId,
       toVerify,
-      req.checkSmtp,
+      { checkSmtp: req.checkSmtp },
       `bulk:${requestId}:${randomUUID()}`,
     );
     const freshByEmail = new Map(fresh.map((r) => [r.email, r]));
@@ -198,38 +201,55 @@ export class VerificationService {
 
   /**
    * A file-job chunk: the job reserved its credits when it was created, so nothing is reserved here; each
-   * result carries what it costs (cached results nothing) and file-jobs settles the total at the end.
+   * result carries what it costs (cached results nothing) and file-jobs settles the total at the end. Only a
+   * job uploaded with `enrich` gets the Gravatar and domain-age lookups (its result file shows them), for its
+   * cached results too; they cost no credit beyond the result's own.
    */
   async verifyChunk(chunk: ChunkMessage): Promise<PackedChunkItem[]> {
+    const enrich = chunk.enrich === true;
     await this.savesOf(chunk.emails);
     const cached = await this.results.findFreshWithTime(chunk.emails, chunk.checkSmtp);
     const jobCreated = Date.parse(chunk.jobCreatedAt);
     const toVerify = chunk.emails.filter((email) => !cached.has(email));
     const verified = await this.engine.verifyMany(
       toVerify,
-      { checkSmtp: chunk.checkSmtp },
+      { checkSmtp: chunk.checkSmtp, enrich },
       // file-jobs keyed the chunk's addresses by their normalised form (parseAddress) when it created the job.
       { concurrency: this.options.chunkConcurrency, normalised: true },
     );
     this.count(verified);
     await this.results.save(verified.filter(cacheable), chunk.checkSmtp, this.options.cacheTtlHours);
+    const pack = (r: VerificationResult, credits: number, email: string) =>
+      packResultFields(r, credits, email, enrich);
     // Nothing was cached (the usual case in a new file): the results are in the chunk's order already.
-    if (cached.size === 0) return verified.map((r, i) => packResultFields(r, creditsFor(r), toVerify[i]!));
+    if (cached.size === 0) return verified.map((r, i) => pack(r, creditsFor(r), toVerify[i]!));
+    const hits = await this.cachedForChunk(cached, enrich);
     const fresh = new Map(verified.map((r, i) => [toVerify[i]!, r]));
     return chunk.emails.map((email) => {
       const hit = cached.get(email);
       // Verified before the job existed: a cache hit, free. Verified since: this job's own work (an earlier
       // delivery of this chunk cached it before its worker died), charged like a fresh result.
       // The key is the address as file-jobs stored it, so the result row finds its way back.
-      if (hit)
-        return packResultFields(
-          hit.result,
-          hit.verifiedAt.getTime() < jobCreated ? 0 : creditsFor(hit.result),
-          email,
-        );
+      if (hit) {
+        const result = hits.get(email)!;
+        return pack(result, hit.verifiedAt.getTime() < jobCreated ? 0 : creditsFor(result), email);
+      }
       const r = fresh.get(email)!;
-      return packResultFields(r, creditsFor(r), email);
+      return pack(r, creditsFor(r), email);
     });
+  }
+
+  /** A chunk's cached results, with the Gravatar and domain-age fields looked up when its job is enriched. */
+  private async cachedForChunk(
+    cached: ReadonlyMap<string, { result: VerificationResult }>,
+    enrich: boolean,
+  ): Promise<Map<string, VerificationResult>> {
+    const emails = [...cached.keys()];
+    const results = emails.map((email) => cached.get(email)!.result);
+    const shown = enrich
+      ? await this.engine.addExtras(results, { concurrency: this.options.chunkConcurrency })
+      : results;
+    return new Map(emails.map((email, i) => [email, shown[i]!]));
   }
 
   /** Outcome metrics, one increment per status and reason (a chunk holds hundreds of the same few). */
@@ -265,9 +285,10 @@ export class VerificationService {
   private async verifyFresh(
     accountId: AccountId,
     emails: readonly string[],
-    checkSmtp: boolean,
+    options: VerifyOptions,
     idempotencyKey: string,
   ): Promise<BilledVerificationResult[]> {
+    const { checkSmtp } = options;
     if (emails.length === 0) return [];
     const reserved = (await this.creditOps.add({
       reserve: {
@@ -281,11 +302,9 @@ export class VerificationService {
     if (!reserved.ok) throw fromErrorBody(reserved.error);
     let verified: VerificationResult[];
     try {
-      verified = await this.engine.verifyMany(
-        emails,
-        { checkSmtp },
-        { concurrency: this.options.bulkConcurrency },
-      );
+      verified = await this.engine.verifyMany(emails, options, {
+        concurrency: this.options.bulkConcurrency,
+      });
     } catch (err) {
       await this.settle(accountId, idempotencyKey, 0);
       throw err;

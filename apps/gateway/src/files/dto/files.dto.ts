@@ -11,6 +11,12 @@ import { toBoolean } from '../../common/http/query-values';
 const toSeconds = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value;
 
+/** What the upload's `enrich` field does, in both OpenAPI documents. */
+export const ENRICH_DESCRIPTION =
+  'Look up Gravatar (per address) and the domain age (RDAP, per domain) for every deliverable address, and add ' +
+  'the has_gravatar and domain_age columns to the result file. Each Gravatar request sends a hash of the address ' +
+  'to a third party; without enrich none is made. Credits are as without it; the job takes longer.';
+
 /** The form fields of POST /verify/file besides the file itself. */
 export class UploadFieldsDto {
   @ApiPropertyOptional({
@@ -33,6 +39,12 @@ export class UploadFieldsDto {
   @Transform(toBoolean)
   @IsBoolean()
   preserve_original?: boolean;
+
+  @ApiPropertyOptional({ description: ENRICH_DESCRIPTION, default: false })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  enrich?: boolean;
 }
 
 export class StatusQueryDto {
