@@ -118,7 +118,7 @@ export async function waitUntilReady(proc: RunningProcess, url: string, timeoutM
         throw new Error('another process answers on its port');
       return 'ready';
     },
-    { timeoutMs, intervalMs: 200 },
+    { timeoutMs, intervalMs: 50 },
   ).catch((err: unknown) => {
     const last = err instanceof Error ? err.message : String(err);
     throw new Error(`${proc.name} was not ready at ${url} (${last}):\n${proc.output.join('').slice(-4000)}`);
