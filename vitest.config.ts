@@ -21,7 +21,8 @@ export default defineConfig({
     // their time waiting on their processes, and the unit files are short; both tiers share the two workers.
     maxWorkers: 2,
     testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // Room for a whole suite to start while another file starts its own beside it on a busy machine.
+    hookTimeout: 240_000,
     projects: [
       {
         extends: true,

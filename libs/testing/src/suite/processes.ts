@@ -108,7 +108,7 @@ export function launch(
 }
 
 /** Polls `url` until it answers 200; fails with the process output when the process dies or time runs out. */
-export async function waitUntilReady(proc: RunningProcess, url: string, timeoutMs = 60_000): Promise<void> {
+export async function waitUntilReady(proc: RunningProcess, url: string, timeoutMs = 120_000): Promise<void> {
   const outcome = await eventually(
     async () => {
       if (proc.child.exitCode !== null) return 'exited';
