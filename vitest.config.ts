@@ -17,14 +17,19 @@ export default defineConfig({
   test: {
     globals: false,
     pool: 'forks',
+    // Two workers on a two-core machine (vitest's default there is one): the end-to-end files spend most of
+    // their time waiting on their processes, and the unit files are short; both tiers share the two workers.
+    maxWorkers: 2,
     testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // Room for a whole suite to start while another file starts its own beside it on a busy machine.
+    hookTimeout: 240_000,
     projects: [
       {
         extends: true,
         test: {
           name: 'unit',
-          include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'tools/**/*.spec.ts'],
+          // Unit and service specs: no PostgreSQL, NATS, Redis or built apps (`npm run test:unit`).
+          include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'tools/**/*.spec.ts', 'test/**/*.spec.ts'],
           exclude: ['**/*.int-spec.ts'],
         },
       },
@@ -38,8 +43,8 @@ export default defineConfig({
             'tools/**/*.int-spec.ts',
             'test/**/*.e2e-spec.ts',
           ],
-          // Integration and end-to-end suites start real services; two cores run them best one file at a time.
-          fileParallelism: false,
+          // Each file starts its own services on its own database, NATS namespace and ports, so two files can
+          // run side by side (and beside unit files).
         },
       },
     ],

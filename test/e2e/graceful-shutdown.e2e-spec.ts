@@ -41,8 +41,10 @@ describe('graceful shutdown on SIGTERM', () => {
       gateways: 2,
     });
     // Two verifiers; the first one says what it hands back, the second which chunks it verifies.
-    await suite.startService('verifier', { LOG_LEVEL: 'info' }, 0);
-    await suite.startService('verifier', { LOG_LEVEL: 'info' }, 1);
+    await Promise.all([
+      suite.startService('verifier', { LOG_LEVEL: 'info' }, 0),
+      suite.startService('verifier', { LOG_LEVEL: 'info' }, 1),
+    ]);
     account = await suite.createAccount({ credits: 10_000 });
   });
   afterAll(async () => suite?.stop());

@@ -216,8 +216,7 @@ describe('file jobs retry greylisted addresses', () => {
     await whileWaiting(id);
     await suite.stopService('file-jobs', 'SIGKILL');
     await suite.stopService('verifier', 'SIGKILL');
-    await suite.startService('verifier');
-    await suite.startService('file-jobs');
+    await Promise.all([suite.startService('verifier'), suite.startService('file-jobs')]);
     const done = await suite.finishedJob(id, account.apiKey);
     expect(done).toMatchObject({
       status: 'completed',

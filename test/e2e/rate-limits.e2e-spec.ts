@@ -24,7 +24,8 @@ describe('rate limits per API key and class (two gateways sharing Redis)', () =>
   let suite: TestSuite;
 
   beforeAll(async () => {
-    suite = await TestSuite.start({ gateways: 2, redis: true });
+    // Keys and credits are all these tests touch: the gateways and the credits service.
+    suite = await TestSuite.start({ services: ['credits'], gateways: 2, redis: true });
   });
   afterAll(async () => suite?.stop());
 
@@ -101,7 +102,8 @@ describe('failed authentication is limited per client address', () => {
   let suite: TestSuite;
 
   beforeAll(async () => {
-    suite = await TestSuite.start({ env: { RATE_LIMIT_AUTH_FAILURES: '5' } });
+    // Keys and credits are all these tests touch: the gateway and the credits service.
+    suite = await TestSuite.start({ services: ['credits'], env: { RATE_LIMIT_AUTH_FAILURES: '5' } });
   });
   afterAll(async () => suite?.stop());
 
@@ -124,7 +126,7 @@ describe('rate-limit store unavailable', () => {
 
   beforeAll(async () => {
     // Nothing listens on port 1: every Redis command fails at once.
-    suite = await TestSuite.start({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    suite = await TestSuite.start({ services: ['credits'], env: { REDIS_URL: 'redis://127.0.0.1:1' } });
   });
   afterAll(async () => suite?.stop());
 

@@ -1,5 +1,7 @@
 // `npm test`: installs what is missing, finds or starts PostgreSQL, NATS and Redis, builds the apps, then runs
 // every test tier (unit, integration, end-to-end) with Vitest and ends with "N passed, N failed".
+// `npm run test:unit` (`--unit`): the unit and service specs only (Vitest's `unit` project), with no PostgreSQL,
+// NATS, Redis or build: what to run while editing.
 // Arguments after `--` go to Vitest (e.g. `npm test -- test/e2e/platform.e2e-spec.ts`). Runs on Node.js 24, fetched
 // from the npm registry when the machine's own is older (lib.mjs ensureNode).
 import { spawnSync } from 'node:child_process';
@@ -17,22 +19,17 @@ import {
 
 await ensureNode();
 await ensureDependencies();
-const infra = await ensureInfrastructure({ redis: true });
-await build();
+const unitOnly = process.argv[2] === '--unit';
+const vitestArgs = unitOnly ? ['--project', 'unit', ...process.argv.slice(3)] : process.argv.slice(2);
+const infra = unitOnly ? {} : await ensureInfrastructure({ redis: true });
+if (!unitOnly) await build();
 
-const report = path.join(dataDir, 'vitest-report.json');
+const report = path.join(dataDir, unitOnly ? 'vitest-unit-report.json' : 'vitest-report.json');
 rmSync(report, { force: true });
 const vitest = path.join(root, 'node_modules', '.bin', 'vitest');
 const result = spawnSync(
   process.execPath,
-  [
-    vitest,
-    'run',
-    '--reporter=default',
-    '--reporter=json',
-    `--outputFile.json=${report}`,
-    ...process.argv.slice(2),
-  ],
+  [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...vitestArgs],
   {
     cwd: root,
     stdio: 'inherit',

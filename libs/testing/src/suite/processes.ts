@@ -113,7 +113,7 @@ export function launch(
 }
 
 /** Polls `url` until it answers 200; fails with the process output when the process dies or time runs out. */
-export async function waitUntilReady(proc: RunningProcess, url: string, timeoutMs = 60_000): Promise<void> {
+export async function waitUntilReady(proc: RunningProcess, url: string, timeoutMs = 120_000): Promise<void> {
   const outcome = await eventually(
     async () => {
       if (proc.child.exitCode !== null) return 'exited';
@@ -123,7 +123,7 @@ export async function waitUntilReady(proc: RunningProcess, url: string, timeoutM
         throw new Error('another process answers on its port');
       return 'ready';
     },
-    { timeoutMs, intervalMs: 200 },
+    { timeoutMs, intervalMs: 50 },
   ).catch((err: unknown) => {
     const last = err instanceof Error ? err.message : String(err);
     throw new Error(`${proc.name} was not ready at ${url} (${last}):\n${proc.output.join('').slice(-4000)}`);

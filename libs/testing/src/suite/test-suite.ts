@@ -125,8 +125,13 @@ export class TestSuite {
         namespace: suite.namespace,
         name: `test-${suite.id}`,
       });
-      for (const service of options.services ?? ['credits', 'verifier', 'file-jobs', 'webhooks'])
-        await suite.startService(service);
+      // The services start together, as `npm start` starts them (each waits for what it needs); the gateways
+      // after them, so a test's first request finds every service ready.
+      await settleAll(
+        (options.services ?? ['credits', 'verifier', 'file-jobs', 'webhooks']).map((service) =>
+          suite.startService(service),
+        ),
+      );
       for (let i = 0; i < (options.gateways ?? 1); i++) await suite.startGateway();
       return suite;
     } catch (err) {
@@ -365,9 +370,13 @@ export class TestSuite {
     await hold?.release();
   }
 
+  /**
+   * Ends the installation: its processes are killed (tests of an orderly stop stop their processes themselves),
+   * its streams and database dropped, its mail world stopped.
+   */
   async stop(): Promise<void> {
     await this.releaseFirstGatewayPort();
-    await Promise.all([...this.processes.values()].map((p) => stopProcess(p)));
+    await Promise.all([...this.processes.values()].map((p) => stopProcess(p, 'SIGKILL')));
     if (this.bus) {
       await new JetStreamKit(this.bus).deleteNamespaceStreams().catch(() => undefined);
       await this.bus.close();
@@ -383,6 +392,12 @@ export class TestSuite {
       await this.options.world?.stop();
     }
   }
+}
+
+/** Awaits every promise, then throws the first failure (so nothing is still starting when the caller cleans up). */
+async function settleAll(work: Promise<void>[]): Promise<void> {
+  const failed = (await Promise.allSettled(work)).find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** A reply's status, headers and body, the body also as JSON when it is JSON. */
