@@ -347,6 +347,7 @@ describe('JobRunner', () => {
         accountId: ACCOUNT,
         chunk: 0,
         checkSmtp: true,
+        enrich: false,
         jobCreatedAt: '2026-01-01T00:00:00.000Z',
         emails: ['a0@example.com', 'b0@example.com'],
       },
