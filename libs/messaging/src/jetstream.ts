@@ -13,10 +13,12 @@ import {
   StorageType,
 } from '@nats-io/jetstream';
 import { createHash, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type ObjectInfo, Objm, type ObjectStore, setSha256Backend } from '@nats-io/obj';
 import { nanos } from '@nats-io/transport-node';
 import { type MessageBus, decodeJson, encodeJson, requestHeaders, requestIdOf } from './bus';
 import { currentRequestId, withRequestId } from './request-context';
+import { isTransientMessagingError } from './transient';
 
 // Object-store digests (every upload and result file is hashed on put and checked on get) use Node's native
 // SHA-256 rather than the client's portable pure-JavaScript default, which cost seconds per 100 MiB file.
@@ -34,6 +36,26 @@ const OBJECT_READ_AHEAD = 4;
 
 /** Attempts of an idempotent publish (one with a message id) before its failure is reported. */
 const PUBLISH_ATTEMPTS = 5;
+
+/**
+ * How often a stream's or consumer's set-up is tried when JetStream does not answer in time (a cluster electing
+ * a leader, or busy placing the replicas of several services' streams at once), and the pause before the next
+ * try, doubled each time. The set-up is idempotent, so trying again is safe.
+ */
+const SETUP_ATTEMPTS = 5;
+const SETUP_RETRY_MS = 500;
+
+/** Runs an idempotent JetStream set-up, trying again while JetStream is only unreachable for a while. */
+async function retryingSetup(work: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= SETUP_ATTEMPTS || !isTransientMessagingError(err)) throw err;
+      await sleep(SETUP_RETRY_MS * 2 ** (attempt - 1));
+    }
+  }
+}
 
 export interface StreamSpec {
   /** Base name; the installation's namespace is prefixed. */
@@ -120,7 +142,11 @@ export class JetStreamKit {
   }
 
   /** Creates the stream, or updates it to the spec when it exists (idempotent, safe from every replica). */
-  async ensureStream(spec: StreamSpec): Promise<void> {
+  ensureStream(spec: StreamSpec): Promise<void> {
+    return retryingSetup(() => this.setUpStream(spec));
+  }
+
+  private async setUpStream(spec: StreamSpec): Promise<void> {
     const jsm = await this.jsm();
     const config = {
       name: this.streamName(spec.name),
@@ -176,7 +202,12 @@ export class JetStreamKit {
     return { duplicate: ack.duplicate, seq: ack.seq };
   }
 
-  async ensureConsumer(spec: ConsumerSpec): Promise<void> {
+  /** Creates the durable consumer, or updates it to the spec when it exists (idempotent, like ensureStream). */
+  ensureConsumer(spec: ConsumerSpec): Promise<void> {
+    return retryingSetup(() => this.setUpConsumer(spec));
+  }
+
+  private async setUpConsumer(spec: ConsumerSpec): Promise<void> {
     const jsm = await this.jsm();
     const stream = this.streamName(spec.stream);
     const durable = this.bus.ns.resource(spec.durable);
