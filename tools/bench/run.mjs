@@ -3,7 +3,7 @@
 // (.data/bench/build/dist), so a benchmark neither wipes nor depends on a dist/ that someone else is
 // rebuilding, then runs the benchmark there. See tools/bench/README.md.
 import { spawn, spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { YOUNG_GENERATION_FLAGS } from '../dev/apps.mjs';
 import { ensureDependencies, ensureNode, root } from '../dev/lib.mjs';
@@ -58,6 +58,12 @@ const built = spawnSync(
   { cwd: root, stdio: 'inherit' },
 );
 if (built.status !== 0) process.exit(built.status ?? 1);
+// The test harness reads the apps' V8 flags from their one source, relative to its working directory.
+mkdirSync(path.join(buildDir, 'tools', 'dev'), { recursive: true });
+copyFileSync(
+  path.join(root, 'tools', 'dev', 'node-flags.json'),
+  path.join(buildDir, 'tools', 'dev', 'node-flags.json'),
+);
 
 let current;
 for (const signal of ['SIGINT', 'SIGTERM']) {
