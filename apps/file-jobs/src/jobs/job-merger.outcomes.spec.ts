@@ -1,5 +1,4 @@
 import {
-  type AccountId,
   EventSubjects,
   type FileEvent,
   type RpcReply,
@@ -17,6 +16,7 @@ import { fileJobsConfigSchema } from '../config';
 import { FileJobsMetrics } from '../file-jobs.metrics';
 import { JobMerger } from './job-merger';
 import type { JobRow, JobsRepository } from './jobs.repository';
+import { makeJobRow } from './job-row.fixture';
 import type { ResultWriter } from './result-writer';
 
 // What a customer sees of a job's end, decided by JobMerger (job-merger.spec.ts covers the merge's course:
@@ -28,53 +28,24 @@ const config = fileJobsConfigSchema.parse({ DOWNLOAD_SIGNING_SECRET: SECRET, PUB
 const JOB_ID = '6f1c2b4e-0000-4000-8000-000000000001';
 
 function makeJob(overrides: Partial<JobRow> = {}): JobRow {
-  return {
+  return makeJobRow({
     id: JOB_ID,
-    account_id: '6f1c2b4e-0000-4000-8000-0000000000aa' as AccountId,
-    file_name: 'leads.csv',
-    file_size: '100',
-    format: 'csv',
-    status: 'processing',
-    email_column: 'email',
-    column_index: 0,
-    has_header: true,
-    enrich: false,
-    headers: ['email'],
-    check_smtp: false,
-    preserve_original: true,
-    upload_object: 'uploads/u',
-    result_object: null,
     total_rows: 12,
     estimated_count: 12,
     unique_emails: 10,
     billable_emails: 10,
     total_chunks: 5,
-    chunk_size: 2,
     completed_chunks: 5,
-    failed_chunks: 0,
     processed_emails: 10,
-    waiting_emails: 0,
     valid_emails: 6,
     invalid_emails: 2,
     unknown_emails: 1,
-    risky_emails: 0,
     disposable_emails: 1,
-    catchall_emails: 0,
     role_emails: 1,
-    credits_used: 0,
     reservation_key: `file:${JOB_ID}`,
-    request_id: 'req-1',
-    settled: false,
-    error_code: null,
-    error_message: null,
-    created_at: new Date('2026-01-01T00:00:00Z'),
     started_at: new Date('2026-01-01T00:00:10Z'),
-    completed_at: null,
-    files_deleted_at: null,
-    merge_owner: null,
-    merge_lease_until: null,
     ...overrides,
-  };
+  });
 }
 
 type RepoMethods =

@@ -19,6 +19,7 @@ import type { JobMerger } from './job-merger';
 import { JobRunner } from './job-runner';
 import type { ChunksRepository, WaitingPlan } from './chunks.repository';
 import type { JobRow, JobsRepository } from './jobs.repository';
+import { makeJobRow } from './job-row.fixture';
 
 // JobRunner's decisions over in-memory stand-ins: when a job starts, how many of its chunks are out at once and
 // when more go, when it is handed to the merger (following early, or finishing), how many merges run at once,
@@ -31,53 +32,22 @@ let jobCount = 0;
 
 function makeJob(overrides: Partial<JobRow> = {}): JobRow {
   jobCount += 1;
-  return {
+  return makeJobRow({
     id: `6f1c2b4e-0000-4000-8000-${String(jobCount).padStart(12, '0')}`,
     account_id: ACCOUNT,
-    file_name: 'leads.csv',
-    file_size: '100',
-    format: 'csv',
     status: 'pending',
-    email_column: 'email',
-    column_index: 0,
-    has_header: true,
-    enrich: false,
-    headers: ['email'],
     check_smtp: true,
-    preserve_original: true,
-    upload_object: 'uploads/u',
-    result_object: null,
     total_rows: 40,
     estimated_count: 40,
     unique_emails: 40,
     billable_emails: 40,
     total_chunks: 20,
-    chunk_size: 2,
     completed_chunks: 0,
-    failed_chunks: 0,
     processed_emails: 0,
-    waiting_emails: 0,
     valid_emails: 0,
-    invalid_emails: 0,
-    unknown_emails: 0,
-    risky_emails: 0,
-    disposable_emails: 0,
-    catchall_emails: 0,
-    role_emails: 0,
-    credits_used: 0,
-    reservation_key: 'file:1',
-    request_id: 'req-1',
-    settled: false,
-    error_code: null,
-    error_message: null,
-    created_at: new Date('2026-01-01T00:00:00Z'),
     started_at: null,
-    completed_at: null,
-    files_deleted_at: null,
-    merge_owner: null,
-    merge_lease_until: null,
     ...overrides,
-  };
+  });
 }
 
 /** Two addresses' results, `greylisted` of them waiting for a retry. */

@@ -1,0 +1,56 @@
+import type { AccountId } from '@emailverify/contracts';
+import type { JobRow } from './jobs.repository';
+
+/**
+ * A job row for the service specs' stand-in repositories: a two-chunk CSV job of four addresses, half verified,
+ * as it is while processing; each spec overrides what its case is about.
+ */
+export function makeJobRow(overrides: Partial<JobRow> = {}): JobRow {
+  return {
+    id: '6f1c2b4e-0000-4000-8000-000000000001',
+    account_id: '6f1c2b4e-0000-4000-8000-0000000000aa' as AccountId,
+    file_name: 'leads.csv',
+    file_size: '100',
+    format: 'csv',
+    status: 'processing',
+    email_column: 'email',
+    column_index: 0,
+    has_header: true,
+    headers: ['email'],
+    check_smtp: false,
+    preserve_original: true,
+    enrich: false,
+    upload_object: 'uploads/u',
+    result_object: null,
+    total_rows: 4,
+    estimated_count: 4,
+    unique_emails: 4,
+    billable_emails: 4,
+    total_chunks: 2,
+    chunk_size: 2,
+    completed_chunks: 1,
+    failed_chunks: 0,
+    processed_emails: 2,
+    waiting_emails: 0,
+    valid_emails: 2,
+    invalid_emails: 0,
+    unknown_emails: 0,
+    risky_emails: 0,
+    disposable_emails: 0,
+    catchall_emails: 0,
+    role_emails: 0,
+    credits_used: 0,
+    reservation_key: 'file:1',
+    request_id: 'req-1',
+    settled: false,
+    error_code: null,
+    error_message: null,
+    created_at: new Date('2026-01-01T00:00:00Z'),
+    started_at: new Date('2026-01-01T00:00:01Z'),
+    completed_at: null,
+    files_deleted_at: null,
+    merge_owner: null,
+    merge_lease_until: null,
+    ...overrides,
+  };
+}
