@@ -14,14 +14,15 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * A free TCP port on loopback, kept bound until `release()`: for a port that must be known long before the
- * process that will listen on it starts (other suites running beside this one could be given it meanwhile).
+ * A free TCP port on loopback (`port`, or any when 0), kept bound until `release()`: for a port that must be known
+ * long before the process that will listen on it starts, or kept while its process is stopped (other suites
+ * running beside this one could be given it meanwhile).
  */
-export function holdPort(): Promise<{ port: number; release: () => Promise<void> }> {
+export function holdPort(port = 0): Promise<{ port: number; release: () => Promise<void> }> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       const { port } = server.address() as net.AddressInfo;
       resolve({ port, release: () => new Promise<void>((done) => server.close(() => done())) });
     });

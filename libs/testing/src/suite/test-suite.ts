@@ -102,6 +102,8 @@ export class TestSuite {
   /** Keeps the first gateway's port bound until the gateway starts (the services are given its URL first). */
   private firstGatewayPortHold?: { port: number; release: () => Promise<void> };
   private readonly servicePorts = new Map<string, number>();
+  /** Ports of stopped services, kept bound until they start again on them (see stopService). */
+  private readonly stoppedPortHolds = new Map<string, () => Promise<void>>();
   bus!: MessageBus;
 
   private constructor(private readonly options: SuiteOptions) {
@@ -173,6 +175,8 @@ export class TestSuite {
    */
   async startService(name: ServiceName, extraEnv: Record<string, string> = {}, replica = 0): Promise<void> {
     const key = replicaKey(name, replica);
+    await this.stoppedPortHolds.get(key)?.();
+    this.stoppedPortHolds.delete(key);
     const port = this.servicePorts.get(key) ?? (await freePort());
     this.servicePorts.set(key, port);
     const proc = launch(
@@ -185,8 +189,19 @@ export class TestSuite {
   }
 
   async stopService(name: ServiceName, signal: NodeJS.Signals = 'SIGTERM', replica = 0): Promise<void> {
-    const proc = this.processes.get(replicaKey(name, replica));
-    if (proc) await stopProcess(proc, signal);
+    const key = replicaKey(name, replica);
+    const proc = this.processes.get(key);
+    if (!proc) return;
+    await stopProcess(proc, signal);
+    // A service started again comes back on its port; until then the port stays bound here, or a suite running
+    // beside this one could be given it. Taken already: the service starts again on another.
+    const port = this.servicePorts.get(key);
+    if (port === undefined || this.stoppedPortHolds.has(key)) return;
+    try {
+      this.stoppedPortHolds.set(key, (await holdPort(port)).release);
+    } catch {
+      this.servicePorts.delete(key);
+    }
   }
 
   /** Starts one more gateway process; returns its index for `call(..., { gateway })`. */
@@ -376,6 +391,8 @@ export class TestSuite {
    */
   async stop(): Promise<void> {
     await this.releaseFirstGatewayPort();
+    await Promise.all([...this.stoppedPortHolds.values()].map((release) => release()));
+    this.stoppedPortHolds.clear();
     await Promise.all([...this.processes.values()].map((p) => stopProcess(p, 'SIGKILL')));
     if (this.bus) {
       await new JetStreamKit(this.bus).deleteNamespaceStreams().catch(() => undefined);
