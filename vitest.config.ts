@@ -17,8 +17,8 @@ export default defineConfig({
   test: {
     globals: false,
     pool: 'forks',
-    // Two workers on a two-core machine (vitest's default there is one): the end-to-end files spend most of
-    // their time waiting on their processes, and the unit files are short; both tiers share the two workers.
+    // Two workers on a two-core machine (vitest's default there is one): unit files run two at a time, and beside
+    // the integration file in hand.
     maxWorkers: 2,
     testTimeout: 60_000,
     // Room for a whole suite to start while another file starts its own beside it on a busy machine.
@@ -43,8 +43,9 @@ export default defineConfig({
             'tools/**/*.int-spec.ts',
             'test/**/*.e2e-spec.ts',
           ],
-          // Each file starts its own services on its own database, NATS namespace and ports, so two files can
-          // run side by side (and beside unit files).
+          // One file at a time: files side by side interfere through the shared checkout (the module-boundary
+          // test's probe file under apps/ breaks a build another file runs) and ports a stopped service gives up.
+          fileParallelism: false,
         },
       },
     ],
