@@ -5,6 +5,10 @@ import type { Schema } from './schema';
 
 /** A reply body documented in both response styles, with one example of each. */
 export interface StyledBody {
+  /** The component schema name of the `data` payload (current style), e.g. `VerificationResult`. */
+  name?: string;
+  /** The component schema name of the legacy body, when it differs from the current payload. */
+  legacyName?: string;
   current: Schema;
   legacy: Schema;
   currentExample: unknown;
@@ -217,6 +221,8 @@ export interface OtherReply {
 }
 
 export interface RouteDocs {
+  /** The operation id, named as an SDK method (`verifySingle`, `listFileJobs`). */
+  operationId?: string;
   summary: string;
   description?: string;
   /** The 200 JSON reply in both styles. */
