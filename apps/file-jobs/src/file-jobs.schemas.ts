@@ -1,5 +1,7 @@
+import { FILE_JOB_LIST_MAX_LIMIT, JOB_STATES } from '@emailverify/contracts';
 import { accountIdField, parseWith } from '@emailverify/service-kit';
 import { z } from 'zod';
+import { CURSOR_MAX_LENGTH } from './jobs/job-cursor';
 
 const accountId = accountIdField();
 const ref = z.strictObject({ accountId, jobId: z.string().min(1).max(100) });
@@ -18,5 +20,18 @@ export const FileJobsPayloads = {
     }),
   ),
   ref: parseWith(ref),
+  results: parseWith(ref.extend({ partial: z.boolean().optional() })),
+  list: parseWith(
+    z.strictObject({
+      accountId,
+      statuses: z.array(z.enum(JOB_STATES)).min(1).max(JOB_STATES.length).optional(),
+      limit: z.number().int().min(1).max(FILE_JOB_LIST_MAX_LIMIT),
+      // Its contents are checked where it is read (decodeCursor), which names it in the refusal.
+      cursor: z
+        .string()
+        .max(CURSOR_MAX_LENGTH * 2)
+        .optional(),
+    }),
+  ),
   locate: parseWith(z.strictObject({ jobId: z.string().min(1).max(100) })),
 };
