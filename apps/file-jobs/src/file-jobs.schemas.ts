@@ -1,7 +1,6 @@
-import { FILE_JOB_LIST_MAX_LIMIT, JOB_STATES } from '@emailverify/contracts';
+import { FILE_JOB_CURSOR_MAX_LENGTH, FILE_JOB_LIST_MAX_LIMIT, JOB_STATES } from '@emailverify/contracts';
 import { accountIdField, parseWith } from '@emailverify/service-kit';
 import { z } from 'zod';
-import { CURSOR_MAX_LENGTH } from './jobs/job-cursor';
 
 const accountId = accountIdField();
 const ref = z.strictObject({ accountId, jobId: z.string().min(1).max(100) });
@@ -27,10 +26,7 @@ export const FileJobsPayloads = {
       statuses: z.array(z.enum(JOB_STATES)).min(1).max(JOB_STATES.length).optional(),
       limit: z.number().int().min(1).max(FILE_JOB_LIST_MAX_LIMIT),
       // Its contents are checked where it is read (decodeCursor), which names it in the refusal.
-      cursor: z
-        .string()
-        .max(CURSOR_MAX_LENGTH * 2)
-        .optional(),
+      cursor: z.string().max(FILE_JOB_CURSOR_MAX_LENGTH).optional(),
     }),
   ),
   locate: parseWith(z.strictObject({ jobId: z.string().min(1).max(100) })),

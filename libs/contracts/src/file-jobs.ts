@@ -121,6 +121,8 @@ export interface FileJobResultsReply {
 /** Jobs one page of GET /v1/verify/file holds by default, and at most. */
 export const FILE_JOB_LIST_DEFAULT_LIMIT = 20;
 export const FILE_JOB_LIST_MAX_LIMIT = 100;
+/** The longest page cursor accepted (those file-jobs makes are 87 characters). */
+export const FILE_JOB_CURSOR_MAX_LENGTH = 200;
 
 /** One page of an account's jobs, newest first. */
 export interface FileJobListRequest {

@@ -1,6 +1,6 @@
-import { DomainError } from '@emailverify/contracts';
+import { DomainError, FILE_JOB_CURSOR_MAX_LENGTH } from '@emailverify/contracts';
 import { describe, expect, it } from 'vitest';
-import { CURSOR_MAX_LENGTH, decodeCursor, encodeCursor } from './job-cursor';
+import { decodeCursor, encodeCursor } from './job-cursor';
 
 const ID = '6f1c2b4e-0000-4000-8000-000000000001';
 const CREATED = '2026-11-29T05:04:07.123456Z';
@@ -20,7 +20,7 @@ describe('job list cursor', () => {
   it('round-trips the creation time to the microsecond and the id', () => {
     const cursor = encodeCursor({ createdAt: CREATED, id: ID });
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(cursor.length).toBeLessThanOrEqual(CURSOR_MAX_LENGTH);
+    expect(cursor.length).toBeLessThanOrEqual(FILE_JOB_CURSOR_MAX_LENGTH);
     expect(decodeCursor(cursor)).toEqual({ createdAt: CREATED, id: ID });
   });
 
@@ -33,7 +33,7 @@ describe('job list cursor', () => {
   it.each([
     ['empty', ''],
     ['not base64url', 'abc+/='],
-    ['too long', 'A'.repeat(CURSOR_MAX_LENGTH + 1)],
+    ['too long', 'A'.repeat(FILE_JOB_CURSOR_MAX_LENGTH + 1)],
     ['no id', b64(CREATED)],
     ['an extra part', b64(`${CREATED} ${ID} x`)],
     ['milliseconds only', b64(`2026-11-29T05:04:07.123Z ${ID}`)],

@@ -1,4 +1,4 @@
-import { DomainError, isUuid } from '@emailverify/contracts';
+import { DomainError, FILE_JOB_CURSOR_MAX_LENGTH, isUuid } from '@emailverify/contracts';
 
 /**
  * Where a page of an account's job list ends: the last job's creation time, to the microsecond PostgreSQL
@@ -10,9 +10,6 @@ export interface JobCursor {
   createdAt: string;
   id: string;
 }
-
-/** The longest cursor accepted: what encodeCursor makes is 87 characters. */
-export const CURSOR_MAX_LENGTH = 200;
 
 const CREATED_AT = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3})\d{3}Z$/;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
@@ -27,7 +24,7 @@ export function encodeCursor(cursor: JobCursor): string {
  * reaches the query; anything else is 400 INVALID_REQUEST naming `cursor`.
  */
 export function decodeCursor(text: string): JobCursor {
-  if (text.length > CURSOR_MAX_LENGTH || !BASE64URL.test(text)) throw malformed();
+  if (text.length > FILE_JOB_CURSOR_MAX_LENGTH || !BASE64URL.test(text)) throw malformed();
   const [createdAt, id, ...rest] = Buffer.from(text, 'base64url').toString('utf8').split(' ');
   if (createdAt === undefined || id === undefined || rest.length > 0) throw malformed();
   const time = CREATED_AT.exec(createdAt);
