@@ -138,6 +138,7 @@ export class ListQueryDto {
 
   @ApiPropertyOptional({
     description: 'Jobs per page',
+    type: 'integer',
     minimum: 1,
     maximum: FILE_JOB_LIST_MAX_LIMIT,
     default: FILE_JOB_LIST_DEFAULT_LIMIT,
