@@ -27,9 +27,12 @@ export function resultObjectName(jobId: string): string {
   return `results/${jobId}.csv`;
 }
 
+/** Where copies of the rows verified so far are kept while they are downloaded. */
+export const PARTIAL_COPY_PREFIX = 'partial/';
+
 /** A copy of the rows verified so far, made for one request (each its own, so requests never share one). */
 export function partialObjectName(jobId: string): string {
-  return `partial/${jobId}/${randomUUID()}.csv`;
+  return `${PARTIAL_COPY_PREFIX}${jobId}/${randomUUID()}.csv`;
 }
 
 /**
