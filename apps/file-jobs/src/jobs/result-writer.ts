@@ -101,7 +101,7 @@ export class ResultWriter {
       const lines = new LineBatch(writer);
       await writer.write([resultHeader(job.headers, preserve, job.enrich)]);
       let first = true;
-      rows: for await (const batch of readRowBatches(source, job.format, this.readLimits())) {
+      reading: for await (const batch of readRowBatches(source, job.format, this.readLimits())) {
         if (options.signal?.aborted) throw new MergeAbandoned(job.id);
         for (const cells of batch) {
           const header = first && job.has_header;
@@ -111,7 +111,7 @@ export class ResultWriter {
           if (rows.needsChunk()) await rows.loadChunk();
           const fields = rows.fieldsOf(cells);
           // Only with `prefix`: the row's result is not in yet, so the prefix ends before it.
-          if (fields === undefined) break rows;
+          if (fields === undefined) break reading;
           if (lines.add(resultLine(cells, width, fields, preserve))) await lines.flush();
         }
       }
