@@ -25,9 +25,10 @@ export class FileJobsHandler implements OnApplicationBootstrap, OnApplicationShu
       [Subjects.filesJobPause]: { parse: P.ref, handle: (r) => j.pause(r) },
       [Subjects.filesJobResume]: { parse: P.ref, handle: (r) => j.resume(r) },
       [Subjects.filesJobCancel]: { parse: P.ref, handle: (r) => j.cancel(r) },
-      [Subjects.filesJobResults]: { parse: P.ref, handle: (r) => j.results(r) },
+      [Subjects.filesJobResults]: { parse: P.results, handle: (r) => j.results(r) },
       [Subjects.filesJobLocate]: { parse: P.locate, handle: (r) => j.locate(r.jobId) },
       [Subjects.filesJobDelete]: { parse: P.ref, handle: (r) => j.delete(r) },
+      [Subjects.filesJobList]: { parse: P.list, handle: (r) => j.list(r) },
     });
   }
 

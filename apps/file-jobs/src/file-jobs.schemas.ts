@@ -1,3 +1,4 @@
+import { FILE_JOB_CURSOR_MAX_LENGTH, FILE_JOB_LIST_MAX_LIMIT, JOB_STATES } from '@emailverify/contracts';
 import { accountIdField, parseWith } from '@emailverify/service-kit';
 import { z } from 'zod';
 
@@ -18,5 +19,15 @@ export const FileJobsPayloads = {
     }),
   ),
   ref: parseWith(ref),
+  results: parseWith(ref.extend({ partial: z.boolean().optional() })),
+  list: parseWith(
+    z.strictObject({
+      accountId,
+      statuses: z.array(z.enum(JOB_STATES)).min(1).max(JOB_STATES.length).optional(),
+      limit: z.number().int().min(1).max(FILE_JOB_LIST_MAX_LIMIT),
+      // Its contents are checked where it is read (decodeCursor), which names it in the refusal.
+      cursor: z.string().max(FILE_JOB_CURSOR_MAX_LENGTH).optional(),
+    }),
+  ),
   locate: parseWith(z.strictObject({ jobId: z.string().min(1).max(100) })),
 };

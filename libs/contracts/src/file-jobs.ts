@@ -100,12 +100,50 @@ export interface FileJobRef {
   jobId: string;
 }
 
+/** GET /v1/verify/file/{id}/results: `partial` asks for the rows verified so far of a job still running. */
+export interface FileJobResultsRequest extends FileJobRef {
+  partial?: boolean;
+}
+
 /** Where a finished job's result file is, and which column holds the status (for filtered downloads). */
 export interface FileJobResultsReply {
   jobId: string;
   objectName: string;
   fileName: string;
   statusColumn: number;
+  /**
+   * The object is a copy made for this one request (the rows verified so far of a running job): whoever streams
+   * it removes it afterwards.
+   */
+  temporary?: boolean;
+}
+
+/** Jobs one page of GET /v1/verify/file holds by default, and at most. */
+export const FILE_JOB_LIST_DEFAULT_LIMIT = 20;
+export const FILE_JOB_LIST_MAX_LIMIT = 100;
+/** The longest page cursor accepted (those file-jobs makes are 87 characters). */
+export const FILE_JOB_CURSOR_MAX_LENGTH = 200;
+
+/** One page of an account's jobs, newest first. */
+export interface FileJobListRequest {
+  accountId: AccountId;
+  /** Only jobs in one of these states; every state when absent. */
+  statuses?: JobState[];
+  /** 1 to FILE_JOB_LIST_MAX_LIMIT. */
+  limit: number;
+  /** The previous page's `nextCursor`, as it was given (opaque). */
+  cursor?: string;
+}
+
+export interface FileJobListItem extends FileJobView {
+  /** When retention deleted the job's files (its record and counts stay); null while they are kept. */
+  filesDeletedAt: string | null;
+}
+
+export interface FileJobListReply {
+  jobs: FileJobListItem[];
+  /** Asks for the next page; null on the last one. */
+  nextCursor: string | null;
 }
 
 /** A job erased with its files and rows (DELETE /v1/verify/file/{id}). */

@@ -6,9 +6,12 @@ import type { BilledVerificationResult } from './verification';
 import type {
   FileJobCreateRequest,
   FileJobDeleteReply,
+  FileJobListReply,
+  FileJobListRequest,
   FileJobLocateRequest,
   FileJobRef,
   FileJobResultsReply,
+  FileJobResultsRequest,
   FileJobView,
 } from './file-jobs';
 import type {
@@ -57,6 +60,7 @@ export const Subjects = {
   filesJobResults: 'file-jobs.job.results',
   filesJobLocate: 'file-jobs.job.locate',
   filesJobDelete: 'file-jobs.job.delete',
+  filesJobList: 'file-jobs.job.list',
   filesPing: 'file-jobs.health.ping',
   webhooksCreate: 'webhooks.webhook.create',
   webhooksList: 'webhooks.webhook.list',
@@ -324,12 +328,13 @@ export interface RpcMap {
   [Subjects.filesJobPause]: { request: FileJobRef; reply: FileJobView };
   [Subjects.filesJobResume]: { request: FileJobRef; reply: FileJobView };
   [Subjects.filesJobCancel]: { request: FileJobRef; reply: FileJobView };
-  [Subjects.filesJobResults]: { request: FileJobRef; reply: FileJobResultsReply };
+  [Subjects.filesJobResults]: { request: FileJobResultsRequest; reply: FileJobResultsReply };
   [Subjects.filesJobLocate]: {
     request: FileJobLocateRequest;
     reply: FileJobResultsReply & { accountId: AccountId; status: string };
   };
   [Subjects.filesJobDelete]: { request: FileJobRef; reply: FileJobDeleteReply };
+  [Subjects.filesJobList]: { request: FileJobListRequest; reply: FileJobListReply };
   [Subjects.filesPing]: { request: Record<string, never>; reply: PingReply };
   [Subjects.webhooksCreate]: { request: WebhookCreateRequest; reply: WebhookCreateReply };
   [Subjects.webhooksList]: { request: WebhookListRequest; reply: WebhookListReply };

@@ -3,10 +3,17 @@ import { DomainError } from '@emailverify/contracts';
 import { JetStreamKit } from '@emailverify/messaging';
 import { FILE_JOBS_CONFIG, type FileJobsConfig } from '../config';
 import { type JobFilesRow, JobsRepository } from './jobs.repository';
-import { resultObjectName } from './result-writer';
+import { PARTIAL_COPY_PREFIX, resultObjectName } from './result-writer';
 
 /** Jobs whose files one retention pass deletes per query. */
 const SWEEP_BATCH = 100;
+
+/**
+ * How long a copy of a job's partial results may stay. The gateway removes each once it has streamed it; one
+ * left by a gateway that stopped in the middle goes at the first retention pass after this, which leaves a
+ * slow client a whole day to read its copy.
+ */
+export const PARTIAL_COPY_MAX_AGE_MS = 24 * 3600 * 1000;
 
 /**
  * A job's stored files: its upload and its result file in the object store. They are personal data, so they
@@ -43,6 +50,19 @@ export class JobFiles {
     const names = new Set([job.upload_object, resultObjectName(job.id)]);
     if (job.result_object) names.add(job.result_object);
     for (const name of names) await store.delete(name);
+  }
+
+  /** Removes copies of partial results older than PARTIAL_COPY_MAX_AGE_MS; returns how many. */
+  async removeStaleCopies(now = Date.now()): Promise<number> {
+    const store = await this.kit.objectStore('files');
+    let removed = 0;
+    for (const info of await store.list()) {
+      if (info.deleted || !info.name.startsWith(PARTIAL_COPY_PREFIX)) continue;
+      if (now - Date.parse(info.mtime) < PARTIAL_COPY_MAX_AGE_MS) continue;
+      await store.delete(info.name);
+      removed += 1;
+    }
+    return removed;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type AccountId, eventOfState, type JobState } from '@emailverify/contracts';
 import { type Queryable, Sql } from '@emailverify/persistence';
+import type { JobCursor } from './job-cursor';
 import type { RepeatBits } from './row-key';
 
 export interface JobRow {
@@ -54,6 +55,9 @@ export interface JobRow {
   merge_owner: string | null;
   merge_lease_until: Date | null;
 }
+
+/** A job as the list reads it, with created_at as text to the microsecond (the page cursor's key). */
+export type ListedJobRow = JobRow & { created_key: string };
 
 /** What deleting a job's files needs to know of it. */
 export type JobFilesRow = Pick<JobRow, 'id' | 'upload_object' | 'result_object'>;
@@ -134,6 +138,26 @@ export class JobsRepository {
       accountId,
       jobId,
     ]);
+  }
+
+  /**
+   * One page of a customer's jobs, newest first: (created_at, id) descending, which jobs_account_list_idx
+   * serves, starting strictly after `after`. Each row carries its cursor key: created_at to the microsecond.
+   */
+  listPage(
+    accountId: AccountId,
+    page: { statuses?: readonly JobState[]; after?: JobCursor; limit: number },
+  ): Promise<ListedJobRow[]> {
+    return this.sql.rows<ListedJobRow>(
+      `SELECT *, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
+         FROM files.jobs
+        WHERE account_id = $1
+          AND ($2::text[] IS NULL OR status = ANY($2::text[]))
+          AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
+        ORDER BY created_at DESC, id DESC
+        LIMIT $5`,
+      [accountId, page.statuses ?? null, page.after?.createdAt ?? null, page.after?.id ?? null, page.limit],
+    );
   }
 
   /**

@@ -4,21 +4,25 @@ import {
   DomainError,
   FINISHED_JOB_STATES,
   type FileJobDeleteReply,
+  type FileJobListReply,
+  type FileJobListRequest,
   type FileJobRef,
   type FileJobResultsReply,
+  type FileJobResultsRequest,
   type FileJobView,
   isTerminalJobState,
   type JobState,
   isUuid,
 } from '@emailverify/contracts';
 import { MessageBus } from '@emailverify/messaging';
+import { decodeCursor, encodeCursor } from './job-cursor';
 import { JobFiles } from './job-files';
 import { JobMerger } from './job-merger';
 import { JobRunner } from './job-runner';
 import { broadcastStatus } from './job-status';
 import { toView } from './job-view';
 import { type JobRow, JobsRepository } from './jobs.repository';
-import { statusColumnIndex } from './result-writer';
+import { ResultWriter, statusColumnIndex } from './result-writer';
 
 /** Reading and steering a customer's jobs: another account's job is "not found", never "forbidden". */
 @Injectable()
@@ -29,10 +33,36 @@ export class JobsService {
     private readonly merger: JobMerger,
     @Inject(MessageBus) private readonly bus: Pick<MessageBus, 'publish'>,
     private readonly files: JobFiles,
+    private readonly writer: ResultWriter,
   ) {}
 
   async get(ref: FileJobRef): Promise<FileJobView> {
     return toView(await this.load(ref));
+  }
+
+  /**
+   * One page of the account's jobs, newest first. A deleted job is gone from the list; one whose files retention
+   * deleted stays, saying when. One row more than asked tells whether another page follows.
+   */
+  async list(request: FileJobListRequest): Promise<FileJobListReply> {
+    const after = request.cursor === undefined ? undefined : decodeCursor(request.cursor);
+    const rows = await this.repo.listPage(request.accountId, {
+      statuses: request.statuses,
+      after,
+      limit: request.limit + 1,
+    });
+    const page = rows.slice(0, request.limit);
+    const last = page.at(-1);
+    return {
+      jobs: page.map((row) => ({
+        ...toView(row),
+        filesDeletedAt: row.files_deleted_at?.toISOString() ?? null,
+      })),
+      nextCursor:
+        rows.length > request.limit && last
+          ? encodeCursor({ createdAt: last.created_key, id: last.id })
+          : null,
+    };
   }
 
   async pause(ref: FileJobRef): Promise<FileJobView> {
@@ -69,8 +99,20 @@ export class JobsService {
     return { jobId: job.id, cancelled };
   }
 
-  async results(ref: FileJobRef): Promise<FileJobResultsReply> {
-    return this.resultsOf(await this.load(ref));
+  /**
+   * Where the job's results are. With `partial`, a job still under way answers with a copy of the rows verified
+   * so far (a prefix of the final file, made for this request); a job that has ended answers as without it.
+   */
+  async results(request: FileJobResultsRequest): Promise<FileJobResultsReply> {
+    const job = await this.load(request);
+    if (!request.partial || isTerminalJobState(job.status)) return this.resultsOf(job);
+    return {
+      jobId: job.id,
+      objectName: await this.writer.writePartial(job),
+      fileName: resultFileName(job, '-partial-results.csv'),
+      statusColumn: statusColumnIndex(job),
+      temporary: true,
+    };
   }
 
   /** For a signed download link, whose signature already names the job. */
@@ -135,11 +177,15 @@ function resultsOf(job: JobRow): FileJobResultsReply {
       },
     );
   }
-  const base = job.file_name.replace(/\.[^.]+$/, '');
   return {
     jobId: job.id,
     objectName: job.result_object,
-    fileName: `${base}-results.csv`,
+    fileName: resultFileName(job, '-results.csv'),
     statusColumn: statusColumnIndex(job),
   };
+}
+
+/** The download's name: the upload's without its extension, then `suffix`. */
+function resultFileName(job: JobRow, suffix: string): string {
+  return job.file_name.replace(/\.[^.]+$/, '') + suffix;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ChunkItemResult } from '@emailverify/contracts';
 import {
@@ -26,6 +27,14 @@ export function resultObjectName(jobId: string): string {
   return `results/${jobId}.csv`;
 }
 
+/** Where copies of the rows verified so far are kept while they are downloaded. */
+export const PARTIAL_COPY_PREFIX = 'partial/';
+
+/** A copy of the rows verified so far, made for one request (each its own, so requests never share one). */
+export function partialObjectName(jobId: string): string {
+  return `${PARTIAL_COPY_PREFIX}${jobId}/${randomUUID()}.csv`;
+}
+
 /**
  * Builds the result file: the upload is read again, row by row in input order. Addresses meet the merge in
  * the order job creation numbered them, so the chunks are read in order alongside the file and each row's
@@ -45,16 +54,28 @@ export class ResultWriter {
    * turn, and gives up with MergeAbandoned (storing nothing) as soon as `follow.active()` says the job stopped.
    * An aborted `signal` (the merge lost its lease) gives up the same way.
    */
-  async write(job: JobRow, { follow, signal }: WriteOptions = {}): Promise<string> {
+  async write(job: JobRow, options: WriteOptions = {}): Promise<string> {
+    return this.store(job, resultObjectName(job.id), options);
+  }
+
+  /**
+   * Writes the rows verified so far of a job still being verified into an object of its own and returns its
+   * name: the longest prefix of the input rows whose results are all in (their chunks done or given up), each
+   * row as the result file has it, so it is always a prefix of the final file. The caller removes the object.
+   */
+  async writePartial(job: JobRow): Promise<string> {
+    return this.store(job, partialObjectName(job.id), { prefix: true });
+  }
+
+  private async store(job: JobRow, name: string, options: CursorOptions): Promise<string> {
     const store = await this.kit.objectStore('files');
     const upload = await this.kit.getObject('files', job.upload_object);
     if (!upload) throw new Error(`upload ${job.upload_object} of job ${job.id} is missing`);
-    const name = resultObjectName(job.id);
     const writer = new CsvWriter();
     const stored = this.kit.putObject(store, name, writer.readable);
     // A put that fails (NATS away) must not leave the producer waiting for room that never comes.
     stored.catch((err: unknown) => writer.abort(err));
-    const produced = this.produce(job, upload.data, writer, follow, signal);
+    const produced = this.produce(job, upload.data, writer, options);
     // A producer that fails aborts the writer, which fails the put: wait for both (the put removes what it
     // stored), then report the producer's error, which says why.
     const [put, made] = await Promise.allSettled([stored, produced]);
@@ -63,37 +84,39 @@ export class ResultWriter {
     return name;
   }
 
-  /** Writes the header and every row's line, then ends the file; any failure aborts the writer. */
+  /**
+   * Writes the header and every row's line (with `prefix`, up to the first row whose result is not in yet),
+   * then ends the file; any failure aborts the writer.
+   */
   private async produce(
     job: JobRow,
     source: AsyncIterable<Uint8Array>,
     writer: CsvWriter,
-    follow: FollowOptions | undefined,
-    signal: AbortSignal | undefined,
+    options: CursorOptions,
   ): Promise<void> {
     try {
       const width = job.headers.length;
       const preserve = job.preserve_original;
-      const rows = new RowResults(
-        job,
-        new OutcomeCursor(this.repo, job.id, job.total_chunks, follow, signal),
-      );
+      const rows = new RowResults(job, new OutcomeCursor(this.repo, job.id, job.total_chunks, options));
       const lines = new LineBatch(writer);
       await writer.write([resultHeader(job.headers, preserve, job.enrich)]);
       let first = true;
-      for await (const batch of readRowBatches(source, job.format, this.readLimits())) {
-        if (signal?.aborted) throw new MergeAbandoned(job.id);
+      reading: for await (const batch of readRowBatches(source, job.format, this.readLimits())) {
+        if (options.signal?.aborted) throw new MergeAbandoned(job.id);
         for (const cells of batch) {
           const header = first && job.has_header;
           first = false;
           if (header) continue;
           // Awaited only when the row's address starts a chunk not loaded yet: once per chunk, not per row.
           if (rows.needsChunk()) await rows.loadChunk();
-          if (lines.add(resultLine(cells, width, rows.fieldsOf(cells), preserve))) await lines.flush();
+          const fields = rows.fieldsOf(cells);
+          // Only with `prefix`: the row's result is not in yet, so the prefix ends before it.
+          if (fields === undefined) break reading;
+          if (lines.add(resultLine(cells, width, fields, preserve))) await lines.flush();
         }
       }
       await lines.flush();
-      rows.checkAllWritten();
+      if (!options.prefix) rows.checkAllWritten();
       await writer.end();
     } catch (err) {
       writer.abort(err);
@@ -155,11 +178,21 @@ class RowResults {
   }
 
   async loadChunk(): Promise<void> {
-    this.current = await this.chunks.get(this.chunkOf(this.ordinal));
+    const chunk = this.chunkOf(this.ordinal);
+    // Not answered yet (a prefix only): remembered as such, so the rows before its first address are written.
+    this.current = (await this.chunks.get(chunk)) ?? {
+      chunk,
+      results: null,
+      repeated: null,
+      unanswered: true,
+    };
   }
 
-  /** The verification cells of a row, formatted (resultFields). */
-  fieldsOf(cells: readonly string[]): string {
+  /**
+   * The verification cells of a row, formatted (resultFields); undefined when its address is first met here and
+   * its chunk is not answered yet (only when writing a prefix).
+   */
+  fieldsOf(cells: readonly string[]): string | undefined {
     const expected = this.expected();
     const cellText = (cells[this.job.column_index] ?? '').trim();
     // A cell that is that address already in normalised form needs no parse (parsing it would give the same
@@ -187,11 +220,12 @@ class RowResults {
   }
 
   /** An address's first row: it is the next one in chunk order. */
-  private firstRowOf(key: string, expected: ResultCells | undefined): string {
+  private firstRowOf(key: string, expected: ResultCells | undefined): string | undefined {
     const { job, ordinal } = this;
     if (ordinal >= job.billable_emails) {
       throw new Error(`job ${job.id}: the file holds more addresses than the job's ${ordinal}`);
     }
+    if (this.current?.unanswered) return undefined;
     this.ordinal += 1;
     const position = ordinal % job.chunk_size;
     // No result: its chunk was given up after every delivery.
@@ -222,12 +256,20 @@ interface LoadedChunk {
   chunk: number;
   results: ChunkItemResult[] | null;
   repeated: RepeatBits | null;
+  /** Not answered yet: what a prefix stops at. */
+  unanswered?: true;
 }
 
 export interface WriteOptions {
   follow?: FollowOptions;
   /** Aborted when the merge must give up (it lost its hold on the job). */
   signal?: AbortSignal;
+}
+
+/** How the chunks are read: every one (a finished job), following a running job, or up to an unanswered one. */
+interface CursorOptions extends WriteOptions {
+  /** Only answered chunks, and no waiting: the first chunk not answered ends the file (writePartial). */
+  prefix?: boolean;
 }
 
 export interface FollowOptions {
@@ -255,16 +297,24 @@ class OutcomeCursor {
   /** A read of the next few chunks under way. */
   private ahead?: Promise<unknown>;
 
+  private readonly follow: FollowOptions | undefined;
+  private readonly signal: AbortSignal | undefined;
+  private readonly prefix: boolean;
+
   constructor(
     private readonly repo: ChunksRepository,
     private readonly jobId: string,
     private readonly total: number,
-    private readonly follow: FollowOptions | undefined,
-    private readonly signal: AbortSignal | undefined,
+    options: CursorOptions,
     private readonly perQuery = 8,
-  ) {}
+  ) {
+    this.follow = options.follow;
+    this.signal = options.signal;
+    this.prefix = options.prefix ?? false;
+  }
 
-  async get(chunk: number): Promise<LoadedChunk> {
+  /** The chunk's outcome; undefined only for a prefix, when the chunk is not answered yet. */
+  async get(chunk: number): Promise<LoadedChunk | undefined> {
     for (;;) {
       if (this.signal?.aborted) throw new MergeAbandoned(this.jobId);
       for (const n of this.loaded.keys()) if (n < chunk) this.loaded.delete(n);
@@ -278,6 +328,7 @@ class OutcomeCursor {
       if (this.ahead) await this.ahead;
       if (!this.loaded.has(chunk)) await this.read(chunk);
       if (this.loaded.has(chunk)) continue;
+      if (this.prefix) return undefined;
       if (!this.follow) throw new Error(`job ${this.jobId}: chunk ${chunk} is missing`);
       await new Promise((resolve) => setTimeout(resolve, this.follow!.pollMs));
       if (!(await this.follow.active())) throw new MergeAbandoned(this.jobId);
@@ -298,10 +349,10 @@ class OutcomeCursor {
     this.ahead = reading.catch(() => undefined);
   }
 
-  /** Reads up to perQuery chunks from `from` (only answered ones when following), leaving out those at hand. */
+  /** Reads up to perQuery chunks from `from` (only answered ones when following or writing a prefix), leaving out those at hand. */
   private async read(from: number): Promise<void> {
     const held = [...this.loaded.keys()].filter((n) => n >= from && n < from + this.perQuery);
-    const rows = await (this.follow
+    const rows = await (this.follow || this.prefix
       ? this.repo.answeredChunkOutcomes(this.jobId, from, this.perQuery, held)
       : this.repo.chunkOutcomes(this.jobId, from, this.perQuery, held));
     for (const r of rows) {

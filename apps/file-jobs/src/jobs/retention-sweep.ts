@@ -4,7 +4,10 @@ import type { Logger } from 'pino';
 import { FILE_JOBS_CONFIG, type FileJobsConfig } from '../config';
 import { JobFiles } from './job-files';
 
-/** Deletes the files of jobs past FILE_RETENTION_DAYS, every FILE_RETENTION_SWEEP_INTERVAL_MS. */
+/**
+ * Deletes the files of jobs past FILE_RETENTION_DAYS, and copies of partial results left behind, every
+ * FILE_RETENTION_SWEEP_INTERVAL_MS.
+ */
 @Injectable()
 export class RetentionSweep extends PeriodicTask {
   constructor(
@@ -18,6 +21,8 @@ export class RetentionSweep extends PeriodicTask {
       async () => {
         const swept = await files.sweepExpired();
         if (swept > 0) logger.info({ jobs: swept }, 'deleted the files of jobs past their retention');
+        const copies = await files.removeStaleCopies();
+        if (copies > 0) logger.info({ copies }, 'deleted copies of partial results left behind');
       },
       logger,
     );

@@ -259,6 +259,123 @@ describe('file routes', () => {
     });
   });
 
+  describe('GET /v1/verify/file/{jobId}/results?partial=true', () => {
+    const PARTIAL = { ...RESULTS, objectName: `partial/${JOB_ID}/copy.csv`, temporary: true };
+
+    it.each(STYLES)(
+      'streams the copy of the rows verified so far, filtered as the final file, then removes it (%s style)',
+      async (style) => {
+        gateway.jetStream.store.objects.set(PARTIAL.objectName, Buffer.from(CSV));
+        gateway.bus.answer(Subjects.filesJobResults, (request) =>
+          request.partial ? { ...PARTIAL, fileName: 'leads-partial-results.csv' } : RESULTS,
+        );
+        const res = await gateway.call(`/v1/verify/file/${JOB_ID}/results?partial=true&valid=true`, {
+          style,
+        });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-disposition')).toBe(
+          'attachment; filename=leads-partial-results-valid.csv',
+        );
+        expect(res.text.split(/\r?\n/).filter(Boolean)).toEqual(['email,status', 'a@example.com,valid']);
+        expect(gateway.bus.asked[0]!.payload).toEqual({ accountId: ACCOUNT, jobId: JOB_ID, partial: true });
+        expect(gateway.jetStream.store.objects.has(PARTIAL.objectName)).toBe(false);
+      },
+    );
+
+    it('answers the current style without filters with the copy itself, never a redirect', async () => {
+      gateway.jetStream.store.objects.set(PARTIAL.objectName, Buffer.from(CSV));
+      gateway.bus.answer(Subjects.filesJobResults, () => PARTIAL);
+      const res = await gateway.call(`/v1/verify/file/${JOB_ID}/results?partial=true`);
+      expect(res.status).toBe(200);
+      expect(res.text).toBe(CSV);
+      expect(gateway.jetStream.store.objects.has(PARTIAL.objectName)).toBe(false);
+    });
+
+    it('asks as before without partial, and refuses a value that is not a boolean', async () => {
+      await gateway.call(`/v1/verify/file/${JOB_ID}/results?partial=false`, { style: 'legacy' });
+      expect(gateway.bus.asked[0]!.payload).toEqual({ accountId: ACCOUNT, jobId: JOB_ID });
+      for (const style of STYLES)
+        expectFieldError(
+          style,
+          await gateway.call(`/v1/verify/file/${JOB_ID}/results?partial=yes`, { style }),
+          'partial',
+        );
+    });
+  });
+
+  describe('GET /v1/verify/file', () => {
+    const page = {
+      jobs: [
+        { ...makeJob({ status: 'processing', processedEmails: 50, creditsUsed: 0 }), filesDeletedAt: null },
+      ],
+      nextCursor: 'bmV4dA',
+    };
+
+    it.each(STYLES)('asks file-jobs for one page and answers it (%s style)', async (style) => {
+      gateway.bus.answer(Subjects.filesJobList, () => page);
+      const res = await gateway.call(
+        '/v1/verify/file?status=processing,completed,processing&limit=5&cursor=Y3Vy',
+        {
+          style,
+        },
+      );
+      expect(res.status).toBe(200);
+      expect(gateway.bus.asked[0]!.payload).toEqual({
+        accountId: ACCOUNT,
+        limit: 5,
+        statuses: ['processing', 'completed'],
+        cursor: 'Y3Vy',
+      });
+      const payload = payloadOf(style, res) as { jobs: Record<string, unknown>[]; next_cursor: string };
+      expect(payload.next_cursor).toBe('bmV4dA');
+      if (style === 'current') {
+        expect(payload.jobs[0]).toMatchObject({
+          task_id: JOB_ID,
+          status: 'processing',
+          progress: 50,
+          credits_used: null,
+          files_deleted_at: null,
+        });
+      } else {
+        expect(payload.jobs[0]).toMatchObject({
+          job_id: JOB_ID,
+          progress_percent: 50,
+          files_deleted_at: null,
+        });
+      }
+    });
+
+    it('asks for 20 jobs of every state by default', async () => {
+      gateway.bus.answer(Subjects.filesJobList, () => ({ jobs: [], nextCursor: null }));
+      const res = await gateway.call('/v1/verify/file');
+      expect(payloadOf('current', res)).toEqual({ jobs: [], next_cursor: null });
+      expect(gateway.bus.asked[0]!.payload).toEqual({ accountId: ACCOUNT, limit: 20 });
+    });
+
+    it.each(
+      STYLES.flatMap((style) =>
+        [
+          ['limit', 'limit=0'],
+          ['limit', 'limit=101'],
+          ['limit', 'limit=1.5'],
+          ['limit', 'limit=ten'],
+          ['limit', 'limit=1&limit=2'],
+          ['status', 'status=done'],
+          ['status', 'status=completed,'],
+          ['status', 'status=Completed'],
+          ['status', 'status=completed&status=failed'],
+          ['cursor', 'cursor=not%20base64'],
+          ['cursor', `cursor=${'A'.repeat(201)}`],
+          ['cursor', 'cursor=a&cursor=b'],
+        ].map(([field, query]) => [style, field!, query!] as const),
+      ),
+    )('refuses a bad query (%s style): %s in %s', async (style, field, query) => {
+      const res = await gateway.call(`/v1/verify/file?${query}`, { style });
+      expectFieldError(style, res, field);
+      expect(gateway.bus.asked).toEqual([]);
+    });
+  });
+
   describe('GET /v1/verify/file/{jobId}/download', () => {
     async function signedPath(): Promise<string> {
       const data = payloadOf('current', await gateway.call(`/v1/verify/file/${JOB_ID}`)) as Record<

@@ -24,9 +24,9 @@ import { Style } from '../common/http/style';
 import { PerAddressLimit, RateLimitClass } from '../common/rate-limit/rate-classes';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
 import { ApiRoute } from '../openapi/api-route';
-import { DownloadQueryDto, ResultsQueryDto, StatusQueryDto } from './dto/files.dto';
+import { DownloadQueryDto, ListQueryDto, ResultsQueryDto, StatusQueryDto } from './dto/files.dto';
 import { FileRoutes } from './files.openapi';
-import { JobDeletedPresenter, StatusPresenter, uploadPresenter } from './files.presenter';
+import { JobDeletedPresenter, JobListPresenter, StatusPresenter, uploadPresenter } from './files.presenter';
 import { FilesService } from './files.service';
 
 /** The job named by the path. */
@@ -57,6 +57,12 @@ export class FilesController {
     return present(this.uploaded, await this.files.create(auth, file, fields));
   }
 
+  @Get()
+  @ApiRoute(FileRoutes.list)
+  async list(@Auth() auth: AuthContext, @Query() query: ListQueryDto) {
+    return present(JobListPresenter, await this.files.list(auth, query));
+  }
+
   @Get(':jobId')
   @ApiRoute(FileRoutes.status)
   async status(
@@ -85,9 +91,10 @@ export class FilesController {
     @Query() query: ResultsQueryDto,
     @Res() res: Response,
   ): Promise<void> {
-    const located = await this.files.locateResults(auth, jobId);
+    const located = await this.files.locateResults(auth, jobId, query.partial);
     const filters = this.files.parseFilters(query as Record<string, unknown>);
-    if (!filters && style === 'current') {
+    // Partial results are a copy made for this request: streamed, never a link to keep.
+    if (!filters && style === 'current' && !located.temporary) {
       res.redirect(307, this.files.directLink(jobId).url);
       return;
     }

@@ -1,7 +1,7 @@
 import { type ErrorCode, JOB_STATES } from '@emailverify/contracts';
 import { type RouteDocs, sameInBothStyles, type StyledBody } from '../openapi/api-route';
 import { each, int, nullable, object, str, time } from '../openapi/schema';
-import { ENRICH_DESCRIPTION } from './dto/files.dto';
+import { ENRICH_DESCRIPTION, PARTIAL_DESCRIPTION } from './dto/files.dto';
 
 const jobStatus = { type: 'string', enum: [...JOB_STATES] };
 const JOB_ID = '8f0c5a1e-2d34-4b8e-9a0e-5c1f6d7b2a90';
@@ -145,6 +145,85 @@ const statusDocs: StyledBody = {
   },
 };
 
+const percentSchema = { type: 'integer', minimum: 0, maximum: 100 };
+const nextCursor = nullable(str, 'Pass as `cursor` for the next page; null on the last page');
+const filesDeletedAt = nullable(
+  time,
+  'When retention deleted the files (uploads and results are kept FILE_RETENTION_DAYS after the job ends); null while kept',
+);
+
+/** GET /verify/file (an extension): a page of jobs, newest first; the legacy body is unwrapped, each job the older status variant. */
+const listDocs: StyledBody = {
+  name: 'FileJobList',
+  legacyName: 'FileJobListLegacy',
+  current: object({
+    jobs: {
+      type: 'array',
+      items: object({
+        task_id: str,
+        file_name: str,
+        status: jobStatus,
+        progress: percentSchema,
+        ...each([...RUNNING_COUNTS, 'processed_emails', ...FINAL_COUNTS], int),
+        credits_used: nullable(int, 'Settled when the job ends; null until then'),
+        created_at: time,
+        completed_at: nullable(time),
+        files_deleted_at: filesDeletedAt,
+      }),
+    },
+    next_cursor: nextCursor,
+  }),
+  legacy: object({
+    jobs: {
+      type: 'array',
+      items: object({
+        job_id: str,
+        file_name: str,
+        status: jobStatus,
+        ...each([...RUNNING_COUNTS, ...FINAL_COUNTS, 'credits_used'], int),
+        progress_percent: percentSchema,
+        created_at: time,
+        completed_at: nullable(time),
+        files_deleted_at: filesDeletedAt,
+      }),
+    },
+    next_cursor: nextCursor,
+  }),
+  currentExample: {
+    jobs: [
+      {
+        task_id: JOB_ID,
+        file_name: 'leads.csv',
+        status: 'completed',
+        progress: 100,
+        processed_emails: 4980,
+        ...countsExample,
+        credits_used: 4900,
+        created_at: CREATED_AT,
+        completed_at: COMPLETED_AT,
+        files_deleted_at: null,
+      },
+    ],
+    next_cursor: 'MjAyNi0xMS0yMlQxMDowMDowMC4wMDAwMDBaIDhmMGM1YTFlLTJkMzQtNGI4ZS05YTBlLTVjMWY2ZDdiMmE5MA',
+  },
+  legacyExample: {
+    jobs: [
+      {
+        job_id: JOB_ID,
+        file_name: 'leads.csv',
+        status: 'completed',
+        ...countsExample,
+        credits_used: 4900,
+        progress_percent: 100,
+        created_at: CREATED_AT,
+        completed_at: COMPLETED_AT,
+        files_deleted_at: null,
+      },
+    ],
+    next_cursor: null,
+  },
+};
+
 /** DELETE /verify/file/{id} (an extension, with no older variant): the legacy style is the same body unwrapped. */
 const deletedDocs = sameInBothStyles(object({ message: str, job_id: str }), {
   message: 'Job deleted with its files',
@@ -160,6 +239,17 @@ const JOB_ERRORS: ErrorCode[] = ['JOB_NOT_FOUND', 'SERVICE_UNAVAILABLE'];
 
 /** What the document says about each route. */
 export const FileRoutes = {
+  list: {
+    operationId: 'listFileJobs',
+    summary: "The account's file jobs, newest first, a page at a time (extension)",
+    description:
+      'Pages by an opaque cursor: pass next_cursor back as cursor until it is null. Every job is listed once, ' +
+      'whatever is created meanwhile (newer jobs are on earlier pages). A deleted job is absent; a job whose ' +
+      'files retention deleted stays, with files_deleted_at. A malformed cursor, a limit outside 1-100 or an ' +
+      'unknown status is 400 INVALID_REQUEST naming the parameter.',
+    ok: listDocs,
+    errors: ['SERVICE_UNAVAILABLE'],
+  },
   upload: {
     summary: 'Upload a CSV, XLSX or TXT file of addresses; creates a job (status pending)',
     description:
@@ -193,6 +283,7 @@ export const FileRoutes = {
     summary: 'Download results',
     description:
       'Without filters: 307 to the signed full result file (legacy style: the file itself, 200). With filters (OR): a CSV of the matching rows only. ' +
+      `partial=true: ${PARTIAL_DESCRIPTION} ` +
       RETENTION,
     replies: [
       { status: 200, description: 'CSV of the (matching) rows', csv: true },

@@ -1,5 +1,7 @@
 import {
   type FileJobDeleteReply,
+  type FileJobListItem,
+  type FileJobListReply,
   type FileJobView,
   FINISHED_JOB_STATES,
   isTerminalJobState,
@@ -99,6 +101,45 @@ export const StatusPresenter: Presenter<JobStatusView> = {
     progress_percent: percent(job.processedEmails, job.uniqueEmails),
     created_at: job.createdAt,
     completed_at: job.completedAt,
+  }),
+};
+
+/**
+ * One job of the list, current style: what a dashboard row shows. Counts are those so far while the job runs;
+ * credits are settled when it ends (null until then).
+ */
+const listedJob = (job: FileJobListItem) => ({
+  task_id: job.jobId,
+  file_name: job.fileName,
+  status: job.status,
+  progress: percent(job.processedEmails, job.uniqueEmails),
+  total_emails: job.uniqueEmails,
+  processed_emails: job.processedEmails,
+  valid_emails: job.counts.valid,
+  invalid_emails: job.counts.invalid,
+  unknown_emails: job.counts.unknown,
+  role_emails: job.counts.role,
+  catchall_emails: job.counts.catchall,
+  risky_emails: job.counts.risky,
+  disposable_emails: job.counts.disposable,
+  credits_used: isTerminalJobState(job.status) ? job.creditsUsed : null,
+  created_at: job.createdAt,
+  completed_at: job.completedAt,
+  files_deleted_at: job.filesDeletedAt,
+});
+
+/**
+ * GET /verify/file (an extension): a page of the account's jobs, newest first. The legacy body is unwrapped, as
+ * the webhook list's, and each job in it is the older status variant with `files_deleted_at`.
+ */
+export const JobListPresenter: Presenter<FileJobListReply> = {
+  current: (page) => ({ jobs: page.jobs.map(listedJob), next_cursor: page.nextCursor }),
+  legacy: (page) => ({
+    jobs: page.jobs.map((job) => ({
+      ...(StatusPresenter.legacy(job) as Record<string, unknown>),
+      files_deleted_at: job.filesDeletedAt,
+    })),
+    next_cursor: page.nextCursor,
   }),
 };
 

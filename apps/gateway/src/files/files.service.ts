@@ -4,11 +4,14 @@ import { pipeline } from 'node:stream/promises';
 import { type BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import {
   DomainError,
+  FILE_JOB_LIST_DEFAULT_LIMIT,
   FILE_NAME_MAX_LENGTH,
   type FileJobDeleteReply,
+  type FileJobListReply,
   type FileJobResultsReply,
   type FileJobView,
   isTerminalJobState,
+  type JobState,
   jobStatusSubject,
   type JobStatusBroadcast,
   type RpcReply,
@@ -23,7 +26,7 @@ import { checkJsonShape } from '../common/http/json-body.guard';
 import type { AuthContext } from '../common/http/request-context';
 import { validateDto } from '../common/http/validation';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
-import { RESULT_FILTERS, type ResultFilter, UploadFieldsDto } from './dto/files.dto';
+import { type ListQueryDto, RESULT_FILTERS, type ResultFilter, UploadFieldsDto } from './dto/files.dto';
 
 export interface JobStatusView extends FileJobView {
   downloadUrl?: string;
@@ -80,7 +83,7 @@ export class FilesService implements BeforeApplicationShutdown {
         { requestId: auth.requestId, timeoutMs: this.config.FILE_CREATE_TIMEOUT_MS },
       );
     } catch (err) {
-      if (file?.path) await this.removeUpload(file.path);
+      if (file?.path) await this.removeObject(file.path);
       throw err;
     }
   }
@@ -142,9 +145,29 @@ export class FilesService implements BeforeApplicationShutdown {
     return this.askJob(Subjects.filesJobDelete, auth, jobId);
   }
 
-  async locateResults(auth: AuthContext, jobId: string): Promise<FileJobResultsReply> {
+  /** One page of the account's jobs, newest first (the query checked by ListQueryDto). */
+  async list(auth: AuthContext, query: ListQueryDto): Promise<FileJobListReply> {
+    const statuses = query.status === undefined ? undefined : [...new Set(query.status.split(','))];
+    return this.bus.request(
+      Subjects.filesJobList,
+      {
+        accountId: auth.accountId,
+        limit: query.limit ?? FILE_JOB_LIST_DEFAULT_LIMIT,
+        ...(statuses ? { statuses: statuses as JobState[] } : {}),
+        ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+      },
+      { requestId: auth.requestId },
+    );
+  }
+
+  /** Where the job's results are; with `partial`, a copy of the rows verified so far of a job under way. */
+  async locateResults(auth: AuthContext, jobId: string, partial = false): Promise<FileJobResultsReply> {
     checkJobId(jobId);
-    return this.askJob(Subjects.filesJobResults, auth, jobId);
+    return this.bus.request(
+      Subjects.filesJobResults,
+      { accountId: auth.accountId, jobId, ...(partial ? { partial } : {}) },
+      { requestId: auth.requestId },
+    );
   }
 
   /** One request to file-jobs about one of the caller's jobs, in the caller's account and request. */
@@ -175,8 +198,23 @@ export class FilesService implements BeforeApplicationShutdown {
     return this.bus.request(Subjects.filesJobLocate, { jobId }, { requestId });
   }
 
-  /** Streams the whole result file, or only the rows whose status is one of `filters`. */
+  /**
+   * Streams the whole result file, or only the rows whose status is one of `filters`. A copy made for this
+   * request (partial results) is removed afterwards, whether or not the client read it all.
+   */
   async streamResults(
+    results: FileJobResultsReply,
+    filters: readonly ResultFilter[] | undefined,
+    res: Response,
+  ): Promise<void> {
+    try {
+      await this.streamObject(results, filters, res);
+    } finally {
+      if (results.temporary) await this.removeObject(results.objectName);
+    }
+  }
+
+  private async streamObject(
     results: FileJobResultsReply,
     filters: readonly ResultFilter[] | undefined,
     res: Response,
@@ -227,7 +265,7 @@ export class FilesService implements BeforeApplicationShutdown {
     };
   }
 
-  private async removeUpload(name: string): Promise<void> {
+  private async removeObject(name: string): Promise<void> {
     const store = await this.kit.objectStore('files');
     await store.delete(name).catch(() => undefined);
   }
@@ -240,7 +278,6 @@ type JobSubject =
   | typeof Subjects.filesJobPause
   | typeof Subjects.filesJobResume
   | typeof Subjects.filesJobCancel
-  | typeof Subjects.filesJobResults
   | typeof Subjects.filesJobDelete;
 
 /** An upload's file name is kept with its job and names its result file: FILE_NAME_MAX_LENGTH at most. */

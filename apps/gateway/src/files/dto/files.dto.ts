@@ -1,14 +1,30 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import {
+  FILE_JOB_CURSOR_MAX_LENGTH,
+  FILE_JOB_LIST_DEFAULT_LIMIT,
+  FILE_JOB_LIST_MAX_LIMIT,
+  JOB_STATES,
+} from '@emailverify/contracts';
+import {
+  IsBoolean,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
 import { toBoolean } from '../../common/http/query-values';
 
 /**
- * A query value as whole seconds: only plain decimal digits become a number; anything else (`0x10`, `1e2`,
+ * A query value as a whole number: only plain decimal digits become a number; anything else (`0x10`, `1e2`,
  * `300.0`, an empty value, a repeated parameter) stays as given and fails validation.
  */
-const toSeconds = ({ value }: { value: unknown }): unknown =>
+const toWholeNumber = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value;
 
 /** What the upload's `enrich` field does, in both OpenAPI documents. */
@@ -55,7 +71,7 @@ export class StatusQueryDto {
     default: 0,
   })
   @IsOptional()
-  @Transform(toSeconds)
+  @Transform(toWholeNumber)
   @IsInt({ message: 'timeout must be a whole number of seconds from 0 to 300' })
   @Min(0, { message: 'timeout must be a whole number of seconds from 0 to 300' })
   @Max(300, { message: 'timeout must be a whole number of seconds from 0 to 300' })
@@ -82,6 +98,12 @@ const Filter = (label: string) =>
     IsBoolean(),
   );
 
+/** What `partial` of the results query does, in both OpenAPI documents. */
+export const PARTIAL_DESCRIPTION =
+  'While the job is still under way: a CSV of the rows verified so far (200, never a redirect), the longest run ' +
+  'of input rows from the top whose results are all in, with the columns and filters of the final file, so it ' +
+  'is always a prefix of it. A job that has ended answers as without partial.';
+
 export class ResultsQueryDto implements Partial<Record<ResultFilter, boolean>> {
   @Filter('valid') valid?: boolean;
   @Filter('invalid') invalid?: boolean;
@@ -90,6 +112,53 @@ export class ResultsQueryDto implements Partial<Record<ResultFilter, boolean>> {
   @Filter('catch-all') catchall?: boolean;
   @Filter('role') role?: boolean;
   @Filter('disposable') disposable?: boolean;
+
+  @ApiPropertyOptional({ description: PARTIAL_DESCRIPTION, default: false })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  partial?: boolean;
+}
+
+const STATE_LIST = new RegExp(`^(${JOB_STATES.join('|')})(,(${JOB_STATES.join('|')}))*$`);
+const STATUS_MESSAGE = `status must be one or more job states, comma-separated: ${JOB_STATES.join(', ')}`;
+const LIMIT_MESSAGE = `limit must be a whole number from 1 to ${FILE_JOB_LIST_MAX_LIMIT}`;
+const CURSOR_MESSAGE = 'cursor is not valid: pass the next_cursor of the previous page unchanged';
+
+/** GET /verify/file: which of the account's jobs, how many, and from where. */
+export class ListQueryDto {
+  @ApiPropertyOptional({
+    description: `Only jobs in these states (comma-separated): ${JOB_STATES.join(', ')}`,
+    example: 'completed,completed_with_warning',
+  })
+  @IsOptional()
+  @IsString({ message: STATUS_MESSAGE })
+  @Matches(STATE_LIST, { message: STATUS_MESSAGE })
+  status?: string;
+
+  @ApiPropertyOptional({
+    description: 'Jobs per page',
+    type: 'integer',
+    minimum: 1,
+    maximum: FILE_JOB_LIST_MAX_LIMIT,
+    default: FILE_JOB_LIST_DEFAULT_LIMIT,
+  })
+  @IsOptional()
+  @Transform(toWholeNumber)
+  @IsInt({ message: LIMIT_MESSAGE })
+  @Min(1, { message: LIMIT_MESSAGE })
+  @Max(FILE_JOB_LIST_MAX_LIMIT, { message: LIMIT_MESSAGE })
+  limit?: number;
+
+  @ApiPropertyOptional({
+    description: 'The next_cursor of the previous page, unchanged; the first page without it',
+    maxLength: FILE_JOB_CURSOR_MAX_LENGTH,
+  })
+  @IsOptional()
+  @IsString({ message: CURSOR_MESSAGE })
+  @Matches(/^[A-Za-z0-9_-]+$/, { message: CURSOR_MESSAGE })
+  @MaxLength(FILE_JOB_CURSOR_MAX_LENGTH, { message: CURSOR_MESSAGE })
+  cursor?: string;
 }
 
 export class DownloadQueryDto {
