@@ -15,18 +15,18 @@ export const CLIENT_TYPES = [
 
 /** The generated, formatted text of one document's types. */
 async function generate(document, types) {
-  const ast = await openapiTS(pathToFileURL(path.join(root, document)), { silent: true });
+  const ast = await openapiTS(pathToFileURL(path.resolve(root, document)), { silent: true });
   const text = `${COMMENT_HEADER}${astToString(ast)}`;
-  const target = path.join(root, types);
+  const target = path.resolve(root, types);
   return format(text, { ...(await resolveConfig(target)), filepath: target });
 }
 
 /** Writes every generated file; with `check`, writes nothing and names the files that differ. */
-export async function clientTypes({ check = false } = {}) {
+export async function clientTypes({ check = false, pairs = CLIENT_TYPES } = {}) {
   const stale = [];
-  for (const { document, types } of CLIENT_TYPES) {
+  for (const { document, types } of pairs) {
     const text = await generate(document, types);
-    const target = path.join(root, types);
+    const target = path.resolve(root, types);
     if (!check) writeFileSync(target, text);
     else if (readFileSync(target, 'utf8') !== text) stale.push(types);
   }
@@ -34,8 +34,12 @@ export async function clientTypes({ check = false } = {}) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const check = process.argv.includes('--check');
-  const stale = await clientTypes({ check });
+  // `--check`, and optionally `<document>=<types>` pairs in place of the committed ones.
+  const args = process.argv.slice(2);
+  const check = args.includes('--check');
+  const given = args.filter((arg) => arg.includes('=')).map((arg) => arg.split('='));
+  const pairs = given.length > 0 ? given.map(([document, types]) => ({ document, types })) : CLIENT_TYPES;
+  const stale = await clientTypes({ check, pairs });
   if (stale.length > 0) {
     process.stderr.write(
       `${stale.join(', ')}: not what the OpenAPI documents generate; run \`npm run openapi\` and commit the result\n`,

@@ -190,8 +190,16 @@ export const FileRoutes = {
             type: 'string',
             description: 'Column holding the addresses; auto-detected when omitted',
           },
-          check_smtp: { type: 'boolean', default: false },
-          preserve_original: { type: 'boolean', default: true },
+          check_smtp: {
+            type: 'boolean',
+            default: false,
+            description: 'Live SMTP verification of every address',
+          },
+          preserve_original: {
+            type: 'boolean',
+            default: true,
+            description: 'Keep the original columns in the result file',
+          },
           enrich: { type: 'boolean', default: false, description: ENRICH_DESCRIPTION },
         },
         ['email_column', 'check_smtp', 'preserve_original', 'enrich'],

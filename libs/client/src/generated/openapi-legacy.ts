@@ -802,9 +802,9 @@ export interface components {
       file: string;
       /** @description Column holding the addresses; auto-detected when omitted */
       email_column?: string;
-      /** @description Default: `false`. */
+      /** @description Live SMTP verification of every address. Default: `false`. */
       check_smtp?: boolean;
-      /** @description Default: `true`. */
+      /** @description Keep the original columns in the result file. Default: `true`. */
       preserve_original?: boolean;
       /** @description Look up Gravatar (per address) and the domain age (RDAP, per domain) for every deliverable address, and add the has_gravatar and domain_age columns to the result file. Each Gravatar request sends a hash of the address to a third party; without enrich none is made. Credits are as without it; the job takes longer. Default: `false`. */
       enrich?: boolean;
