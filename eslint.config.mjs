@@ -26,6 +26,8 @@ export default tseslint.config(
               onlyDependOnLibsWithTags: ['lib:contracts', 'lib:net-policy', 'lib:testing'],
             },
             { sourceTag: 'lib:net-policy', onlyDependOnLibsWithTags: [] },
+            // The typed client is for customers: it stands alone, on openapi-fetch only.
+            { sourceTag: 'lib:client', onlyDependOnLibsWithTags: [] },
           ],
         },
       ],

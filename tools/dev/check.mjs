@@ -1,13 +1,19 @@
-// `npm run check`: prettier, eslint with the OpenAPI lint (Redocly, redocly.yaml) and the type-checker (`npm run lint`
-// and `npm run typecheck` run one of them), on Node.js 24 like `npm test` (fetched from the npm registry when the
-// machine's own is older).
+// `npm run check`: prettier, eslint with the OpenAPI lint (Redocly, redocly.yaml), the typed client's generated
+// types against the documents, and the type-checker (`npm run lint` and `npm run typecheck` run one of them), on
+// Node.js 24 like `npm test` (fetched from the npm registry when the machine's own is older).
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ensureDependencies, ensureNode, root } from './lib.mjs';
 
-// The published OpenAPI document under Redocly's recommended rules (redocly.yaml): part of `lint`, and a step of
-// its own (`node tools/dev/check.mjs openapi`).
-const OPENAPI = [['redocly', 'lint', '--format=stylish', 'docs/openapi.json']];
+// Both published OpenAPI documents under Redocly's recommended rules (redocly.yaml), and the typed client's
+// generated types equal to what the documents generate: part of `lint`, and a step of its own
+// (`node tools/dev/check.mjs openapi`).
+const OPENAPI = [
+  ['redocly', 'lint', '--format=stylish', 'docs/openapi.json', 'docs/openapi-legacy.json'],
+  ['client-types', '--check'],
+];
+/** Steps that are scripts of this folder rather than tools of node_modules/.bin. */
+const SCRIPTS = { 'client-types': path.join(root, 'tools', 'dev', 'client-types.mjs') };
 const STEPS = {
   format: [['prettier', '--check', '.']],
   // The module-boundary rule reads the Nx project graph, which `nx show projects` computes first.
@@ -29,7 +35,8 @@ await ensureNode();
 await ensureDependencies();
 for (const name of asked.length > 0 ? asked : ALL) {
   for (const [tool, ...args] of STEPS[name]) {
-    const result = spawnSync(process.execPath, [path.join(root, 'node_modules', '.bin', tool), ...args], {
+    const program = SCRIPTS[tool] ?? path.join(root, 'node_modules', '.bin', tool);
+    const result = spawnSync(process.execPath, [program, ...args], {
       cwd: root,
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
       stdio: ['inherit', tool === 'nx' ? 'ignore' : 'inherit', 'inherit'],

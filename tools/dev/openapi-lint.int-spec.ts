@@ -26,7 +26,7 @@ describe('the OpenAPI lint of npm run check', () => {
   const work = mkdtempSync(path.join(tmpdir(), 'ev-openapi-lint-'));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it("passes on docs/openapi.json under Redocly's recommended rules, as the check's own step", () => {
+  it("passes on both documents under Redocly's recommended rules, as the check's own step", () => {
     const result = spawnSync(process.execPath, ['tools/dev/check.mjs', 'openapi'], {
       cwd: root,
       encoding: 'utf8',
@@ -34,6 +34,7 @@ describe('the OpenAPI lint of npm run check', () => {
     });
     expect(result.status, result.stdout + result.stderr).toBe(0);
     expect(result.stdout + result.stderr).toContain('docs/openapi.json: validated');
+    expect(result.stdout + result.stderr).toContain('docs/openapi-legacy.json: validated');
     expect(result.stdout + result.stderr).not.toMatch(/\d+ (error|warning)s?\b/);
   });
 
@@ -48,6 +49,32 @@ describe('the OpenAPI lint of npm run check', () => {
     const result = redocly(broken);
     expect(result.status).not.toBe(0);
     expect(result.stdout + result.stderr).toContain('path-parameters-defined');
+  });
+
+  it("fails when the typed client's committed types are not what the document generates", () => {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OpenAPI document is edited field by field
+    const doc = JSON.parse(readFileSync(path.join(root, 'docs/openapi.json'), 'utf8')) as any;
+    const check = (document: string) =>
+      spawnSync(
+        process.execPath,
+        ['tools/dev/client-types.mjs', '--check', `${document}=libs/client/src/generated/openapi.ts`],
+        { cwd: root, encoding: 'utf8', env: quiet },
+      );
+    const same = path.join(work, 'same.json');
+    writeFileSync(same, JSON.stringify(doc));
+    expect(check(same).status, check(same).stderr).toBe(0);
+    // A reply field renamed in the document but not in the committed types.
+    const credits = doc.components.schemas.CreditAccount;
+    credits.properties.balance = credits.properties.credits_balance;
+    delete credits.properties.credits_balance;
+    credits.required = credits.required.map((name: string) =>
+      name === 'credits_balance' ? 'balance' : name,
+    );
+    const renamed = path.join(work, 'renamed.json');
+    writeFileSync(renamed, JSON.stringify(doc));
+    const result = check(renamed);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('libs/client/src/generated/openapi.ts');
   });
 
   it('extends the recommended rules, and says why for each rule it turns off', () => {

@@ -14,7 +14,7 @@ import { GatewayExpressAdapter } from './common/http/express-adapter';
 import { renderStyle } from './common/http/style';
 import type { GatewayRequest } from './common/http/request-context';
 import type { GatewayConfig } from './config';
-import { buildOpenApiDocument, mountOpenApi } from './openapi/document';
+import { buildOpenApiDocuments, mountOpenApi } from './openapi/document';
 
 /**
  * Builds the gateway application (used by main and by tests). Controller specs pass a narrower module (the
@@ -43,7 +43,7 @@ export async function createGatewayApp(
   app.use(accessMiddleware(logger, httpRequests));
   app.setGlobalPrefix('v1', { exclude: ['health/live', 'health/ready', 'metrics'] });
   // The documentation after every API route: an API request is never matched against its routes.
-  adapter.mountAfterRoutes(() => mountOpenApi(app, buildOpenApiDocument(app, config.PUBLIC_BASE_URL)));
+  adapter.mountAfterRoutes(() => mountOpenApi(app, buildOpenApiDocuments(app, config.PUBLIC_BASE_URL)));
   await app.init();
   // After every route: what no route took (paths outside /v1 included) and what Express itself refused (a
   // malformed percent-escape) leave as JSON in the request's style, never as Express's HTML page.

@@ -61,7 +61,11 @@ export class ObservabilityController {
   ) {}
 
   @Get('health/live')
-  @ApiOperation({ summary: 'Liveness: the process answers (no API key)', security: [] })
+  @ApiOperation({
+    operationId: 'getLiveness',
+    summary: 'Liveness: the process answers (no API key)',
+    security: [],
+  })
   @ApiResponse({
     status: 200,
     description: 'Alive',
@@ -81,7 +85,11 @@ export class ObservabilityController {
   }
 
   @Get('health/ready')
-  @ApiOperation({ summary: 'Readiness: every dependency answers (no API key)', security: [] })
+  @ApiOperation({
+    operationId: 'getReadiness',
+    summary: 'Readiness: every dependency answers (no API key)',
+    security: [],
+  })
   @ApiResponse({
     status: 200,
     description: 'Ready',
@@ -114,7 +122,11 @@ export class ObservabilityController {
   }
 
   @Get('metrics')
-  @ApiOperation({ summary: 'Prometheus metrics in the text exposition format (no API key)', security: [] })
+  @ApiOperation({
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics in the text exposition format (no API key)',
+    security: [],
+  })
   @ApiResponse({
     status: 200,
     description: 'The metrics',

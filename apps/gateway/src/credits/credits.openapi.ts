@@ -2,6 +2,7 @@ import type { RouteDocs, StyledBody } from '../openapi/api-route';
 import { int, object, str, time } from '../openapi/schema';
 
 const creditsDocs: StyledBody = {
+  name: 'CreditAccount',
   current: object({
     account_id: str,
     api_key_id: str,
@@ -41,6 +42,7 @@ const creditsDocs: StyledBody = {
 /** What the document says about each route. */
 export const CreditsRoutes = {
   balance: {
+    operationId: 'getCredits',
     summary: 'Credit balance of the authenticated account',
     ok: creditsDocs,
     errors: ['SERVICE_UNAVAILABLE'],

@@ -116,19 +116,21 @@ export class FilesController {
   }
 
   @PostOk(':jobId/pause')
-  @ApiRoute(FileRoutes.action('Pause a job: no new chunks start; chunks in progress finish'))
+  @ApiRoute(FileRoutes.action('pauseFileJob', 'Pause a job: no new chunks start; chunks in progress finish'))
   async pause(@Auth() auth: AuthContext, @JobId() jobId: string) {
     return present(StatusPresenter, await this.files.action(auth, jobId, 'pause'));
   }
 
   @PostOk(':jobId/resume')
-  @ApiRoute(FileRoutes.action('Resume a paused job'))
+  @ApiRoute(FileRoutes.action('resumeFileJob', 'Resume a paused job'))
   async resume(@Auth() auth: AuthContext, @JobId() jobId: string) {
     return present(StatusPresenter, await this.files.action(auth, jobId, 'resume'));
   }
 
   @PostOk(':jobId/cancel')
-  @ApiRoute(FileRoutes.action('Cancel a job: what was verified is charged, the rest refunded'))
+  @ApiRoute(
+    FileRoutes.action('cancelFileJob', 'Cancel a job: what was verified is charged, the rest refunded'),
+  )
   async cancel(@Auth() auth: AuthContext, @JobId() jobId: string) {
     return present(StatusPresenter, await this.files.action(auth, jobId, 'cancel'));
   }

@@ -1,14 +1,19 @@
 import { type ErrorCode, JOB_STATES } from '@emailverify/contracts';
 import { type RouteDocs, sameInBothStyles, type StyledBody } from '../openapi/api-route';
-import { each, int, nullable, object, str, time } from '../openapi/schema';
+import { each, int, named, nullable, object, str, time } from '../openapi/schema';
 import { ENRICH_DESCRIPTION, PARTIAL_DESCRIPTION } from './dto/files.dto';
 
-const jobStatus = { type: 'string', enum: [...JOB_STATES] };
+const jobStatus = named(
+  'JobState',
+  { type: 'string', enum: [...JOB_STATES] },
+  'Where a file job is in its life',
+);
 const JOB_ID = '8f0c5a1e-2d34-4b8e-9a0e-5c1f6d7b2a90';
 const CREATED_AT = '2026-11-22T10:00:00.000Z';
 const COMPLETED_AT = '2026-11-22T10:02:13.000Z';
 
 const uploadDocs: StyledBody = {
+  name: 'FileJob',
   current: object({
     task_id: str,
     file_name: str,
@@ -71,6 +76,7 @@ const WHEN_ENDED = [
 ];
 
 const statusDocs: StyledBody = {
+  name: 'FileJobStatus',
   current: {
     ...object(
       {
@@ -225,10 +231,14 @@ const listDocs: StyledBody = {
 };
 
 /** DELETE /verify/file/{id} (an extension, with no older variant): the legacy style is the same body unwrapped. */
-const deletedDocs = sameInBothStyles(object({ message: str, job_id: str }), {
-  message: 'Job deleted with its files',
-  job_id: JOB_ID,
-});
+const deletedDocs = sameInBothStyles(
+  object({ message: str, job_id: str }),
+  {
+    message: 'Job deleted with its files',
+    job_id: JOB_ID,
+  },
+  'FileJobDeleted',
+);
 
 /** Files are personal data: what the download routes say once retention has deleted them. */
 const RETENTION =
@@ -251,35 +261,50 @@ export const FileRoutes = {
     errors: ['SERVICE_UNAVAILABLE'],
   },
   upload: {
+    operationId: 'uploadFile',
     summary: 'Upload a CSV, XLSX or TXT file of addresses; creates a job (status pending)',
     description:
       'When the file store has no room for the upload (FILE_STORE_MAX_BYTES), 503 SERVICE_UNAVAILABLE: nothing is stored or charged.',
     ok: uploadDocs,
     errors: ['INSUFFICIENT_CREDITS', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
-    form: object(
-      {
-        file: {
-          type: 'string',
-          format: 'binary',
-          description: '.csv, .xlsx (first sheet) or .txt (one address per line)',
+    form: named(
+      'FileUploadRequest',
+      object(
+        {
+          file: {
+            type: 'string',
+            format: 'binary',
+            description: '.csv, .xlsx (first sheet) or .txt (one address per line)',
+          },
+          email_column: {
+            type: 'string',
+            description: 'Column holding the addresses; auto-detected when omitted',
+          },
+          check_smtp: {
+            type: 'boolean',
+            default: false,
+            description: 'Live SMTP verification of every address',
+          },
+          preserve_original: {
+            type: 'boolean',
+            default: true,
+            description: 'Keep the original columns in the result file',
+          },
+          enrich: { type: 'boolean', default: false, description: ENRICH_DESCRIPTION },
         },
-        email_column: {
-          type: 'string',
-          description: 'Column holding the addresses; auto-detected when omitted',
-        },
-        check_smtp: { type: 'boolean', default: false },
-        preserve_original: { type: 'boolean', default: true },
-        enrich: { type: 'boolean', default: false, description: ENRICH_DESCRIPTION },
-      },
-      ['email_column', 'check_smtp', 'preserve_original', 'enrich'],
+        ['email_column', 'check_smtp', 'preserve_original', 'enrich'],
+      ),
+      'A file of addresses and how to verify them',
     ),
   },
   status: {
+    operationId: 'getFileJob',
     summary: 'Job status; `timeout` (0-300 s) waits until the job finishes or the time is up',
     ok: statusDocs,
     errors: JOB_ERRORS,
   },
   results: {
+    operationId: 'downloadResults',
     summary: 'Download results',
     description:
       'Without filters: 307 to the signed full result file (legacy style: the file itself, 200). With filters (OR): a CSV of the matching rows only. ' +
@@ -289,13 +314,15 @@ export const FileRoutes = {
       { status: 200, description: 'CSV of the (matching) rows', csv: true },
       {
         status: 307,
-        description: 'Redirect to the signed full result file (current style, no filter)',
+        description: 'Redirect to the signed full result file (no filter)',
         redirect: true,
+        style: 'current',
       },
     ],
     errors: JOB_ERRORS,
   },
   download: {
+    operationId: 'downloadSignedResults',
     summary: 'The full result file through a signed link (no API key; refused when changed or expired)',
     description: RETENTION,
     public: true,
@@ -303,6 +330,7 @@ export const FileRoutes = {
     errors: ['INVALID_REQUEST', 'DOWNLOAD_LINK_INVALID', 'JOB_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   },
   remove: {
+    operationId: 'deleteFileJob',
     summary: 'Delete a job with its uploaded file, result file and rows, at once (extension)',
     description:
       'A job that is still running is cancelled first (what was verified stays charged, the rest is refunded); ' +
@@ -312,9 +340,10 @@ export const FileRoutes = {
     errors: JOB_ERRORS,
   },
   /** Pause, resume and cancel: the job's status in reply; being POSTs, a body (if any) is read as JSON. */
-  action: (summary: string): RouteDocs => ({
+  action: (operationId: string, summary: string): RouteDocs => ({
+    operationId,
     summary,
     ok: statusDocs,
     errors: [...JOB_ERRORS, 'PAYLOAD_TOO_LARGE'],
   }),
-} satisfies Record<string, RouteDocs | ((summary: string) => RouteDocs)>;
+} satisfies Record<string, RouteDocs | ((operationId: string, summary: string) => RouteDocs)>;

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOperation, ApiParam, ApiProduces, ApiResponse } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiExtension, ApiOperation, ApiParam } from '@nestjs/swagger';
 import { ERROR_CATALOGUE, type ErrorCode } from '@emailverify/contracts';
-import type { Schema } from './schema';
+import { named, type Schema } from './schema';
 
 /** A reply body documented in both response styles, with one example of each. */
 export interface StyledBody {
@@ -16,7 +16,8 @@ export interface StyledBody {
 }
 
 /** A body that has no older variant: the legacy style is the current `data` payload without the envelope. */
-export const sameInBothStyles = (schema: Schema, example: unknown): StyledBody => ({
+export const sameInBothStyles = (schema: Schema, example: unknown, name?: string): StyledBody => ({
+  ...(name ? { name } : {}),
   current: schema,
   legacy: schema,
   currentExample: example,
@@ -66,12 +67,24 @@ const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Reset': header('X-RateLimit-Reset'),
 };
 
+/** The two reply styles; each has a document of its own. */
+export type DocumentStyle = 'current' | 'legacy';
+
 /**
- * The current-style envelope around a `data` schema. It has exactly these four fields, which keeps it apart
- * from every legacy body (each requires fields of its own and none is the envelope).
+ * The extension that carries an operation's replies in both styles until the document builder splits the
+ * document in two (one per style) and puts each style's replies in `responses`.
  */
-const envelope = (data: Schema, example: unknown) => ({
-  schema: {
+export const STYLED_RESPONSES = 'x-styled-responses';
+
+/** An operation's replies by status, in one style. */
+type Responses = Record<string, Record<string, unknown>>;
+
+/**
+ * The current-style envelope around a `data` schema: exactly these four fields. Named `<payload>Reply` when its
+ * payload is named, so a generated client reads `data.data.<field>` with no cast.
+ */
+const envelope = (data: Schema, name?: string): Schema => {
+  const schema = {
     type: 'object',
     required: ['success', 'code', 'message', 'data'],
     additionalProperties: false,
@@ -81,56 +94,59 @@ const envelope = (data: Schema, example: unknown) => ({
       message: { type: 'string', example: 'Success' },
       data,
     },
-  },
-  example: { success: true, code: '0', message: 'Success', data: example },
-});
-
-const CurrentError: Schema = {
-  type: 'object',
-  required: ['success', 'code', 'message', 'error'],
-  additionalProperties: false,
-  properties: {
-    success: { type: 'boolean', enum: [false] },
-    code: { type: 'string', description: 'Numeric code, e.g. "4010"' },
-    message: { type: 'string' },
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: { code: { type: 'string', description: 'Named code' }, message: { type: 'string' } },
-    },
-  },
+  };
+  return name ? named(`${name}Reply`, schema, `A successful reply: the envelope around a ${name}`) : schema;
 };
 
-/** Exactly `{ error }`: an envelope's fields never appear in the legacy style. */
-const LegacyError: Schema = {
-  type: 'object',
-  required: ['error'],
-  additionalProperties: false,
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: {
-        code: { type: 'string' },
-        message: { type: 'string' },
-        details: { type: 'object', additionalProperties: true },
-        retry_after: { type: 'integer', description: 'Seconds to wait (rate limits)' },
+/** The named error codes of the catalogue, one enum (`error.code` of every error reply). */
+const ErrorCodeSchema = named(
+  'ErrorCode',
+  { type: 'string', enum: Object.keys(ERROR_CATALOGUE) },
+  'What went wrong, by name; the HTTP status and the numeric code follow from it (see the manual)',
+);
+
+const CurrentError: Schema = named(
+  'Error',
+  {
+    type: 'object',
+    required: ['success', 'code', 'message', 'error'],
+    additionalProperties: false,
+    properties: {
+      success: { type: 'boolean', enum: [false] },
+      code: { type: 'string', description: 'Numeric code, e.g. "4010"' },
+      message: { type: 'string', description: "The numeric code's label" },
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: { code: ErrorCodeSchema, message: { type: 'string', description: 'What happened' } },
       },
     },
   },
-};
+  'An error reply: the envelope with `success: false` and the named error',
+);
 
-/**
- * Schemas every route refers to, declared once under components.schemas: an error reply is one of the two
- * styles, never both (the legacy one is exactly `{ error }`, the current one has exactly its four fields).
- */
-export const SHARED_SCHEMAS: Record<string, Schema> = {
-  CurrentError,
-  LegacyError,
-  Error: {
-    oneOf: [{ $ref: '#/components/schemas/CurrentError' }, { $ref: '#/components/schemas/LegacyError' }],
+/** Exactly `{ error }`: an envelope's fields never appear in the legacy style. */
+const LegacyError: Schema = named(
+  'Error',
+  {
+    type: 'object',
+    required: ['error'],
+    additionalProperties: false,
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: {
+          code: ErrorCodeSchema,
+          message: { type: 'string', description: 'What happened' },
+          details: { type: 'object', additionalProperties: true },
+          retry_after: { type: 'integer', description: 'Seconds to wait (rate limits)' },
+        },
+      },
+    },
   },
-};
+  'An error reply: the named error, with details where there are some',
+);
 
 /** What each error says in the examples: one line per code, as the gateway words it. */
 const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Record<string, unknown> }> = {
@@ -154,62 +170,50 @@ const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Record<stri
   TIMEOUT: { message: 'The verification did not finish within the deadline; try again' },
 };
 
-/** One error code as each style renders it (the examples' counterpart of the gateway's error renderer). */
-function errorExamples(code: ErrorCode, status: number) {
+/** One error code as a style renders it (the examples' counterpart of the gateway's error renderer). */
+function errorExample(code: ErrorCode, style: DocumentStyle) {
   const spec = ERROR_CATALOGUE[code];
   const { message, details } = ERROR_EXAMPLES[code];
-  const examples: Record<string, { summary: string; value: unknown }> = {};
-  if (spec.httpStatus === status) {
-    examples[`${code}_current`] = {
-      summary: `${code}, current style`,
-      value: { success: false, code: spec.numericCode, message: spec.label, error: { code, message } },
-    };
+  if (style === 'current') {
+    return { success: false, code: spec.numericCode, message: spec.label, error: { code, message } };
   }
-  if (spec.legacyHttpStatus === status) {
-    const { retry_after: retryAfter, ...rest } = details ?? {};
-    examples[`${code}_legacy`] = {
-      summary: `${code}, legacy style`,
-      value: {
-        error: {
-          code,
-          message,
-          ...(Object.keys(rest).length > 0 ? { details: rest } : {}),
-          ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}),
-        },
-      },
-    };
-  }
-  return examples;
+  const { retry_after: retryAfter, ...rest } = details ?? {};
+  return {
+    error: {
+      code,
+      message,
+      ...(Object.keys(rest).length > 0 ? { details: rest } : {}),
+      ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}),
+    },
+  };
 }
 
-/** Error replies grouped by HTTP status (a code's status may differ between styles: 402 and 403 for credits). */
-function errorResponses(codes: ErrorCode[]): MethodDecorator[] {
-  const statuses = new Set(
-    codes.flatMap((c) => [ERROR_CATALOGUE[c].httpStatus, ERROR_CATALOGUE[c].legacyHttpStatus]),
-  );
-  return [...statuses].map((status) => {
-    const examples = Object.assign({}, ...codes.map((code) => errorExamples(code, status))) as Record<
-      string,
-      { summary: string }
-    >;
-    const description = codes
-      .filter((c) => [ERROR_CATALOGUE[c].httpStatus, ERROR_CATALOGUE[c].legacyHttpStatus].includes(status))
-      .map((c) => {
-        const { httpStatus, legacyHttpStatus } = ERROR_CATALOGUE[c];
-        if (httpStatus === legacyHttpStatus) return c;
-        return `${c} (${httpStatus === status ? 'current' : 'legacy'} style)`;
-      })
-      .join(', ');
-    return ApiResponse({
-      status,
-      description,
+/** The HTTP status of an error code in a style (credits: 402 in the current style, 403 in the legacy one). */
+const statusOf = (code: ErrorCode, style: DocumentStyle): number =>
+  style === 'current' ? ERROR_CATALOGUE[code].httpStatus : ERROR_CATALOGUE[code].legacyHttpStatus;
+
+/** Error replies of one style, grouped by HTTP status, with an example of each code. */
+function errorResponses(codes: ErrorCode[], style: DocumentStyle): Responses {
+  const responses: Responses = {};
+  for (const status of new Set(codes.map((code) => statusOf(code, style)))) {
+    const here = codes.filter((code) => statusOf(code, style) === status);
+    responses[String(status)] = {
+      description: here.join(', '),
       headers: {
         ...(status !== 401 ? RATE_LIMIT_HEADERS : {}),
         ...(status === 429 ? { 'Retry-After': header('Retry-After') } : {}),
       },
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples } },
-    });
-  });
+      content: {
+        'application/json': {
+          schema: style === 'current' ? CurrentError : LegacyError,
+          examples: Object.fromEntries(
+            here.map((code) => [code, { summary: code, value: errorExample(code, style) }]),
+          ),
+        },
+      },
+    };
+  }
+  return responses;
 }
 
 /** A reply that is not JSON (a CSV, a redirect): its status, description, and optionally its content. */
@@ -218,6 +222,8 @@ export interface OtherReply {
   description: string;
   csv?: boolean;
   redirect?: boolean;
+  /** The one style that answers it (a redirect only in the current style); both when omitted. */
+  style?: DocumentStyle;
 }
 
 export interface RouteDocs {
@@ -242,57 +248,79 @@ export interface RouteDocs {
   public?: boolean;
 }
 
+/** The 200 JSON reply in one style: the envelope around the payload, or the legacy body as it is. */
+function okResponse(ok: StyledBody, style: DocumentStyle): Responses {
+  const same = ok.current === ok.legacy;
+  if (style === 'current') {
+    const data = ok.name ? named(ok.name, ok.current, undefined, ok.currentExample) : ok.current;
+    return {
+      '200': {
+        description: 'The envelope with the result in `data`',
+        headers: RATE_LIMIT_HEADERS,
+        content: {
+          'application/json': {
+            schema: envelope(data, ok.name),
+            example: { success: true, code: '0', message: 'Success', data: ok.currentExample },
+          },
+        },
+      },
+    };
+  }
+  const legacyName = ok.legacyName ?? ok.name;
+  return {
+    '200': {
+      description: same
+        ? 'The result, unwrapped (this reply has no older variant: it is the current `data`)'
+        : 'The result in its older variant, unwrapped',
+      headers: RATE_LIMIT_HEADERS,
+      content: {
+        'application/json': {
+          schema: legacyName ? named(legacyName, ok.legacy, undefined, ok.legacyExample) : ok.legacy,
+          example: ok.legacyExample,
+        },
+      },
+    },
+  };
+}
+
+/** Every reply of a route in one style. */
+function styledResponses(docs: RouteDocs, errors: ErrorCode[], style: DocumentStyle): Responses {
+  const responses: Responses = docs.ok ? okResponse(docs.ok, style) : {};
+  for (const reply of docs.replies ?? []) {
+    if (reply.style && reply.style !== style) continue;
+    responses[String(reply.status)] = {
+      description: reply.description,
+      headers: { ...RATE_LIMIT_HEADERS, ...(reply.redirect ? { Location: header('Location') } : {}) },
+      ...(reply.csv ? { content: { 'text/csv': { schema: { type: 'string' } } } } : {}),
+    };
+  }
+  return { ...responses, ...errorResponses(errors, style) };
+}
+
 /**
- * Everything the OpenAPI document says about one route: summary, the reply in both styles with an example
- * of each, every error with an example per style, and the headers each reply carries.
+ * Everything the OpenAPI documents say about one route: its operation id, summary, the reply in each style
+ * with an example, every error with an example per style, and the headers each reply carries. The replies of
+ * both styles ride on the operation (STYLED_RESPONSES); the document builder gives each document its own.
  */
 export function ApiRoute(docs: RouteDocs): MethodDecorator {
   const errors: ErrorCode[] = docs.public
     ? [...docs.errors, 'RATE_LIMIT_EXCEEDED']
     : ['INVALID_REQUEST', 'INVALID_API_KEY', ...docs.errors, 'RATE_LIMIT_EXCEEDED'];
+  const unique = [...new Set(errors)];
   const decorators: MethodDecorator[] = [
     ApiOperation({
       summary: docs.summary,
+      ...(docs.operationId ? { operationId: docs.operationId } : {}),
       ...(docs.description ? { description: docs.description } : {}),
       ...(docs.public ? { security: [] } : {}),
+    }),
+    ApiExtension(STYLED_RESPONSES, {
+      current: styledResponses(docs, unique, 'current'),
+      legacy: styledResponses(docs, unique, 'legacy'),
     }),
   ];
   if (docs.form) decorators.push(ApiConsumes('multipart/form-data'), ApiBody({ schema: docs.form }));
   for (const [name, description] of Object.entries(docs.params ?? {}))
     decorators.push(ApiParam({ name, description }));
-  if (docs.ok) {
-    const current = envelope(docs.ok.current, docs.ok.currentExample);
-    decorators.push(
-      ApiResponse({
-        status: 200,
-        description:
-          docs.ok.current === docs.ok.legacy
-            ? 'Current style: the envelope with `data`; legacy style (`SVC-Response-Style: legacy` or a legacy key): the same payload, unwrapped (this reply has no older variant).'
-            : 'Current style: the envelope with `data`; legacy style (`SVC-Response-Style: legacy` or a legacy key): the older variant, unwrapped.',
-        headers: RATE_LIMIT_HEADERS,
-        content: {
-          'application/json': {
-            schema: { oneOf: [current.schema, docs.ok.legacy] },
-            examples: {
-              current: { summary: 'current style', value: current.example },
-              legacy: { summary: 'legacy style', value: docs.ok.legacyExample },
-            },
-          },
-        },
-      }),
-    );
-  }
-  for (const reply of docs.replies ?? []) {
-    if (reply.csv) decorators.push(ApiProduces('text/csv'));
-    decorators.push(
-      ApiResponse({
-        status: reply.status,
-        description: reply.description,
-        headers: { ...RATE_LIMIT_HEADERS, ...(reply.redirect ? { Location: header('Location') } : {}) },
-        ...(reply.csv ? { content: { 'text/csv': { schema: { type: 'string' } } } } : {}),
-      }),
-    );
-  }
-  decorators.push(...errorResponses([...new Set(errors)]));
   return applyDecorators(...decorators);
 }

@@ -26,3 +26,17 @@ export function object(properties: Record<string, Schema>, optional: readonly st
 /** The same schema under each of the names. */
 export const each = (names: readonly string[], schema: Schema): Record<string, Schema> =>
   Object.fromEntries(names.map((name) => [name, schema]));
+
+/**
+ * Where a schema carries its component name until the document builder moves it under components.schemas and
+ * leaves a $ref in its place (generated clients get a named type for it).
+ */
+export const SCHEMA_NAME = 'x-schema-name';
+
+/** The schema as the named component `name`, with a description (and an example, for a reply payload). */
+export const named = (name: string, schema: Schema, description?: string, example?: unknown): Schema => ({
+  ...schema,
+  ...(description ? { description } : {}),
+  ...(example !== undefined ? { example } : {}),
+  [SCHEMA_NAME]: name,
+});

@@ -3,13 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createGatewayApp } from '../bootstrap';
 import { loadGatewayConfig } from '../config';
-import { buildOpenApiDocument, DOCUMENT_SERVER } from './document';
+import { buildOpenApiDocuments, DOCUMENT_SERVER, DOCUMENTS } from './document';
 
-/** Writes docs/openapi.json from the code (`npm run openapi`); a test fails when the two disagree. */
+/**
+ * Writes docs/openapi.json (current style) and docs/openapi-legacy.json from the code (`npm run openapi`); a
+ * test fails when the code and the committed files disagree.
+ */
 async function main(): Promise<void> {
   const app = await createGatewayApp(
     loadGatewayConfig({
-      // The document signs nothing, but the gateway's config needs a link secret to load.
+      // The documents sign nothing, but the gateway's config needs a link secret to load.
       DOWNLOAD_SIGNING_SECRET: randomBytes(32).toString('hex'),
       ...process.env,
       NATS_NAMESPACE: `openapi_${process.pid}`,
@@ -17,8 +20,10 @@ async function main(): Promise<void> {
     }),
   );
   await app.init();
-  const doc = buildOpenApiDocument(app, DOCUMENT_SERVER);
-  writeFileSync(process.argv[2] ?? 'docs/openapi.json', `${JSON.stringify(doc, null, 2)}\n`);
+  const documents = buildOpenApiDocuments(app, DOCUMENT_SERVER);
+  for (const style of ['current', 'legacy'] as const) {
+    writeFileSync(DOCUMENTS[style].file, `${JSON.stringify(documents[style], null, 2)}\n`);
+  }
   await app.close();
 }
 

@@ -6,10 +6,19 @@ import {
   VERIFICATION_STATUSES,
 } from '@emailverify/contracts';
 import { type RouteDocs, sameInBothStyles, type StyledBody } from '../openapi/api-route';
-import { bool, each, int, nullable, object, str, time } from '../openapi/schema';
+import { bool, each, int, named, nullable, object, str, time } from '../openapi/schema';
 
-const status = { type: 'string', enum: [...VERIFICATION_STATUSES] };
-const legacyStatus = { type: 'string', enum: [...LEGACY_STATUSES] };
+// Each document names its own style's statuses VerificationStatus.
+const status = named(
+  'VerificationStatus',
+  { type: 'string', enum: [...VERIFICATION_STATUSES] },
+  'The verdict on an address',
+);
+const legacyStatus = named(
+  'VerificationStatus',
+  { type: 'string', enum: [...LEGACY_STATUSES] },
+  'The verdict on an address (legacy names)',
+);
 const score = { type: 'number', minimum: 0, maximum: 1 };
 const FLAGS = ['is_deliverable', 'is_disposable', 'is_catchall', 'is_role', 'is_free'];
 const LEGACY_RESULT = [
@@ -33,6 +42,7 @@ const flagsExample = {
 };
 
 const singleDocs: StyledBody = {
+  name: 'VerificationResult',
   current: object({
     email: str,
     status,
@@ -112,18 +122,29 @@ const bulk = (item: Record<string, unknown>) =>
   });
 
 const bulkDocs: StyledBody = {
-  current: bulk(object({ email: str, status, score, is_deliverable: bool, credits_used: int })),
+  name: 'BulkResult',
+  current: bulk(
+    named(
+      'BulkResultItem',
+      object({ email: str, status, score, is_deliverable: bool, credits_used: int }),
+      'The verdict on one address of the batch',
+    ),
+  ),
   legacy: bulk(
-    object({
-      email: str,
-      status: legacyStatus,
-      score,
-      ...each(FLAGS, bool),
-      domain: str,
-      check_smtp: bool,
-      reason: nullable(str),
-      credits_used: int,
-    }),
+    named(
+      'BulkResultItem',
+      object({
+        email: str,
+        status: legacyStatus,
+        score,
+        ...each(FLAGS, bool),
+        domain: str,
+        check_smtp: bool,
+        reason: nullable(str),
+        credits_used: int,
+      }),
+      'The verdict on one address of the batch',
+    ),
   ),
   currentExample: {
     results: [
@@ -171,6 +192,7 @@ const disposableDocs = sameInBothStyles(
     is_disposable: true,
     checked_at: '2026-11-22T10:00:00Z',
   },
+  'DisposableCheck',
 );
 
 const strings = { type: 'array', items: str };
@@ -179,7 +201,11 @@ const domainReportDocs = sameInBothStyles(
   object({
     domain: { ...str, description: 'ASCII (punycode) form' },
     accepts_mail: bool,
-    reason: { type: 'string', enum: [...DOMAIN_REASONS] },
+    reason: named(
+      'DomainReason',
+      { type: 'string', enum: [...DOMAIN_REASONS] },
+      'Why the domain does or does not accept mail',
+    ),
     mx_records: {
       ...strings,
       description: 'MX host names in preference order (the domain itself for an implicit MX)',
@@ -244,6 +270,7 @@ const domainReportDocs = sameInBothStyles(
     credits_used: 1,
     response_time: 388,
   },
+  'DomainReport',
 );
 
 /** What a paid verification can fail with, besides a key or rate-limit refusal. */
@@ -256,6 +283,7 @@ const PAID_VERIFICATION_ERRORS: ErrorCode[] = [
 
 /** The disposable check, by POST (a JSON body) or GET (a query): an in-memory lookup that calls no service. */
 const DISPOSABLE_ROUTE: RouteDocs = {
+  operationId: 'checkDisposable',
   summary: 'Is the address on a known disposable provider? Free: no credits.',
   ok: disposableDocs,
   errors: ['INVALID_EMAIL'],
@@ -264,17 +292,20 @@ const DISPOSABLE_ROUTE: RouteDocs = {
 /** What the document says about each route. */
 export const VerifyRoutes = {
   single: {
+    operationId: 'verifySingle',
     summary: 'Verify one address',
     description: 'Costs 1 credit unless cached or unknown; force_refresh always costs 1.',
     ok: singleDocs,
     errors: [...PAID_VERIFICATION_ERRORS, 'INVALID_EMAIL'],
   },
   bulk: {
+    operationId: 'verifyBulk',
     summary: 'Verify a batch of addresses synchronously (up to BULK_MAX_EMAILS, default 100)',
     ok: bulkDocs,
     errors: PAID_VERIFICATION_ERRORS,
   },
   domain: {
+    operationId: 'verifyDomain',
     summary: "Report on a domain's mail setup (extension)",
     description:
       'MX hosts and their addresses, null and implicit MX, the catch-all verdict of an SMTP probe with a random local part (check_smtp=true), blocklist listings of the domain and its MX addresses, SPF and DMARC records, domain age, disposable and free flags. Costs 1 credit unless cached or the verdict is unknown (dns_error, or an inconclusive probe). A domain with a local part, an IP address or a malformed name is 400 INVALID_REQUEST.',
@@ -282,5 +313,5 @@ export const VerifyRoutes = {
     errors: ['INSUFFICIENT_CREDITS', 'SERVICE_UNAVAILABLE', 'TIMEOUT'],
   },
   disposablePost: { ...DISPOSABLE_ROUTE, errors: [...DISPOSABLE_ROUTE.errors, 'PAYLOAD_TOO_LARGE'] },
-  disposableGet: DISPOSABLE_ROUTE,
+  disposableGet: { ...DISPOSABLE_ROUTE, operationId: 'checkDisposableByQuery' },
 } satisfies Record<string, RouteDocs>;

@@ -1,11 +1,16 @@
 import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from '@emailverify/contracts';
 import { type RouteDocs, sameInBothStyles } from '../openapi/api-route';
-import { nullable, object, str, time } from '../openapi/schema';
+import { named, nullable, object, str, time } from '../openapi/schema';
 
 // The webhook endpoints have no older variant: the legacy style is the current `data` payload unwrapped, so
 // each reply documents one schema and one example for both styles.
 
-const events = { type: 'array', items: { type: 'string', enum: [...WEBHOOK_EVENTS] } };
+const event = named(
+  'WebhookEvent',
+  { type: 'string', enum: [...WEBHOOK_EVENTS] },
+  'What a webhook is told about',
+);
+const events = { type: 'array', items: event };
 
 const webhookProperties = {
   id: str,
@@ -22,40 +27,52 @@ const webhookProperties = {
   last_error: nullable(str, 'Latest final error (or why the webhook was deactivated); null after a success'),
 };
 
-const webhookSchema = object(webhookProperties);
+const webhookSchema = named('Webhook', object(webhookProperties), 'A webhook, without its signing secret');
 
-const createdSchema = object({
-  ...webhookProperties,
-  secret: {
-    type: 'string',
-    description:
-      'Signing secret (`whsec_` + base64 of 32 random bytes). Returned only here: store it now, it is never shown again.',
-  },
-});
+const createdSchema = named(
+  'WebhookWithSecret',
+  object({
+    ...webhookProperties,
+    secret: {
+      type: 'string',
+      description:
+        'Signing secret (`whsec_` + base64 of 32 random bytes). Returned only here: store it now, it is never shown again.',
+    },
+  }),
+  'A new webhook with its signing secret (shown once)',
+);
 
-const attemptSchema = object({
-  at: { ...time, description: 'When the attempt started' },
-  http_status: nullable(
-    { type: 'integer' },
-    "The receiver's HTTP status; null when no reply came (refused target, connection error, timeout)",
-  ),
-  duration_ms: { type: 'integer' },
-  error: nullable(str, 'Why the attempt failed; null for a 2xx'),
-  response_body: nullable(str, "The first KiB of the receiver's reply body; null when it sent none"),
-});
+const attemptSchema = named(
+  'DeliveryAttempt',
+  object({
+    at: { ...time, description: 'When the attempt started' },
+    http_status: nullable(
+      { type: 'integer' },
+      "The receiver's HTTP status; null when no reply came (refused target, connection error, timeout)",
+    ),
+    duration_ms: { type: 'integer' },
+    error: nullable(str, 'Why the attempt failed; null for a 2xx'),
+    response_body: nullable(str, "The first KiB of the receiver's reply body; null when it sent none"),
+  }),
+  'One attempt to deliver a notification',
+);
 
-const deliverySchema = object({
-  id: {
-    type: 'string',
-    description: 'Also the X-Webhook-Id / webhook-id header, the same on every attempt and redelivery',
-  },
-  event: { type: 'string', enum: [...WEBHOOK_EVENTS] },
-  job_id: str,
-  status: { type: 'string', enum: [...DELIVERY_STATUSES] },
-  attempts: { type: 'array', description: 'Oldest first', items: attemptSchema },
-  next_attempt_at: nullable(time, 'When the next attempt is due; null when none is'),
-  created_at: time,
-});
+const deliverySchema = named(
+  'Delivery',
+  object({
+    id: {
+      type: 'string',
+      description: 'Also the X-Webhook-Id / webhook-id header, the same on every attempt and redelivery',
+    },
+    event,
+    job_id: str,
+    status: named('DeliveryStatus', { type: 'string', enum: [...DELIVERY_STATUSES] }, 'Where a delivery is'),
+    attempts: { type: 'array', description: 'Oldest first', items: attemptSchema },
+    next_attempt_at: nullable(time, 'When the next attempt is due; null when none is'),
+    created_at: time,
+  }),
+  'A notification of one event to one webhook, with its attempts',
+);
 
 const webhookExample = {
   id: '3d6f1a52-8c1e-4b7a-9f0e-2a5c7d9e1b34',
@@ -101,15 +118,19 @@ const deliveryExample = {
 };
 
 const { id, url, events: subscribed, ...rest } = webhookExample;
-const createdDocs = sameInBothStyles(createdSchema, {
-  id,
-  url,
-  events: subscribed,
-  secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw2hQX3JqJXpA=',
-  ...rest,
-});
+const createdDocs = sameInBothStyles(
+  createdSchema,
+  {
+    id,
+    url,
+    events: subscribed,
+    secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw2hQX3JqJXpA=',
+    ...rest,
+  },
+  'WebhookWithSecret',
+);
 
-const webhookDocs = sameInBothStyles(webhookSchema, webhookExample);
+const webhookDocs = sameInBothStyles(webhookSchema, webhookExample, 'Webhook');
 
 const listDocs = sameInBothStyles(
   object({
@@ -117,12 +138,17 @@ const listDocs = sameInBothStyles(
     total: { type: 'integer' },
   }),
   { webhooks: [deliveredWebhookExample], total: 1 },
+  'WebhookList',
 );
 
-const deletedDocs = sameInBothStyles(object({ message: str, webhook_id: str }), {
-  message: 'Webhook deleted',
-  webhook_id: webhookExample.id,
-});
+const deletedDocs = sameInBothStyles(
+  object({ message: str, webhook_id: str }),
+  {
+    message: 'Webhook deleted',
+    webhook_id: webhookExample.id,
+  },
+  'WebhookDeleted',
+);
 
 const deliveryListDocs = sameInBothStyles(
   object({
@@ -130,14 +156,19 @@ const deliveryListDocs = sameInBothStyles(
     next_cursor: nullable(str, 'Pass as `cursor` for the next page; null on the last page'),
   }),
   { deliveries: [deliveryExample], next_cursor: null },
+  'DeliveryList',
 );
 
 /** A redelivery is due at once: the delivery is pending again, with the same id and body. */
-const deliveryDocs = sameInBothStyles(deliverySchema, {
-  ...deliveryExample,
-  status: 'pending',
-  next_attempt_at: '2026-11-22T11:30:00.000Z',
-});
+const deliveryDocs = sameInBothStyles(
+  deliverySchema,
+  {
+    ...deliveryExample,
+    status: 'pending',
+    next_attempt_at: '2026-11-22T11:30:00.000Z',
+  },
+  'Delivery',
+);
 
 const webhookId = {
   webhookId:
@@ -147,6 +178,7 @@ const webhookId = {
 /** What the document says about each webhook route. */
 export const WebhookRoutes = {
   create: {
+    operationId: 'createWebhook',
     summary: 'Create a webhook (at most 25 per account)',
     description:
       'The URL must be HTTPS, without user name or password, and not a private IP address. The reply is the only one that carries the signing `secret`.',
@@ -154,11 +186,13 @@ export const WebhookRoutes = {
     errors: ['PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
   },
   list: {
+    operationId: 'listWebhooks',
     summary: "The account's webhooks (without secrets)",
     ok: listDocs,
     errors: ['SERVICE_UNAVAILABLE'],
   },
   update: {
+    operationId: 'updateWebhook',
     params: webhookId,
     summary: 'Change the url, events or is_active of a webhook (extension)',
     description:
@@ -167,12 +201,14 @@ export const WebhookRoutes = {
     errors: ['WEBHOOK_NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
   },
   remove: {
+    operationId: 'deleteWebhook',
     params: webhookId,
     summary: 'Delete a webhook; no further deliveries are made to it',
     ok: deletedDocs,
     errors: ['WEBHOOK_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   },
   deliveries: {
+    operationId: 'listDeliveries',
     params: webhookId,
     summary: 'Delivery log of a webhook, newest first (extension)',
     description:
@@ -181,6 +217,7 @@ export const WebhookRoutes = {
     errors: ['WEBHOOK_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   },
   redeliver: {
+    operationId: 'redeliverDelivery',
     params: { ...webhookId, deliveryId: 'A delivery of that webhook, from its delivery log' },
     summary: 'Send a delivery again now, with the same delivery id and body (extension)',
     description:

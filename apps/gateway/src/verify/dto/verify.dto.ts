@@ -49,6 +49,7 @@ export class DisposableDto {
 
   @ApiPropertyOptional({
     description: 'Not supported on this endpoint: sending it is an error',
+    type: 'boolean',
     deprecated: true,
   })
   @IsOptional()
