@@ -208,7 +208,7 @@ export class MemoryIdempotencyStore extends IdempotencyStore {
 
   constructor(
     private readonly limits: StoreLimits,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => Date.now(),
   ) {
     super();
   }
