@@ -20,6 +20,7 @@ import { RawBody } from '../common/http/route-policy';
 import { PostOk } from '../common/http/post-ok';
 import { present } from '../common/http/presenter';
 import { Auth, type AuthContext, type GatewayRequest, RequestId } from '../common/http/request-context';
+import { IdempotencyKeyHeader } from '../common/idempotency/idempotency-key.header';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { Style } from '../common/http/style';
 import { PerAddressLimit, RateLimitClass } from '../common/rate-limit/rate-classes';
@@ -77,6 +78,7 @@ export class FilesController {
   }
 
   @Delete(':jobId')
+  @IdempotencyKeyHeader()
   @ApiRoute(FileRoutes.remove)
   async remove(@Auth() auth: AuthContext, @JobId() jobId: string) {
     return present(JobDeletedPresenter, await this.files.remove(auth, jobId));
