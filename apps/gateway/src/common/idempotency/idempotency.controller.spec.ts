@@ -328,3 +328,33 @@ describe('Idempotency-Key limits', () => {
     expect(bulks()).toBe(before + 1);
   });
 });
+
+describe('Idempotency-Key when its store cannot be reached', () => {
+  let gateway: GatewayHarness;
+
+  beforeAll(async () => {
+    // Nothing listens on port 1: every Redis command fails (the rate limits then let requests through).
+    gateway = await GatewayHarness.start({ env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    gateway.bus.answer(Subjects.verifySingle, ({ email }) => makeResult({ email }));
+  });
+  afterAll(async () => gateway?.close());
+  beforeEach(() => gateway.reset());
+
+  it.each(STYLES)(
+    'refuses a request with a key with 503 rather than risk running it twice (%s style)',
+    async (style) => {
+      const res = await gateway.call('/v1/verify/single', {
+        style,
+        body: { email: 'jane@example.com' },
+        headers: { 'Idempotency-Key': randomUUID() },
+      });
+      const error = expectError(style, res, 503, 'SERVICE_UNAVAILABLE');
+      expect(error.message).toMatch(/Idempotency-Key could not be checked/);
+      expect(gateway.bus.asked.filter((a) => a.subject === Subjects.verifySingle)).toHaveLength(0);
+      // Without a key the request is served as ever.
+      expect(
+        (await gateway.call('/v1/verify/single', { style, body: { email: 'jane@example.com' } })).status,
+      ).toBe(200);
+    },
+  );
+});
