@@ -215,15 +215,22 @@ export class IdempotencyService implements OnApplicationShutdown {
       collect(chunk, rest[0]);
       return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
     } as Response['write'];
+    const send = end as (...a: unknown[]) => Response;
     res.end = ((...args: unknown[]) => {
       res.write = write;
-      res.end = end;
       clearInterval(renewal);
       clearTimeout(giveUp);
       collect(args[0], args[1]);
-      void this.settleKey(req, res, scope, token, Buffer.concat(chunks), size).finally(() =>
-        (end as (...a: unknown[]) => Response).apply(res, args),
-      );
+      const settled = this.settleKey(req, res, scope, token, Buffer.concat(chunks), size);
+      // A further end() while the key settles goes out after this one, in order, as it would have.
+      res.end = ((...later: unknown[]) => {
+        void settled.finally(() => send.apply(res, later));
+        return res;
+      }) as Response['end'];
+      void settled.finally(() => {
+        res.end = end;
+        send.apply(res, args);
+      });
       return res;
     }) as Response['end'];
   }
