@@ -61,6 +61,27 @@ describe('Idempotency-Key', () => {
     },
   );
 
+  it('counts what became of each request with a key on /metrics', async () => {
+    const count = async (outcome: string) => {
+      const text = await (await fetch(gateway.url('/metrics'))).text();
+      const line = text
+        .split('\n')
+        .find(
+          (l) =>
+            l.startsWith('emailverify_idempotency_requests_total{') && l.includes(`outcome="${outcome}"`),
+        );
+      return Number(line?.split(' ').pop());
+    };
+    const [first, replayed, reused] = [await count('first'), await count('replayed'), await count('reused')];
+    const k = key();
+    await single(k);
+    await single(k);
+    await single(k, { body: { email: 'john@example.com' } });
+    expect(await count('first')).toBe(first + 1);
+    expect(await count('replayed')).toBe(replayed + 1);
+    expect(await count('reused')).toBe(reused + 1);
+  });
+
   it('takes the key as a structured-field string too: "k" and k are one key', async () => {
     const k = key();
     await single(k);

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { DomainError } from '@emailverify/contracts';
-import { LOGGER } from '@emailverify/service-kit';
+import { LOGGER, Metrics } from '@emailverify/service-kit';
 import type { Response } from 'express';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { Counter } from 'prom-client';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../../config';
 import type { GatewayRequest } from '../http/request-context';
 import { renderStyle } from '../http/style';
@@ -37,6 +38,9 @@ interface KeyedRequest {
   /** The key was done already: an upload's file is only hashed (never stored), then replayed or refused. */
   stored?: Extract<Begun, { kind: 'done' }>;
 }
+
+/** What became of a request with a key (the `outcome` label of idempotency_requests_total). */
+const OUTCOMES = ['first', 'replayed', 'reused', 'in_use', 'limit', 'store_failed'] as const;
 
 const keyed = new WeakMap<GatewayRequest, KeyedRequest>();
 
@@ -73,11 +77,19 @@ export class IdempotencyService implements OnApplicationShutdown {
   private readonly limits: StoreLimits;
   /** How long a lease is renewed at most: past the longest deadline of a request, its handler is stuck. */
   private readonly renewForMs: number;
+  private readonly outcomes: Counter<'outcome'>;
 
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: Readonly<GatewayConfig>,
     @Inject(LOGGER) private readonly logger: Logger,
+    metrics: Metrics,
   ) {
+    this.outcomes = metrics.counter(
+      'idempotency_requests_total',
+      'Requests with an Idempotency-Key, by what became of them',
+      ['outcome'],
+    );
+    for (const outcome of OUTCOMES) this.outcomes.inc({ outcome }, 0);
     this.limits = {
       ttlMs: Math.round(config.IDEMPOTENCY_TTL_HOURS * 3_600_000),
       leaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
@@ -118,6 +130,7 @@ export class IdempotencyService implements OnApplicationShutdown {
     } catch (err) {
       // Failing closed: a caller who sent a key asked not to be served twice, which cannot be promised now.
       this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'idempotency store failed');
+      this.outcomes.inc({ outcome: 'store_failed' });
       throw new DomainError('SERVICE_UNAVAILABLE', 'The Idempotency-Key could not be checked; try again');
     }
     switch (begun.kind) {
@@ -128,15 +141,18 @@ export class IdempotencyService implements OnApplicationShutdown {
         }
         return this.repeat(begun, requestFingerprint);
       case 'busy':
+        this.outcomes.inc({ outcome: 'in_use' });
         // The first request usually ends within moments; its lease's end is only the latest it can take.
         res.setHeader('Retry-After', '1');
         throw keyInUse(1);
       case 'full': {
+        this.outcomes.inc({ outcome: 'limit' });
         const retryAfter = toSeconds(begun.retryAfterMs);
         res.setHeader('Retry-After', String(retryAfter));
         throw tooManyKeys(this.limits.maxKeys, retryAfter);
       }
       case 'acquired':
+        this.outcomes.inc({ outcome: 'first' });
         keyed.set(req, { scope, fingerprint: requestFingerprint });
         this.hold(req, res, scope, token);
     }
@@ -169,6 +185,7 @@ export class IdempotencyService implements OnApplicationShutdown {
 
   private repeat(stored: Extract<Begun, { kind: 'done' }>, requestFingerprint: string): never {
     const decision = decideRepeat(stored, requestFingerprint);
+    this.outcomes.inc({ outcome: 'replay' in decision ? 'replayed' : 'reused' });
     if ('replay' in decision) throw new ReplayedReply(decision.replay);
     throw decision.error;
   }
