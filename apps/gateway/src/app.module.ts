@@ -7,6 +7,8 @@ import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { AuthService } from './common/auth/auth.service';
 import { ApiExceptionFilter } from './common/http/api-exception.filter';
 import { JsonBodyGuard } from './common/http/json-body.guard';
+import { IdempotencyGuard } from './common/idempotency/idempotency.guard';
+import { IdempotencyService } from './common/idempotency/idempotency.service';
 import { createValidationPipe } from './common/http/validation';
 import { RateLimitGuard } from './common/rate-limit/rate-limit.guard';
 import { RateLimiterService } from './common/rate-limit/rate-limiter.service';
@@ -23,16 +25,19 @@ import { WebhooksController } from './webhooks/webhooks.controller';
 import { WebhooksService } from './webhooks/webhooks.service';
 
 /**
- * What every request passes, in order: guards authenticate, rate-limit, then parse a JSON body; one pipe
+ * What every request passes, in order: guards authenticate, rate-limit, parse a JSON body, then check an
+ * Idempotency-Key (POST and DELETE); one pipe
  * validates DTOs; one filter renders every error in the caller's style. Presenters are rendered as the reply is
  * sent (GatewayExpressAdapter). No interceptor runs on every route: each would wrap every reply in rxjs.
  */
 const HTTP_PIPELINE: Provider[] = [
   AuthService,
   RateLimiterService,
+  IdempotencyService,
   { provide: APP_GUARD, useClass: ApiKeyGuard },
   { provide: APP_GUARD, useClass: RateLimitGuard },
   { provide: APP_GUARD, useClass: JsonBodyGuard },
+  { provide: APP_GUARD, useClass: IdempotencyGuard },
   { provide: APP_PIPE, useFactory: createValidationPipe },
   { provide: APP_FILTER, useClass: ApiExceptionFilter },
 ];

@@ -51,6 +51,17 @@ export const gatewayConfigSchema = withDownloadLinks({
   FILE_STORE_MAX_BYTES: int(53_687_091_200, 1024),
   /** Deadline for file-jobs to parse and stage an upload (a million-row file takes a while). */
   FILE_CREATE_TIMEOUT_MS: int(300_000, 1_000, 3_600_000),
+  /** How long the reply to a request with an Idempotency-Key is kept for its repeats; fractions allowed. */
+  IDEMPOTENCY_TTL_HOURS: z.coerce.number().positive().max(720).default(24),
+  /** Live Idempotency-Keys per account (held or kept); a new key beyond it is refused with 429. */
+  IDEMPOTENCY_MAX_KEYS: int(10_000, 1),
+  /**
+   * How long a request in progress holds its key between renewals (every third of it): a gateway that dies
+   * mid-request frees its keys after at most this long.
+   */
+  IDEMPOTENCY_LEASE_SECONDS: int(30, 3, 3600),
+  /** The largest reply body kept for replays; a larger one frees its key instead. */
+  IDEMPOTENCY_MAX_REPLY_BYTES: int(1_048_576, 1024, 67_108_864),
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 

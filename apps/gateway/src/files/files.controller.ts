@@ -20,6 +20,8 @@ import { RawBody } from '../common/http/route-policy';
 import { PostOk } from '../common/http/post-ok';
 import { present } from '../common/http/presenter';
 import { Auth, type AuthContext, type GatewayRequest, RequestId } from '../common/http/request-context';
+import { IdempotencyKeyHeader } from '../common/idempotency/idempotency-key.header';
+import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { Style } from '../common/http/style';
 import { PerAddressLimit, RateLimitClass } from '../common/rate-limit/rate-classes';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
@@ -28,6 +30,7 @@ import { DownloadQueryDto, ListQueryDto, ResultsQueryDto, StatusQueryDto } from 
 import { FileRoutes } from './files.openapi';
 import { JobDeletedPresenter, JobListPresenter, StatusPresenter, uploadPresenter } from './files.presenter';
 import { FilesService } from './files.service';
+import type { StoredUpload } from './upload.storage';
 
 /** The job named by the path. */
 const JobId = () => Param('jobId');
@@ -40,6 +43,7 @@ export class FilesController {
 
   constructor(
     private readonly files: FilesService,
+    private readonly idempotency: IdempotencyService,
     @Inject(GATEWAY_CONFIG) config: Readonly<GatewayConfig>,
   ) {
     this.uploaded = uploadPresenter(config.PUBLIC_BASE_URL);
@@ -51,9 +55,12 @@ export class FilesController {
   @ApiRoute(FileRoutes.upload)
   async upload(
     @Auth() auth: AuthContext,
-    @UploadedFile() file: Express.Multer.File | undefined,
+    @Req() req: GatewayRequest,
+    @UploadedFile() file: (Express.Multer.File & Partial<StoredUpload>) | undefined,
     @Body() fields: unknown,
   ) {
+    // The file's digest is known only now: a repeat of a finished upload is answered here, its file unstored.
+    this.idempotency.checkUpload(req, file, fields);
     return present(this.uploaded, await this.files.create(auth, file, fields));
   }
 
@@ -77,6 +84,7 @@ export class FilesController {
   }
 
   @Delete(':jobId')
+  @IdempotencyKeyHeader()
   @ApiRoute(FileRoutes.remove)
   async remove(@Auth() auth: AuthContext, @JobId() jobId: string) {
     return present(JobDeletedPresenter, await this.files.remove(auth, jobId));

@@ -1,9 +1,17 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { DomainError } from '@emailverify/contracts';
 import type { JetStreamKit } from '@emailverify/messaging';
 import type { Request } from 'express';
 import type { StorageEngine } from 'multer';
+import { isReplayCandidate } from '../common/idempotency/idempotency.service';
+
+/** An upload as the storage leaves it: where it is stored (empty when it was only hashed), and its SHA-256. */
+export interface StoredUpload {
+  path: string;
+  size: number;
+  sha256: string;
+}
 
 /** multer's error for an over-size file, raised the same way multer raises it. */
 function fileTooLarge(field: string): Error {
@@ -30,6 +38,11 @@ function storeFull(): DomainError {
  * 503: at once when the request's declared length says so, else as soon as its bytes pass the room that was
  * left, and then the put removes the chunks it had stored. The limit is kept here rather than as the stream's
  * max_bytes, which JetStream would reserve on its disk up front whether or not it is used.
+ *
+ * Every upload is hashed as it streams (an Idempotency-Key's fingerprint holds the file's SHA-256). When the
+ * request's key already has an outcome, the file is read and hashed but never stored: its request can only be
+ * replayed or refused. Deciding before storing, rather than storing and then removing a duplicate, means a
+ * repeat never leaves a second file behind, even when its gateway dies half-way through.
  */
 export class ObjectStoreStorage implements StorageEngine {
   constructor(
@@ -47,6 +60,14 @@ export class ObjectStoreStorage implements StorageEngine {
     file.stream.once('limit', () => {
       truncated = true;
     });
+    const hash = createHash('sha256');
+    if (isReplayCandidate(req)) {
+      void this.hashOnly(file, hash, () => truncated).then(
+        (info) => callback(null, info),
+        (err: unknown) => callback(err),
+      );
+      return;
+    }
     void (async () => {
       const room = this.storeMaxBytes - (await this.kit.bucketBytes('files'));
       const declared = Number(req.headers['content-length']) || 0;
@@ -58,6 +79,7 @@ export class ObjectStoreStorage implements StorageEngine {
         new TransformStream<Uint8Array, Uint8Array>({
           transform(chunk, controller) {
             received += chunk.byteLength;
+            hash.update(chunk);
             if (received <= room) controller.enqueue(chunk);
           },
         }),
@@ -68,14 +90,34 @@ export class ObjectStoreStorage implements StorageEngine {
         await store.delete(name).catch(() => undefined);
         throw truncated ? fileTooLarge(file.fieldname) : storeFull();
       }
-      return info.size;
+      return { path: name, size: info.size, sha256: hash.digest('hex') } satisfies StoredUpload;
     })().then(
-      (size) => callback(null, { path: name, size }),
+      (stored) => callback(null, stored as Partial<Express.Multer.File>),
       (err: unknown) => callback(err),
     );
   }
 
+  /** Reads the upload through the hash only; an over-size one fails as a stored one would. */
+  private async hashOnly(
+    file: Express.Multer.File,
+    hash: ReturnType<typeof createHash>,
+    truncated: () => boolean,
+  ): Promise<Partial<Express.Multer.File>> {
+    let size = 0;
+    for await (const chunk of file.stream as AsyncIterable<Buffer>) {
+      size += chunk.byteLength;
+      hash.update(chunk);
+    }
+    if (truncated()) throw fileTooLarge(file.fieldname);
+    const read: StoredUpload = { path: '', size, sha256: hash.digest('hex') };
+    return read as Partial<Express.Multer.File>;
+  }
+
   _removeFile(_req: Request, file: Express.Multer.File, callback: (error: Error | null) => void): void {
+    if (!file.path) {
+      callback(null);
+      return;
+    }
     void this.kit
       .objectStore('files')
       .then((store) => store.delete(file.path))

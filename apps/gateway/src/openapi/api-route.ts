@@ -165,6 +165,20 @@ const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Record<stri
     message: 'Rate limit of 600 requests per minute exceeded',
     details: { retry_after: 42 },
   },
+  IDEMPOTENCY_KEY_REUSED: {
+    message:
+      'This Idempotency-Key was used with a different request (method, path, body or reply style); use a new key for a new request',
+    details: { field: 'Idempotency-Key' },
+  },
+  IDEMPOTENCY_KEY_IN_USE: {
+    message: 'A request with this Idempotency-Key is still being served; retry after it has finished',
+    details: { field: 'Idempotency-Key', retry_after: 1 },
+  },
+  IDEMPOTENCY_KEY_LIMIT: {
+    message:
+      'This account holds 10000 live Idempotency-Keys, the most it may; a new key is accepted once the oldest expires',
+    details: { field: 'Idempotency-Key', max: 10000, retry_after: 3600 },
+  },
   INTERNAL_ERROR: { message: 'An internal error occurred (error id 1b4e28ba-2fa1-11d2-883f-0016d3cca427)' },
   SERVICE_UNAVAILABLE: { message: 'The credits service did not answer; try again' },
   TIMEOUT: { message: 'The verification did not finish within the deadline; try again' },

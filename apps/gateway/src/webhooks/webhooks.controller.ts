@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Patch, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { PostOk } from '../common/http/post-ok';
+import { IdempotencyKeyHeader } from '../common/idempotency/idempotency-key.header';
 import { present } from '../common/http/presenter';
 import { Auth, type AuthContext } from '../common/http/request-context';
 import { ApiRoute } from '../openapi/api-route';
@@ -44,6 +45,7 @@ export class WebhooksController {
   }
 
   @Delete(':webhookId')
+  @IdempotencyKeyHeader()
   @ApiRoute(WebhookRoutes.remove)
   async remove(@Auth() auth: AuthContext, @WebhookId() id: string) {
     return present(WebhookDeletedPresenter, await this.webhooks.remove(auth, id));

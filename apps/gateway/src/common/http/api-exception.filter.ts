@@ -12,6 +12,7 @@ import { LOGGER } from '@emailverify/service-kit';
 import type { Response } from 'express';
 import type { Logger } from 'pino';
 import { renderError } from './error-body';
+import { ReplayedReply, sendReplay } from '../idempotency/idempotency.service';
 import type { GatewayRequest } from './request-context';
 import { renderStyle } from './style';
 
@@ -23,6 +24,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const req = host.switchToHttp().getRequest<GatewayRequest>();
     const res = host.switchToHttp().getResponse<Response>();
+    if (exception instanceof ReplayedReply && !res.headersSent) return sendReplay(res, exception.reply);
     const error = this.toDomainError(exception, req);
     const { status, body } = renderError(renderStyle(req), error.code, error.message, error.details);
     if (res.headersSent) {
