@@ -729,6 +729,9 @@ export interface components {
       | 'DOWNLOAD_LINK_INVALID'
       | 'PAYLOAD_TOO_LARGE'
       | 'RATE_LIMIT_EXCEEDED'
+      | 'IDEMPOTENCY_KEY_REUSED'
+      | 'IDEMPOTENCY_KEY_IN_USE'
+      | 'IDEMPOTENCY_KEY_LIMIT'
       | 'INTERNAL_ERROR'
       | 'SERVICE_UNAVAILABLE'
       | 'TIMEOUT';
@@ -1205,6 +1208,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'legacy';
       };
@@ -1345,6 +1350,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'legacy';
       };
@@ -1570,6 +1577,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'legacy';
       };
@@ -1936,6 +1945,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'legacy';
       };
@@ -2166,6 +2177,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'legacy';
       };
@@ -2473,6 +2486,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'legacy';
       };
@@ -2597,6 +2612,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'legacy';
       };
@@ -2721,6 +2738,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'legacy';
       };
@@ -2943,6 +2962,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'legacy';
       };
@@ -3054,6 +3075,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'legacy';
       };
@@ -3408,6 +3431,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'legacy';
       };

@@ -779,6 +779,9 @@ export interface components {
       | 'DOWNLOAD_LINK_INVALID'
       | 'PAYLOAD_TOO_LARGE'
       | 'RATE_LIMIT_EXCEEDED'
+      | 'IDEMPOTENCY_KEY_REUSED'
+      | 'IDEMPOTENCY_KEY_IN_USE'
+      | 'IDEMPOTENCY_KEY_LIMIT'
       | 'INTERNAL_ERROR'
       | 'SERVICE_UNAVAILABLE'
       | 'TIMEOUT';
@@ -1420,6 +1423,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'current';
       };
@@ -1578,6 +1583,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'current';
       };
@@ -1813,6 +1820,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'current';
       };
@@ -2195,6 +2204,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'current';
       };
@@ -2453,6 +2464,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'current';
       };
@@ -2777,6 +2790,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'current';
       };
@@ -2918,6 +2933,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'current';
       };
@@ -3059,6 +3076,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'current';
       };
@@ -3303,6 +3322,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'current';
       };
@@ -3419,6 +3440,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'current';
       };
@@ -3788,6 +3811,8 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
         /** @description The style this document describes; defaults to the API key's style */
         'SVC-Response-Style'?: 'current';
       };
