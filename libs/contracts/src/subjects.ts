@@ -125,6 +125,8 @@ export interface ResolvedKey {
   plan: string;
   mode: KeyMode;
   scope: KeyScope;
+  /** When the key stops working (ISO timestamp): no gateway may trust it past then. Absent: never. */
+  expiresAt?: string;
 }
 export type AuthResolveReply = { found: true; key: ResolvedKey } | { found: false };
 

@@ -62,6 +62,7 @@ export class CreditsService {
         plan: row.plan,
         mode: row.mode,
         scope: row.scope,
+        ...(row.expires_at ? { expiresAt: row.expires_at.toISOString() } : {}),
       },
     };
   }

@@ -97,7 +97,12 @@ describe('/v1/keys', () => {
     async (style) => {
       const res = await gateway.call('/v1/keys', {
         key: KEYS[style],
-        body: { name: 'staging', sandbox: true, scope: 'verify', expires_at: `${NEXT_YEAR}-01-31T12:00:00+01:00` },
+        body: {
+          name: 'staging',
+          sandbox: true,
+          scope: 'verify',
+          expires_at: `${NEXT_YEAR}-01-31T12:00:00+01:00`,
+        },
       });
       expect(res.status, res.text).toBe(200);
       expect(payloadOf(style, res)).toMatchObject({
