@@ -192,6 +192,22 @@ describe('NATS users and permissions of compose and Helm', () => {
       expect(patched.status, patched.text).toBe(200);
       expect((await suite.call(`/v1/webhooks/${hookId}`, { key, method: 'DELETE' })).status).toBe(200);
 
+      // Self-service keys, the ledger and usage: gateway -> credits; the usage verifier and file-jobs recorded.
+      const made = await suite.call('/v1/keys', { key, body: { name: 'self-service', sandbox: true } });
+      expect(made.status, made.text).toBe(200);
+      expect((await suite.call('/v1/keys', { key })).json.data.total).toBe(3);
+      const withdrawn = await suite.call(`/v1/keys/${made.json.data.id}`, { key, method: 'DELETE' });
+      expect(withdrawn.status, withdrawn.text).toBe(200);
+      expect((await suite.call('/v1/credits', { key: made.json.data.api_key })).status).toBe(401);
+      const ledger = await suite.call('/v1/credits/ledger', { key });
+      expect(ledger.status, ledger.text).toBe(200);
+      await eventually(async () => {
+        const usage = await suite.call('/v1/credits/usage', { key });
+        expect(usage.status, usage.text).toBe(200);
+        // single 1, bulk 2, the completed job's 23 and what the cancelled one had verified.
+        expect(usage.json.data.totals.verifications.total).toBeGreaterThanOrEqual(26);
+      });
+
       // Revocation: admin -> credits -> broadcast to the gateway.
       await admin('revoke-key', '--key', account.api_key_id);
       expect((await suite.call('/v1/credits', { key })).status).toBe(401);
@@ -216,6 +232,11 @@ describe('NATS users and permissions of compose and Helm', () => {
       ).rejects.toThrow();
       await expect(
         gateway.request(Subjects.creditsBalanceAdd, { accountId: 'x' as AccountId, credits: 1 }),
+      ).rejects.toThrow();
+      // Operators' key commands are the admin CLI's: the gateway revokes only through an account's own key.
+      await expect(gateway.request(Subjects.creditsKeyRevoke, { apiKeyId: 'x' })).rejects.toThrow();
+      await expect(
+        gateway.request(Subjects.creditsKeySetStyle, { apiKeyId: 'x', style: 'legacy' }),
       ).rejects.toThrow();
       // Uploads and result files are for the gateway and file-jobs only.
       await expect(new JetStreamKit(webhooks).objectStore('files')).rejects.toThrow();

@@ -1,3 +1,4 @@
+import { Subjects } from '@emailverify/contracts';
 import { signDownload } from '@emailverify/service-kit';
 import { type Account, eventually, type HttpReply, MailWorld, TestSuite } from '@emailverify/testing';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -21,6 +22,8 @@ const NO_LEGACY_400 = [
   'get /v1/webhooks',
   'delete /v1/webhooks/{webhookId}',
   'delete /v1/verify/file/{jobId}',
+  'get /v1/keys',
+  'delete /v1/keys/{keyId}',
 ];
 
 /**
@@ -44,6 +47,8 @@ describe('OpenAPI document and docs page', () => {
   const apis = {} as Record<Style, OpenAPIBackend>;
   let account: Account;
   let broke: Account;
+  /** A key of `account` with the `verify` scope: refused on /v1/keys and /v1/webhooks. */
+  let verifyOnly: string;
   /** What each operation has been seen answering: `${status} ${style}`. */
   const seen = new Map<string, Set<string>>();
 
@@ -89,6 +94,9 @@ describe('OpenAPI document and docs page', () => {
     }
     account = await suite.createAccount({ credits: 10_000 });
     broke = await suite.createAccount({ credits: 0 });
+    verifyOnly = (
+      await suite.bus.request(Subjects.creditsKeyCreate, { accountId: account.accountId, scope: 'verify' })
+    ).apiKey;
   });
   afterAll(async () => suite?.stop());
 
@@ -180,6 +188,10 @@ describe('OpenAPI document and docs page', () => {
   const addresses = (domain: string, n: number) =>
     `email\n${Array.from({ length: n }, (_, i) => `user${i}@${domain}`).join('\n')}\n`;
 
+  /** Routes that only the credits service answers. */
+  const onCredits = (template: string) =>
+    template.startsWith('/v1/credits') || template.startsWith('/v1/keys');
+
   /** Authenticated operations: every documented one but health, metrics and the signed download. */
   const authenticated = (): Array<[string, string]> =>
     Object.entries(docs.current.paths).flatMap(([template, item]) =>
@@ -235,6 +247,14 @@ describe('OpenAPI document and docs page', () => {
       const credits = await call('get', '/v1/credits', style);
       expect(credits.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
       await call('get', '/v1/webhooks', style);
+      await call('get', '/v1/credits/ledger', style, { query: 'limit=2' });
+      await call('get', '/v1/credits/usage', style, { query: 'granularity=day' });
+      await call('get', '/v1/keys', style);
+      const made = await call('post', '/v1/keys', style, {
+        body: { name: `docs ${style}`, scope: 'verify' },
+      });
+      const keyId = (style === 'current' ? made.json.data.id : made.json.id) as string;
+      await call('delete', '/v1/keys/{keyId}', style, { params: { keyId } });
     }
     const hooks: string[] = [];
     for (const style of STYLES) {
@@ -347,6 +367,9 @@ describe('OpenAPI document and docs page', () => {
         ['patch', '/v1/webhooks/{webhookId}', { params: { webhookId: hookId }, body: {} }],
         ['get', '/v1/webhooks/{webhookId}/deliveries', { params: { webhookId: hookId }, query: 'limit=0' }],
         ['post', '/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', { rawBody: '{not json' }],
+        ['get', '/v1/credits/ledger', { query: 'limit=0' }],
+        ['get', '/v1/credits/usage', { query: 'granularity=hour' }],
+        ['post', '/v1/keys', { body: { name: 'x', scope: 'root' } }],
       ];
       for (const [method, template, options] of bad) {
         expect((await call(method, template, style, options)).status).toBe(400);
@@ -393,6 +416,17 @@ describe('OpenAPI document and docs page', () => {
         (await call('patch', '/v1/webhooks/{webhookId}', style, { body: { is_active: true } })).status,
       ).toBe(404);
       expect((await call('delete', '/v1/webhooks/{webhookId}', style)).status).toBe(404);
+      expect((await call('delete', '/v1/keys/{keyId}', style)).status).toBe(404);
+      // A key never revokes itself; a key of the verify scope manages neither keys nor webhooks.
+      const self = await call('delete', '/v1/keys/{keyId}', style, { params: { keyId: account.apiKeyId } });
+      expect(self.status).toBe(409);
+      for (const [method, template] of authenticated().filter(
+        ([, t]) => t.startsWith('/v1/keys') || t.startsWith('/v1/webhooks'),
+      )) {
+        const body = method === 'post' || method === 'patch' ? {} : undefined;
+        const refused = await call(method, template, style, { key: verifyOnly, body });
+        expect(refused.status, `${method} ${template}`).toBe(403);
+      }
       const redeliver = '/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver';
       expect((await call('post', redeliver, style)).status).toBe(404);
       const unknownDelivery = await call('post', redeliver, style, { params: { webhookId: hookId } });
@@ -475,7 +509,8 @@ describe('OpenAPI document and docs page', () => {
     await suite.stopService('verifier');
     for (const style of STYLES) {
       for (const [method, template] of authenticated()) {
-        if (template === '/v1/credits' || template.startsWith('/v1/verify/disposable')) continue;
+        // The credits service still answers: its routes are asked below, once it is stopped too.
+        if (onCredits(template) || template.startsWith('/v1/verify/disposable')) continue;
         if (template === '/v1/verify/file' && method === 'post') {
           expect((await upload(style, { name: 'a.csv', content: addresses('files.test', 1) })).status).toBe(
             503,
@@ -502,7 +537,11 @@ describe('OpenAPI document and docs page', () => {
     }
     expect((await call('get', '/health/ready', 'current', { key: null })).status).toBe(503);
     await suite.stopService('credits');
-    for (const style of STYLES) expect((await call('get', '/v1/credits', style)).status).toBe(503);
+    for (const style of STYLES)
+      for (const [method, template] of authenticated().filter(([, t]) => onCredits(t))) {
+        const body = method === 'post' ? { name: 'down' } : undefined;
+        expect((await call(method, template, style, { body })).status, `${method} ${template}`).toBe(503);
+      }
   });
 
   it('has seen every documented reply of every route, in the style of each document', () => {

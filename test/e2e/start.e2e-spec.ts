@@ -163,6 +163,13 @@ describe('npm start', () => {
         expect(await res.json()).toMatchObject({ success: true, data: { credits_balance: 1000 } });
       };
       await credits();
+      // A sandbox key of the same account beside it.
+      const sandbox = /Sandbox:\s+(ev_test_\S+)/.exec(run.output())?.[1];
+      expect(sandbox, run.output()).toBeDefined();
+      const sandboxView = await fetch(`http://127.0.0.1:${port}/v1/credits`, {
+        headers: { 'SVC-API-KEY': sandbox! },
+      });
+      expect(await sandboxView.json()).toMatchObject({ data: { credits_balance: 1000, mode: 'sandbox' } });
       // Every app runs from this run's own build, not dist/, which `npm test` and `npm run build` replace.
       const firstPids = [...run.pids().values()].flat();
       expect(firstPids).toHaveLength(5);

@@ -4,6 +4,7 @@ import { RouteServer } from '@emailverify/service-kit';
 import { ChunkWorker } from './verification/chunk-worker';
 import { DomainFactsExchange } from './verification/domain-facts-exchange';
 import { DomainReportService } from './verification/domain-report.service';
+import { UsageRecorder } from './verification/usage-recorder';
 import { VerificationService } from './verification/verification.service';
 import { VerifierPayloads as P } from './verifier.schemas';
 
@@ -16,15 +17,31 @@ export class VerifierHandler implements OnApplicationBootstrap, BeforeApplicatio
     private readonly chunks: ChunkWorker,
     private readonly domains: DomainReportService,
     private readonly domainFacts: DomainFactsExchange,
+    private readonly usage: UsageRecorder,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     this.domainFacts.start();
     await this.chunks.start();
     const v = this.verification;
+    const usage = this.usage;
     this.server.serveRoutes(QueueGroups.verifier, Subjects.verifierPing, {
-      [Subjects.verifySingle]: { parse: P.single, handle: (r, ctx) => v.verifySingle(r, ctx.requestId) },
-      [Subjects.verifyBulk]: { parse: P.bulk, handle: (r, ctx) => v.verifyBulk(r, ctx.requestId) },
+      [Subjects.verifySingle]: {
+        parse: P.single,
+        handle: async (r, ctx) => {
+          const result = await v.verifySingle(r, ctx.requestId);
+          usage.count(r.accountId, 'live', [result]);
+          return result;
+        },
+      },
+      [Subjects.verifyBulk]: {
+        parse: P.bulk,
+        handle: async (r, ctx) => {
+          const reply = await v.verifyBulk(r, ctx.requestId);
+          usage.count(r.accountId, 'live', reply.results);
+          return reply;
+        },
+      },
       [Subjects.verifyDomain]: {
         parse: P.domain,
         handle: (r, ctx) => this.domains.verifyDomain(r, ctx.requestId),
@@ -34,10 +51,11 @@ export class VerifierHandler implements OnApplicationBootstrap, BeforeApplicatio
 
   /**
    * First thing at shutdown, while the bus is still open: the chunks in hand go back to the queue, and the
-   * settlements and result stores under way finish.
+   * settlements, result stores and usage records under way finish.
    */
   async beforeApplicationShutdown(): Promise<void> {
     await Promise.all([this.chunks.stop(), this.verification.drain()]);
+    await this.usage.drain();
     this.domainFacts.stop();
   }
 }

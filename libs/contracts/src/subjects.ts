@@ -4,6 +4,14 @@ import type { ResponseStyle } from './styles';
 import type { BilledDomainReport } from './domain-report';
 import type { BilledVerificationResult } from './verification';
 import type {
+  LedgerListReply,
+  LedgerListRequest,
+  UsageGetRequest,
+  UsageRecordReply,
+  UsageRecordRequest,
+  UsageReply,
+} from './usage';
+import type {
   FileJobCreateRequest,
   FileJobDeleteReply,
   FileJobListReply,
@@ -47,6 +55,12 @@ export const Subjects = {
   creditsKeySetStyle: 'credits.key.update',
   creditsKeyRevoke: 'credits.key.revoke',
   creditsKeyList: 'credits.key.list',
+  /** A customer revokes a key of their own account (GET/POST/DELETE /v1/keys); operators use creditsKeyRevoke. */
+  creditsAccountKeyRevoke: 'credits.accountkey.revoke',
+  creditsLedgerList: 'credits.ledger.list',
+  creditsUsageGet: 'credits.usage.get',
+  /** Verifications counted in an account's daily usage (UsageRecordRequest), from verifier and file-jobs. */
+  creditsUsageRecord: 'credits.usage.record',
   creditsPing: 'credits.health.ping',
   verifySingle: 'verifier.address.verify',
   verifyBulk: 'verifier.batch.verify',
@@ -93,6 +107,16 @@ export const QueueGroups = {
 
 // ---- credits -------------------------------------------------------------------------------------------
 
+/**
+ * A key's mode, fixed when it is made: a `sandbox` key (`ev_test_...`) gets canned answers, touches no network
+ * and is never charged; it can never become live, nor make a live key.
+ */
+export type KeyMode = 'live' | 'sandbox';
+export const KEY_MODES = ['live', 'sandbox'] as const satisfies readonly KeyMode[];
+/** What a key may do: `full`, or `verify` (verification endpoints and credits only, no keys or webhooks). */
+export type KeyScope = 'full' | 'verify';
+export const KEY_SCOPES = ['full', 'verify'] as const satisfies readonly KeyScope[];
+
 export interface AuthResolveRequest {
   /** Hex SHA-256 of the presented key: raw keys never travel between services. */
   keyHash: string;
@@ -103,6 +127,10 @@ export interface ResolvedKey {
   apiKeyName: string;
   style: ResponseStyle;
   plan: string;
+  mode: KeyMode;
+  scope: KeyScope;
+  /** When the key stops working (ISO timestamp): no gateway may trust it past then. Absent: never. */
+  expiresAt?: string;
 }
 export type AuthResolveReply = { found: true; key: ResolvedKey } | { found: false };
 
@@ -119,6 +147,8 @@ export interface BalanceReply {
   consumed: number;
   added: number;
   updatedAt: string;
+  /** The mode of the key asking. */
+  mode: KeyMode;
 }
 
 export interface ReserveRequest {
@@ -222,6 +252,12 @@ export interface KeyCreateRequest {
   accountId: AccountId;
   name?: string;
   style?: ResponseStyle;
+  /** Default `live`. */
+  mode?: KeyMode;
+  /** Default `full`. */
+  scope?: KeyScope;
+  /** ISO timestamp after which the key no longer authenticates; absent: it never expires. */
+  expiresAt?: string;
 }
 export interface KeyCreateReply {
   accountId: AccountId;
@@ -229,6 +265,11 @@ export interface KeyCreateReply {
   apiKeyName: string;
   apiKey: string;
   style: ResponseStyle;
+  mode: KeyMode;
+  scope: KeyScope;
+  prefix: string;
+  createdAt: string;
+  expiresAt: string | null;
 }
 
 export interface KeySetStyleRequest {
@@ -244,11 +285,29 @@ export interface KeySummary {
   name: string;
   prefix: string;
   style: ResponseStyle;
+  mode: KeyMode;
+  scope: KeyScope;
   createdAt: string;
+  expiresAt: string | null;
   revokedAt: string | null;
 }
 export interface KeyListRequest {
   accountId: AccountId;
+  /** Only the keys of this mode (a sandbox key sees the sandbox keys alone). */
+  mode?: KeyMode;
+}
+
+/** Keys an account may hold at once, revoked and expired ones aside. */
+export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 100;
+
+/** A key of the account, revoked by another key of it (a key never revokes itself). */
+export interface AccountKeyRevokeRequest {
+  accountId: AccountId;
+  apiKeyId: string;
+  /** The key asking. */
+  callerApiKeyId: string;
+  /** Only a key of this mode may be revoked; another is not found (a sandbox key manages sandbox keys alone). */
+  mode?: KeyMode;
 }
 export interface KeyListReply {
   keys: KeySummary[];
@@ -318,6 +377,10 @@ export interface RpcMap {
   [Subjects.creditsKeySetStyle]: { request: KeySetStyleRequest; reply: KeySummary };
   [Subjects.creditsKeyRevoke]: { request: KeyRevokeRequest; reply: KeySummary };
   [Subjects.creditsKeyList]: { request: KeyListRequest; reply: KeyListReply };
+  [Subjects.creditsAccountKeyRevoke]: { request: AccountKeyRevokeRequest; reply: KeySummary };
+  [Subjects.creditsLedgerList]: { request: LedgerListRequest; reply: LedgerListReply };
+  [Subjects.creditsUsageGet]: { request: UsageGetRequest; reply: UsageReply };
+  [Subjects.creditsUsageRecord]: { request: UsageRecordRequest; reply: UsageRecordReply };
   [Subjects.creditsPing]: { request: Record<string, never>; reply: PingReply };
   [Subjects.verifySingle]: { request: VerifySingleRequest; reply: VerifySingleReply };
   [Subjects.verifyBulk]: { request: VerifyBulkRequest; reply: VerifyBulkReply };

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
+  type AccountKeyRevokeRequest,
   type AccountId,
   type AccountCreateReply,
   type AccountCreateRequest,
@@ -18,6 +19,8 @@ import {
   type KeyCreateRequest,
   type KeyListReply,
   type KeyChangedBroadcast,
+  type KeyMode,
+  MAX_ACTIVE_KEYS_PER_ACCOUNT,
   type KeySummary,
   type ErrorBody,
   type ReserveManyReply,
@@ -57,6 +60,9 @@ export class CreditsService {
         apiKeyName: row.name,
         style: row.style,
         plan: row.plan,
+        mode: row.mode,
+        scope: row.scope,
+        ...(row.expires_at ? { expiresAt: row.expires_at.toISOString() } : {}),
       },
     };
   }
@@ -76,6 +82,7 @@ export class CreditsService {
       consumed: account.consumed,
       added: account.added,
       updatedAt: account.updated_at.toISOString(),
+      mode: key?.mode ?? 'live',
     };
   }
 
@@ -294,6 +301,9 @@ export class CreditsService {
         prefix: key.prefix,
         hash: key.hash,
         style: req.style ?? 'current',
+        mode: 'live',
+        scope: 'full',
+        expiresAt: null,
       });
       if (req.credits > 0) await tx.applyChange({ accountId, kind: 'grant', amount: req.credits });
     });
@@ -309,24 +319,50 @@ export class CreditsService {
     });
   }
 
+  /**
+   * Makes a key of the account, shown this once. Its mode is fixed here for good: nothing changes a key's mode
+   * afterwards, so a sandbox key never becomes live.
+   */
   async createKey(req: KeyCreateRequest): Promise<KeyCreateReply> {
     const keyId = randomUUID();
-    const key = generateApiKey();
-    const name = req.name ?? 'key';
-    const style: ResponseStyle = req.style ?? 'current';
-    await this.repo.transaction(async (tx) => {
+    const mode = req.mode ?? 'live';
+    const key = generateApiKey(mode);
+    const expiresAt = req.expiresAt === undefined ? null : new Date(req.expiresAt);
+    if (expiresAt && !(expiresAt.getTime() > Date.now()))
+      throw new DomainError('INVALID_REQUEST', 'expires_at must be a time in the future');
+    const row = await this.repo.transaction(async (tx) => {
       if (!(await tx.lockAccount(req.accountId)))
         throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
-      await tx.insertKey({
+      if ((await tx.countActiveKeys(req.accountId)) >= MAX_ACTIVE_KEYS_PER_ACCOUNT)
+        throw new DomainError(
+          'INVALID_REQUEST',
+          `An account holds at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys: revoke one first`,
+          { max: MAX_ACTIVE_KEYS_PER_ACCOUNT },
+        );
+      return tx.insertKey({
         id: keyId,
         accountId: req.accountId,
-        name,
+        name: req.name ?? 'key',
         prefix: key.prefix,
         hash: key.hash,
-        style,
+        style: req.style ?? 'current',
+        mode,
+        scope: req.scope ?? 'full',
+        expiresAt,
       });
     });
-    return { accountId: req.accountId, apiKeyId: keyId, apiKeyName: name, apiKey: key.key, style };
+    return {
+      accountId: row.account_id,
+      apiKeyId: row.id,
+      apiKeyName: row.name,
+      apiKey: key.key,
+      style: row.style,
+      mode: row.mode,
+      scope: row.scope,
+      prefix: row.prefix,
+      createdAt: row.created_at.toISOString(),
+      expiresAt: row.expires_at ? row.expires_at.toISOString() : null,
+    };
   }
 
   async setStyle(keyRef: string, style: ResponseStyle): Promise<KeySummary> {
@@ -346,10 +382,26 @@ export class CreditsService {
     return summary(revoked);
   }
 
-  async listKeys(accountId: AccountId): Promise<KeyListReply> {
+  async listKeys(accountId: AccountId, mode?: KeyMode): Promise<KeyListReply> {
     if (!(await this.repo.findAccount(accountId)))
       throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
-    return { keys: (await this.repo.listKeys(accountId)).map(summary) };
+    return { keys: (await this.repo.listKeys(accountId, mode ?? null)).map(summary) };
+  }
+
+  /**
+   * A customer revokes a key of their account with another of its keys; once revoked, it is refused on every
+   * gateway before this replies (as for an operator's revocation). Revoking a revoked key changes nothing.
+   */
+  async revokeAccountKey(req: AccountKeyRevokeRequest): Promise<KeySummary> {
+    if (req.apiKeyId === req.callerApiKeyId)
+      throw new DomainError(
+        'CANNOT_REVOKE_CURRENT_KEY',
+        'A key cannot revoke itself: revoke it with another key of the account',
+      );
+    const revoked = await this.repo.revokeKey(req.accountId, req.apiKeyId, req.mode ?? null);
+    if (!revoked) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
+    await this.keyChanged({ apiKeyId: revoked.id, keyHash: revoked.key_hash });
+    return summary(revoked);
   }
 
   /**
@@ -377,7 +429,10 @@ function summary(row: KeyRow): KeySummary {
     name: row.name,
     prefix: row.prefix,
     style: row.style,
+    mode: row.mode,
+    scope: row.scope,
     createdAt: row.created_at.toISOString(),
+    expiresAt: row.expires_at ? row.expires_at.toISOString() : null,
     revokedAt: row.revoked_at ? row.revoked_at.toISOString() : null,
   };
 }

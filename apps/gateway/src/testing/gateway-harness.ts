@@ -237,12 +237,15 @@ export class GatewayHarness {
     return harness;
   }
 
-  /** A fresh key of its own (own rate-limit counters), resolving to the usual account. */
-  newKey(style: ResponseStyle = 'current'): { key: string; apiKeyId: string } {
+  /** A fresh key of its own (own rate-limit counters), resolving to the usual account; live and full unless said. */
+  newKey(
+    style: ResponseStyle = 'current',
+    kind: Partial<Pick<ResolvedKey, 'mode' | 'scope'>> = {},
+  ): { key: string; apiKeyId: string } {
     this.keyCount += 1;
     const key = `ev_fresh-${this.keyCount}`;
     const apiKeyId = `key-fresh-${this.keyCount}`;
-    this.keys.set(hashOf(key), resolvedKey(apiKeyId, `fresh ${this.keyCount}`, style));
+    this.keys.set(hashOf(key), { ...resolvedKey(apiKeyId, `fresh ${this.keyCount}`, style), ...kind });
     return { key, apiKeyId };
   }
 
@@ -291,5 +294,5 @@ export class GatewayHarness {
 const hashOf = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
 
 function resolvedKey(apiKeyId: string, apiKeyName: string, style: ResponseStyle): ResolvedKey {
-  return { accountId: ACCOUNT, apiKeyId, apiKeyName, style, plan: 'payg' };
+  return { accountId: ACCOUNT, apiKeyId, apiKeyName, style, plan: 'payg', mode: 'live', scope: 'full' };
 }

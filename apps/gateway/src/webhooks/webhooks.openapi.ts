@@ -2,6 +2,7 @@ import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from '@emailverify/contracts';
 import { type RouteDocs, sameInBothStyles } from '../openapi/api-route';
 import { named, nullable, object, str, time } from '../openapi/schema';
 
+// Every webhook route is refused (403 INSUFFICIENT_SCOPE) to a key of the `verify` scope.
 // The webhook endpoints have no older variant: the legacy style is the current `data` payload unwrapped, so
 // each reply documents one schema and one example for both styles.
 
@@ -183,13 +184,13 @@ export const WebhookRoutes = {
     description:
       'The URL must be HTTPS, without user name or password, and not a private IP address. The reply is the only one that carries the signing `secret`.',
     ok: createdDocs,
-    errors: ['PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
+    errors: ['INSUFFICIENT_SCOPE', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
   },
   list: {
     operationId: 'listWebhooks',
     summary: "The account's webhooks (without secrets)",
     ok: listDocs,
-    errors: ['SERVICE_UNAVAILABLE'],
+    errors: ['INSUFFICIENT_SCOPE', 'SERVICE_UNAVAILABLE'],
   },
   update: {
     operationId: 'updateWebhook',
@@ -198,14 +199,14 @@ export const WebhookRoutes = {
     description:
       'Send at least one of the three fields. Setting is_active to true re-activates a webhook that was deactivated.',
     ok: webhookDocs,
-    errors: ['WEBHOOK_NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
+    errors: ['INSUFFICIENT_SCOPE', 'WEBHOOK_NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
   },
   remove: {
     operationId: 'deleteWebhook',
     params: webhookId,
     summary: 'Delete a webhook; no further deliveries are made to it',
     ok: deletedDocs,
-    errors: ['WEBHOOK_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+    errors: ['INSUFFICIENT_SCOPE', 'WEBHOOK_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   },
   deliveries: {
     operationId: 'listDeliveries',
@@ -214,7 +215,7 @@ export const WebhookRoutes = {
     description:
       'Each delivery lists its attempts with HTTP status and duration. Pages are `limit` long (1-100, default 20); pass `next_cursor` as `cursor` for the next one. Deliveries are kept 30 days.',
     ok: deliveryListDocs,
-    errors: ['WEBHOOK_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+    errors: ['INSUFFICIENT_SCOPE', 'WEBHOOK_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   },
   redeliver: {
     operationId: 'redeliverDelivery',
@@ -223,6 +224,12 @@ export const WebhookRoutes = {
     description:
       'An unknown delivery is 404 NOT_FOUND; a delivery of an inactive webhook is 400 (activate it first).',
     ok: deliveryDocs,
-    errors: ['WEBHOOK_NOT_FOUND', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
+    errors: [
+      'INSUFFICIENT_SCOPE',
+      'WEBHOOK_NOT_FOUND',
+      'NOT_FOUND',
+      'PAYLOAD_TOO_LARGE',
+      'SERVICE_UNAVAILABLE',
+    ],
   },
 } satisfies Record<string, RouteDocs>;

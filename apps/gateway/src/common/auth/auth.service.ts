@@ -54,7 +54,10 @@ export class AuthService implements OnModuleInit {
     }
     if (this.config.AUTH_CACHE_TTL_MS > 0 && this.changes === changesBefore) {
       if (this.cache.size > 100_000) this.cache.clear();
-      this.cache.set(keyHash, { key: reply.key, expiresAt: Date.now() + this.config.AUTH_CACHE_TTL_MS });
+      // A key that expires sooner is trusted until its own expiry only.
+      const until = Date.now() + this.config.AUTH_CACHE_TTL_MS;
+      const keyEnds = reply.key.expiresAt === undefined ? until : Date.parse(reply.key.expiresAt);
+      this.cache.set(keyHash, { key: reply.key, expiresAt: Math.min(until, keyEnds) });
     }
     return reply.key;
   }
