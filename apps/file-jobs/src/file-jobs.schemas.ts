@@ -15,6 +15,7 @@ export const FileJobsPayloads = {
       checkSmtp: z.boolean(),
       preserveOriginal: z.boolean(),
       enrich: z.boolean(),
+      sandbox: z.boolean().optional(),
     }),
   ),
   ref: parseWith(ref),

@@ -10,6 +10,7 @@ import { DomainReportService } from './verification/domain-report.service';
 import { DomainReportsRepository } from './verification/domain-reports.repository';
 import { MxLimiterHolder } from './verification/mx-limiter';
 import { ResultsRepository } from './verification/results.repository';
+import { SandboxService } from './verification/sandbox.service';
 import { VerificationService } from './verification/verification.service';
 import { VerifierEngine } from './verification/verifier-engine';
 import { VerifierHandler } from './verifier.handler';
@@ -27,6 +28,7 @@ export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule 
       DomainFactsExchange,
       ResultsRepository,
       VerificationService,
+      SandboxService,
       DomainReportsRepository,
       DomainReportService,
       CachePurge,

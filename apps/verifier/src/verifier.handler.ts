@@ -4,6 +4,7 @@ import { RouteServer } from '@emailverify/service-kit';
 import { ChunkWorker } from './verification/chunk-worker';
 import { DomainFactsExchange } from './verification/domain-facts-exchange';
 import { DomainReportService } from './verification/domain-report.service';
+import { SandboxService } from './verification/sandbox.service';
 import { VerificationService } from './verification/verification.service';
 import { VerifierPayloads as P } from './verifier.schemas';
 
@@ -16,18 +17,28 @@ export class VerifierHandler implements OnApplicationBootstrap, BeforeApplicatio
     private readonly chunks: ChunkWorker,
     private readonly domains: DomainReportService,
     private readonly domainFacts: DomainFactsExchange,
+    private readonly sandbox: SandboxService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     this.domainFacts.start();
     await this.chunks.start();
     const v = this.verification;
+    // A sandbox key's request goes to the sandbox alone: no engine, cache or credits on its way.
+    const sandbox = this.sandbox;
     this.server.serveRoutes(QueueGroups.verifier, Subjects.verifierPing, {
-      [Subjects.verifySingle]: { parse: P.single, handle: (r, ctx) => v.verifySingle(r, ctx.requestId) },
-      [Subjects.verifyBulk]: { parse: P.bulk, handle: (r, ctx) => v.verifyBulk(r, ctx.requestId) },
+      [Subjects.verifySingle]: {
+        parse: P.single,
+        handle: async (r, ctx) => (r.sandbox ? sandbox.single(r) : v.verifySingle(r, ctx.requestId)),
+      },
+      [Subjects.verifyBulk]: {
+        parse: P.bulk,
+        handle: async (r, ctx) => (r.sandbox ? sandbox.bulk(r) : v.verifyBulk(r, ctx.requestId)),
+      },
       [Subjects.verifyDomain]: {
         parse: P.domain,
-        handle: (r, ctx) => this.domains.verifyDomain(r, ctx.requestId),
+        handle: async (r, ctx) =>
+          r.sandbox ? sandbox.domain(r) : this.domains.verifyDomain(r, ctx.requestId),
       },
     });
   }

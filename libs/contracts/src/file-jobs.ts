@@ -93,6 +93,11 @@ export interface FileJobCreateRequest {
    * result file the `has_gravatar` and `domain_age` columns. Without it the job makes no such lookup.
    */
   enrich: boolean;
+  /**
+   * Uploaded with a sandbox key: nothing is reserved, each address is answered from the sandbox table, and the
+   * job's events say `sandbox: true`.
+   */
+  sandbox?: boolean;
 }
 
 export interface FileJobRef {
@@ -149,6 +154,8 @@ export interface ChunkMessage {
   checkSmtp: boolean;
   /** The job's `enrich`: its items carry the Gravatar and domain-age fields (ChunkItemExtras). */
   enrich?: boolean;
+  /** A sandbox job's chunk: answered from the sandbox table, free, with no network and no cache. */
+  sandbox?: boolean;
   /**
    * When the job was created. Cached results older than this are free; newer ones are this job's own work (for
    * example a chunk redelivered after a worker died having cached its results) and are charged as fresh.
@@ -171,6 +178,8 @@ export interface ChunkResultMessage {
   results: PackedChunkResults;
   /** The `retry` of the ChunkMessage answered: these are retried greylisted addresses of the chunk. */
   retry?: string;
+  /** The answer to a sandbox chunk: its greylisted addresses settle at once, never wait for a retry. */
+  sandbox?: boolean;
 }
 
 export interface JobStatusBroadcast {
@@ -186,6 +195,8 @@ export interface JobStatusBroadcast {
 export interface FileCompletedEvent {
   event: 'file.completed';
   timestamp: string;
+  /** Present (true) only for a sandbox job's event; receivers get it beside `event` and `timestamp`. */
+  sandbox?: true;
   accountId: AccountId;
   data: {
     job_id: string;
@@ -208,6 +219,8 @@ export interface FileCompletedEvent {
 export interface FileFailedEvent {
   event: 'file.failed';
   timestamp: string;
+  /** Present (true) only for a sandbox job's event; receivers get it beside `event` and `timestamp`. */
+  sandbox?: true;
   accountId: AccountId;
   data: {
     job_id: string;

@@ -128,13 +128,18 @@ export class JobMerger {
     }
   }
 
-  /** Charges what was verified and refunds the rest of the reservation; idempotent on the credits side. */
+  /**
+   * Charges what was verified and refunds the rest of the reservation; idempotent on the credits side. A sandbox
+   * job reserved nothing, so there is nothing to settle.
+   */
   async settle(job: JobRow, used: number): Promise<void> {
-    await this.bus.request(
-      Subjects.creditsSettle,
-      { accountId: job.account_id, idempotencyKey: job.reservation_key, used },
-      { requestId: job.request_id ?? undefined },
-    );
+    if (job.mode !== 'sandbox') {
+      await this.bus.request(
+        Subjects.creditsSettle,
+        { accountId: job.account_id, idempotencyKey: job.reservation_key, used },
+        { requestId: job.request_id ?? undefined },
+      );
+    }
     await this.repo.markSettled(job.id);
   }
 
@@ -160,11 +165,14 @@ export class JobMerger {
     const kind = eventOfState(job.status);
     if (!kind) return;
     const timestamp = (job.completed_at ?? job.created_at).toISOString();
+    // Receivers tell a sandbox job's event by this field; a live event has none, as before.
+    const sandbox = job.mode === 'sandbox' ? { sandbox: true as const } : {};
     let event: FileEvent;
     if (kind === 'file.failed') {
       event = {
         event: 'file.failed',
         timestamp,
+        ...sandbox,
         accountId: job.account_id,
         data: {
           job_id: job.id,
@@ -182,6 +190,7 @@ export class JobMerger {
       event = {
         event: 'file.completed',
         timestamp,
+        ...sandbox,
         accountId: job.account_id,
         data: {
           job_id: job.id,
