@@ -72,17 +72,41 @@ describe('admin CLI (npm run admin)', () => {
       api_key: expect.stringMatching(/^ev_/),
     });
 
+    const sandbox = await admin(
+      undefined,
+      'create-key',
+      '--account',
+      accountId,
+      '--name',
+      'tests',
+      '--sandbox',
+      '--scope',
+      'verify',
+    );
+    expect(sandbox.out).toMatchObject({
+      api_key_name: 'tests',
+      mode: 'sandbox',
+      scope: 'verify',
+      expires_at: null,
+      api_key: expect.stringMatching(/^ev_test_/),
+    });
+    const sandboxKey = (sandbox.out as { api_key: string }).api_key;
+    expect((await suite.call('/v1/credits', { key: sandboxKey })).json).toMatchObject({
+      data: { credits_balance: 300, mode: 'sandbox' },
+    });
+
     const styled = await admin(undefined, 'set-style', '--key', keyId, '--style', 'current');
     expect(styled.out).toMatchObject({ api_key_id: keyId, style: 'current' });
     expect((await suite.call('/v1/credits', { key: apiKey })).json).toMatchObject({
       success: true,
-      data: { credits_balance: 300 },
+      data: { credits_balance: 300, mode: 'live' },
     });
 
     const listed = await admin(undefined, 'list-keys', '--account', accountId);
     expect((listed.out as { keys: Array<{ name: string }> }).keys.map((k) => k.name)).toEqual([
       'default',
       'ci',
+      'tests',
     ]);
     expect(JSON.stringify(listed.out)).not.toContain(apiKey);
 
@@ -99,6 +123,8 @@ describe('admin CLI (npm run admin)', () => {
       ['create-account', '--name', 'x', '--credits', 'lots'],
       ['frobnicate'],
       ['list-keys', '--acount', 'x'],
+      ['create-key', '--account', '00000000-0000-4000-8000-000000000000', '--scope', 'admin'],
+      ['create-key', '--account', '00000000-0000-4000-8000-000000000000', '--expires-at', 'soon'],
       [],
     ]) {
       const res = await admin(offline, ...args);

@@ -3,6 +3,8 @@ import {
   type AccountId,
   asAccountId,
   isResponseStyle,
+  KEY_SCOPES,
+  type KeyScope,
   type ResponseStyle,
   Subjects,
 } from '@emailverify/contracts';
@@ -12,7 +14,8 @@ import { DEFAULT_DOCTOR_DOMAIN, doctor, doctorRequest } from './doctor';
 export const USAGE = `Usage: npm run admin -- <command> [options]
 
   create-account --name N --credits C [--style current|legacy] [--plan P]
-  create-key     --account A [--name N] [--style current|legacy]
+  create-key     --account A [--name N] [--style current|legacy] [--sandbox] [--scope full|verify]
+                 [--expires-at T]                    (T: an ISO timestamp; --sandbox: an ev_test_ key)
   add-credits    --account A --credits C
   set-style      --key K --style current|legacy      (K: key id or the key itself)
   revoke-key     --key K                             (K: key id or the key itself)
@@ -65,6 +68,21 @@ function style(options: Options, isRequired = false): ResponseStyle | undefined 
   return value;
 }
 
+function scope(value: string): KeyScope {
+  if (!(KEY_SCOPES as readonly string[]).includes(value))
+    throw new UsageError(`--scope must be "full" or "verify" (got "${value}")`);
+  return value as KeyScope;
+}
+
+function expiresAt(value: string): string {
+  const at = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(at.getTime()))
+    throw new UsageError(
+      `--expires-at must be an ISO timestamp such as 2027-01-31T00:00:00Z (got "${value}")`,
+    );
+  return at.toISOString();
+}
+
 export type AdminCommand =
   | { kind: 'help' }
   | { kind: 'run'; run: (bus: MessageBus) => Promise<unknown> }
@@ -93,6 +111,9 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
         mx: { type: 'string' },
         'egress-ip': { type: 'string' },
         json: { type: 'boolean' },
+        sandbox: { type: 'boolean' },
+        scope: { type: 'string' },
+        'expires-at': { type: 'string' },
       },
     });
   } catch (err) {
@@ -120,6 +141,9 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
         accountId: account(o),
         ...(o.name ? { name: o.name } : {}),
         ...(style(o) ? { style: style(o)! } : {}),
+        ...(values.sandbox ? { mode: 'sandbox' as const } : {}),
+        ...(o.scope !== undefined ? { scope: scope(o.scope) } : {}),
+        ...(o['expires-at'] !== undefined ? { expiresAt: expiresAt(o['expires-at']) } : {}),
       };
       return run((bus) => bus.request(Subjects.creditsKeyCreate, request));
     }

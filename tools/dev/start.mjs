@@ -202,29 +202,50 @@ await waitReady(`http://127.0.0.1:${port}/health/ready`);
 // Stopping meanwhile (Ctrl-C, a service that keeps failing): stop() ends the process once everything is down.
 if (stopping) await new Promise(() => {});
 
-/** The demo key is kept in .data so restarts reuse it; a new one is made when it no longer works. */
+/** Runs the admin CLI and returns its JSON reply, or stops the suite with what it said. */
+async function admin(what, ...args) {
+  const made = spawnSync(process.execPath, [built('dist/tools/admin/main.js'), ...args], {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+  });
+  if (made.status === 0) return JSON.parse(made.stdout);
+  await stop(1, `could not create the ${what}: ${made.stderr}`);
+  return undefined;
+}
+
+/**
+ * The demo key, and a sandbox key of the same account, are kept in .data so restarts reuse them; new ones are
+ * made when the demo key no longer works (a sandbox key is added to a demo account saved without one).
+ */
 async function demoKey() {
   const file = path.join(dataDir, 'demo-key.json');
+  let demo;
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8'));
     const res = await fetch(`http://127.0.0.1:${port}/v1/credits`, {
       headers: { 'SVC-API-KEY': saved.api_key },
     }).catch(() => undefined);
-    if (res?.ok) return saved;
+    if (res?.ok) demo = saved;
   }
-  const made = spawnSync(
-    process.execPath,
-    [built('dist/tools/admin/main.js'), 'create-account', '--name', 'demo', '--credits', '1000'],
-    { cwd: root, env, encoding: 'utf8' },
-  );
-  if (made.status !== 0) {
-    await stop(1, `could not create the demo account: ${made.stderr}`);
-    return undefined;
+  demo ??= await admin('demo account', 'create-account', '--name', 'demo', '--credits', '1000');
+  if (!demo) return undefined;
+  if (!demo.sandbox_api_key) {
+    const sandbox = await admin(
+      'demo sandbox key',
+      'create-key',
+      '--account',
+      demo.account_id,
+      '--name',
+      'demo-sandbox',
+      '--sandbox',
+    );
+    if (!sandbox) return undefined;
+    demo = { ...demo, sandbox_api_key: sandbox.api_key, sandbox_api_key_id: sandbox.api_key_id };
   }
-  const created = JSON.parse(made.stdout);
-  // The key is a credential: readable by its owner only, like the installation's secrets.
-  writeFileSync(file, JSON.stringify(created, null, 2), { mode: 0o600 });
-  return created;
+  // The keys are credentials: readable by their owner only, like the installation's secrets.
+  writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
+  return demo;
 }
 
 const demo = await demoKey();
@@ -235,6 +256,7 @@ if (demo && !stopping)
   Base URL:   ${baseUrl}/v1
   Docs:       ${baseUrl}/docs   (OpenAPI: ${baseUrl}/openapi.json)
   Demo key:   ${demo.api_key}   (account ${demo.account_id}, 1000 credits when created)
+  Sandbox:    ${demo.sandbox_api_key}   (same account: canned answers, no charge)
 
   Try:        curl -H "SVC-API-KEY: ${demo.api_key}" ${baseUrl}/v1/credits
   Logs:       ${logsDir}   Admin: npm run admin -- create-account --name acme --credits 5000${embeddedPostgresData ? `\n  Database:   embedded PostgreSQL, data in ${embeddedPostgresData}` : ''}

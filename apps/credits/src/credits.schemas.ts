@@ -1,4 +1,10 @@
-import { CLOSE_USED_MAX, RESERVE_MANY_MAX, RESPONSE_STYLES } from '@emailverify/contracts';
+import {
+  CLOSE_USED_MAX,
+  KEY_MODES,
+  KEY_SCOPES,
+  RESERVE_MANY_MAX,
+  RESPONSE_STYLES,
+} from '@emailverify/contracts';
 import { accountIdField, parseWith, uuid } from '@emailverify/service-kit';
 import { z } from 'zod';
 
@@ -43,7 +49,14 @@ export const CreditsPayloads = {
   ),
   balanceAdd: parseWith(z.strictObject({ accountId, credits: credits.min(1) })),
   keyCreate: parseWith(
-    z.strictObject({ accountId, name: z.string().min(1).max(200).optional(), style: style.optional() }),
+    z.strictObject({
+      accountId,
+      name: z.string().min(1).max(200).optional(),
+      style: style.optional(),
+      mode: z.enum(KEY_MODES).optional(),
+      scope: z.enum(KEY_SCOPES).optional(),
+      expiresAt: z.iso.datetime({ offset: true }).optional(),
+    }),
   ),
   keySetStyle: parseWith(z.strictObject({ apiKeyId: key, style })),
   keyRevoke: parseWith(z.strictObject({ apiKeyId: key })),

@@ -89,6 +89,16 @@ export const QueueGroups = {
 
 // ---- credits -------------------------------------------------------------------------------------------
 
+/**
+ * A key's mode, fixed when it is made: a `sandbox` key (`ev_test_...`) gets canned answers, touches no network
+ * and is never charged; it can never become live, nor make a live key.
+ */
+export type KeyMode = 'live' | 'sandbox';
+export const KEY_MODES = ['live', 'sandbox'] as const satisfies readonly KeyMode[];
+/** What a key may do: `full`, or `verify` (verification endpoints and credits only, no keys or webhooks). */
+export type KeyScope = 'full' | 'verify';
+export const KEY_SCOPES = ['full', 'verify'] as const satisfies readonly KeyScope[];
+
 export interface AuthResolveRequest {
   /** Hex SHA-256 of the presented key: raw keys never travel between services. */
   keyHash: string;
@@ -99,6 +109,8 @@ export interface ResolvedKey {
   apiKeyName: string;
   style: ResponseStyle;
   plan: string;
+  mode: KeyMode;
+  scope: KeyScope;
 }
 export type AuthResolveReply = { found: true; key: ResolvedKey } | { found: false };
 
@@ -115,6 +127,8 @@ export interface BalanceReply {
   consumed: number;
   added: number;
   updatedAt: string;
+  /** The mode of the key asking. */
+  mode: KeyMode;
 }
 
 export interface ReserveRequest {
@@ -218,6 +232,12 @@ export interface KeyCreateRequest {
   accountId: AccountId;
   name?: string;
   style?: ResponseStyle;
+  /** Default `live`. */
+  mode?: KeyMode;
+  /** Default `full`. */
+  scope?: KeyScope;
+  /** ISO timestamp after which the key no longer authenticates; absent: it never expires. */
+  expiresAt?: string;
 }
 export interface KeyCreateReply {
   accountId: AccountId;
@@ -225,6 +245,11 @@ export interface KeyCreateReply {
   apiKeyName: string;
   apiKey: string;
   style: ResponseStyle;
+  mode: KeyMode;
+  scope: KeyScope;
+  prefix: string;
+  createdAt: string;
+  expiresAt: string | null;
 }
 
 export interface KeySetStyleRequest {
@@ -240,7 +265,10 @@ export interface KeySummary {
   name: string;
   prefix: string;
   style: ResponseStyle;
+  mode: KeyMode;
+  scope: KeyScope;
   createdAt: string;
+  expiresAt: string | null;
   revokedAt: string | null;
 }
 export interface KeyListRequest {

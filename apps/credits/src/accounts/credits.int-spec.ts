@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type AccountId, DomainError, Subjects } from '@emailverify/contracts';
 import { eventually, TestSuite } from '@emailverify/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -350,6 +351,38 @@ describe('credits service: reservations, settlement and the ledger (real Postgre
     expect(apiKey.startsWith(row!.prefix)).toBe(true);
     const dump = JSON.stringify(await suite.sql(`SELECT * FROM credits.api_keys`));
     expect(dump).not.toContain(apiKey);
+  });
+
+  it('keeps a key mode, scope and expiry; a key past its expiry no longer authenticates', async () => {
+    const { accountId, apiKey } = await suite.createAccount();
+    const resolve = (key: string) =>
+      suite.bus.request(Subjects.creditsAuthResolve, {
+        keyHash: createHash('sha256').update(key).digest('hex'),
+      });
+    expect(await resolve(apiKey)).toMatchObject({ found: true, key: { mode: 'live', scope: 'full' } });
+
+    const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
+    const sandbox = await suite.bus.request(Subjects.creditsKeyCreate, {
+      accountId,
+      mode: 'sandbox',
+      scope: 'verify',
+      expiresAt: inAnHour,
+    });
+    expect(sandbox).toMatchObject({ mode: 'sandbox', scope: 'verify', expiresAt: inAnHour });
+    expect(sandbox.apiKey).toMatch(/^ev_test_/);
+    expect(await resolve(sandbox.apiKey)).toMatchObject({
+      found: true,
+      key: { mode: 'sandbox', scope: 'verify' },
+    });
+
+    await suite.sql(`UPDATE credits.api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+      sandbox.apiKeyId,
+    ]);
+    expect(await resolve(sandbox.apiKey)).toEqual({ found: false });
+    expect(await resolve(apiKey)).toMatchObject({ found: true });
+    await expect(
+      suite.sql(`UPDATE credits.api_keys SET mode = 'staging' WHERE id = $1`, [sandbox.apiKeyId]),
+    ).rejects.toThrow(/check constraint/);
   });
 
   it('refunds a reservation whose hold ran out, whole, once; a late settle changes nothing', async () => {

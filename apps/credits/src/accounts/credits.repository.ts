@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { AccountId, ResponseStyle } from '@emailverify/contracts';
+import type { AccountId, KeyMode, KeyScope, ResponseStyle } from '@emailverify/contracts';
 import { NO_FLUSH_WAIT, prepared, type Queryable, Sql } from '@emailverify/persistence';
 
 export interface AccountRow {
@@ -18,7 +18,10 @@ export interface KeyRow {
   name: string;
   prefix: string;
   style: ResponseStyle;
+  mode: KeyMode;
+  scope: KeyScope;
   created_at: Date;
+  expires_at: Date | null;
   revoked_at: Date | null;
 }
 
@@ -41,7 +44,7 @@ export type ReserveOutcome =
   | { kind: 'no-account' };
 
 const ACCOUNT_COLUMNS = `id, name, plan, balance::int AS balance, consumed::int AS consumed, added::int AS added, updated_at`;
-const KEY_COLUMNS = `id, account_id, name, prefix, style, created_at, revoked_at`;
+const KEY_COLUMNS = `id, account_id, name, prefix, style, mode, scope, created_at, expires_at, revoked_at`;
 const RESERVATION_COLUMNS = `id, account_id, idempotency_key, amount::int AS amount, used::int AS used, refunded::int AS refunded, status,
   (expires_at IS NOT NULL AND expires_at <= now()) AS expired`;
 
@@ -183,12 +186,16 @@ export class CreditsRepository {
     return this.sql.transaction((tx) => work(new CreditsTx(tx)));
   }
 
-  /** Authentication itself: which account (if any) a presented key belongs to; no account is known yet. */
+  /**
+   * Authentication itself: which account (if any) a presented key belongs to; no account is known yet. A revoked
+   * key, or one past its expiry (PostgreSQL's clock), is not found.
+   */
   findActiveKeyByHash(keyHash: string): Promise<(KeyRow & { plan: string }) | undefined> {
     return this.sql.one<KeyRow & { plan: string }>(
-      `SELECT k.id, k.account_id, k.name, k.prefix, k.style, k.created_at, k.revoked_at, a.plan
+      `SELECT k.id, k.account_id, k.name, k.prefix, k.style, k.mode, k.scope, k.created_at, k.expires_at,
+              k.revoked_at, a.plan
          FROM credits.api_keys k JOIN credits.accounts a ON a.id = k.account_id
-        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+        WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
       [keyHash],
     );
   }
@@ -393,11 +400,18 @@ export class CreditsTx {
     prefix: string;
     hash: string;
     style: ResponseStyle;
-  }): Promise<void> {
-    await this.tx.affected(
-      `INSERT INTO credits.api_keys (id, account_id, name, prefix, key_hash, style) VALUES ($1, $2, $3, $4, $5, $6)`,
-      [k.id, k.accountId, k.name, k.prefix, k.hash, k.style],
+    mode: KeyMode;
+    scope: KeyScope;
+    expiresAt: Date | null;
+  }): Promise<KeyRow> {
+    const row = await this.tx.one<KeyRow>(
+      `INSERT INTO credits.api_keys (id, account_id, name, prefix, key_hash, style, mode, scope, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       RETURNING ${KEY_COLUMNS}`,
+      [k.id, k.accountId, k.name, k.prefix, k.hash, k.style, k.mode, k.scope, k.expiresAt],
     );
+    if (!row) throw new Error(`key ${k.id} was not inserted`);
+    return row;
   }
 
   /** Locks the account row: every balance change of one account is serialised behind this lock. */

@@ -94,16 +94,21 @@ function standInRepository(books: Books): Pick<CreditsRepository, keyof CreditsR
       });
     },
     async insertKey(k) {
-      books.keys.set(k.id, {
+      const row = {
         id: k.id,
         account_id: k.accountId,
         name: k.name,
         prefix: k.prefix,
         style: k.style,
+        mode: k.mode,
+        scope: k.scope,
         key_hash: k.hash,
         created_at: new Date(),
+        expires_at: k.expiresAt,
         revoked_at: null,
-      });
+      };
+      books.keys.set(k.id, row);
+      return { ...row };
     },
     async lockAccount(accountId) {
       return books.accounts.get(accountId);
@@ -156,7 +161,9 @@ function standInRepository(books: Books): Pick<CreditsRepository, keyof CreditsR
   return {
     transaction: (work) => work(tx as CreditsTx),
     async findActiveKeyByHash(hash) {
-      const key = [...books.keys.values()].find((k) => k.key_hash === hash && !k.revoked_at);
+      const key = [...books.keys.values()].find(
+        (k) => k.key_hash === hash && !k.revoked_at && (!k.expires_at || k.expires_at.getTime() > Date.now()),
+      );
       return key && { ...key, plan: books.accounts.get(key.account_id)!.plan };
     },
     async expiredReservationsInternal(limit) {
@@ -273,8 +280,11 @@ describe('CreditsService', () => {
           apiKeyName: 'default',
           style: 'legacy',
           plan: 'payg',
+          mode: 'live',
+          scope: 'full',
         },
       });
+      expect(made.apiKey).toMatch(/^ev_(?!test_)[A-Za-z0-9_-]{43}$/);
       expect(await credits.resolveKey(hashApiKey(`${made.apiKey}x`))).toEqual({ found: false });
     });
 
@@ -320,6 +330,42 @@ describe('CreditsService', () => {
       expect(keys).toEqual([
         expect.objectContaining({ apiKeyId: key.apiKeyId, name: 'ci', revokedAt: null }),
       ]);
+    });
+
+    it('makes a sandbox key, told by its ev_test_ prefix, whose mode and scope travel with it', async () => {
+      const account = books.account(10);
+      const key = await credits.createKey({
+        accountId: account,
+        name: 'tests',
+        mode: 'sandbox',
+        scope: 'verify',
+      });
+      expect(key.apiKey).toMatch(/^ev_test_[A-Za-z0-9_-]{43}$/);
+      expect(key).toMatchObject({
+        mode: 'sandbox',
+        scope: 'verify',
+        expiresAt: null,
+        prefix: key.apiKey.slice(0, 15),
+      });
+      const resolved = await credits.resolveKey(hashApiKey(key.apiKey));
+      expect(resolved.found && [resolved.key.mode, resolved.key.scope]).toEqual(['sandbox', 'verify']);
+      expect(await credits.balance({ accountId: account, apiKeyId: key.apiKeyId })).toMatchObject({
+        mode: 'sandbox',
+        balance: 10,
+      });
+      const { keys } = await credits.listKeys(account);
+      expect(keys).toEqual([expect.objectContaining({ mode: 'sandbox', scope: 'verify', expiresAt: null })]);
+    });
+
+    it('keeps a key expiry, and refuses one that is not in the future', async () => {
+      const account = books.account(10);
+      const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+      const key = await credits.createKey({ accountId: account, expiresAt });
+      expect(key).toMatchObject({ mode: 'live', scope: 'full', expiresAt });
+      const past = new Date(Date.now() - 1_000).toISOString();
+      const refused = await refusal(credits.createKey({ accountId: account, expiresAt: past }));
+      expect(refused.code).toBe('INVALID_REQUEST');
+      expect((await credits.listKeys(account)).keys).toHaveLength(1);
     });
 
     it.each([

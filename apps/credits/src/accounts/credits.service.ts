@@ -57,6 +57,8 @@ export class CreditsService {
         apiKeyName: row.name,
         style: row.style,
         plan: row.plan,
+        mode: row.mode,
+        scope: row.scope,
       },
     };
   }
@@ -76,6 +78,7 @@ export class CreditsService {
       consumed: account.consumed,
       added: account.added,
       updatedAt: account.updated_at.toISOString(),
+      mode: key?.mode ?? 'live',
     };
   }
 
@@ -294,6 +297,9 @@ export class CreditsService {
         prefix: key.prefix,
         hash: key.hash,
         style: req.style ?? 'current',
+        mode: 'live',
+        scope: 'full',
+        expiresAt: null,
       });
       if (req.credits > 0) await tx.applyChange({ accountId, kind: 'grant', amount: req.credits });
     });
@@ -309,24 +315,44 @@ export class CreditsService {
     });
   }
 
+  /**
+   * Makes a key of the account, shown this once. Its mode is fixed here for good: nothing changes a key's mode
+   * afterwards, so a sandbox key never becomes live.
+   */
   async createKey(req: KeyCreateRequest): Promise<KeyCreateReply> {
     const keyId = randomUUID();
-    const key = generateApiKey();
-    const name = req.name ?? 'key';
-    const style: ResponseStyle = req.style ?? 'current';
-    await this.repo.transaction(async (tx) => {
+    const mode = req.mode ?? 'live';
+    const key = generateApiKey(mode);
+    const expiresAt = req.expiresAt === undefined ? null : new Date(req.expiresAt);
+    if (expiresAt && !(expiresAt.getTime() > Date.now()))
+      throw new DomainError('INVALID_REQUEST', 'expires_at must be a time in the future');
+    const row = await this.repo.transaction(async (tx) => {
       if (!(await tx.lockAccount(req.accountId)))
         throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
-      await tx.insertKey({
+      return tx.insertKey({
         id: keyId,
         accountId: req.accountId,
-        name,
+        name: req.name ?? 'key',
         prefix: key.prefix,
         hash: key.hash,
-        style,
+        style: req.style ?? 'current',
+        mode,
+        scope: req.scope ?? 'full',
+        expiresAt,
       });
     });
-    return { accountId: req.accountId, apiKeyId: keyId, apiKeyName: name, apiKey: key.key, style };
+    return {
+      accountId: row.account_id,
+      apiKeyId: row.id,
+      apiKeyName: row.name,
+      apiKey: key.key,
+      style: row.style,
+      mode: row.mode,
+      scope: row.scope,
+      prefix: row.prefix,
+      createdAt: row.created_at.toISOString(),
+      expiresAt: row.expires_at ? row.expires_at.toISOString() : null,
+    };
   }
 
   async setStyle(keyRef: string, style: ResponseStyle): Promise<KeySummary> {
@@ -377,7 +403,10 @@ function summary(row: KeyRow): KeySummary {
     name: row.name,
     prefix: row.prefix,
     style: row.style,
+    mode: row.mode,
+    scope: row.scope,
     createdAt: row.created_at.toISOString(),
+    expiresAt: row.expires_at ? row.expires_at.toISOString() : null,
     revokedAt: row.revoked_at ? row.revoked_at.toISOString() : null,
   };
 }

@@ -26,6 +26,7 @@ describe('GET /v1/credits', () => {
       consumed: 50,
       added: 1000,
       updatedAt: '2026-11-22T10:00:00.000Z',
+      mode: 'live',
     }));
   });
 
@@ -51,6 +52,7 @@ describe('GET /v1/credits', () => {
       credits_consumed: 50,
       credits_added: 1000,
       last_updated: '2026-11-22T10:00:00.000Z',
+      mode: 'live',
     });
   });
 

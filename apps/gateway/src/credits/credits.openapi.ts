@@ -10,6 +10,7 @@ const creditsDocs: StyledBody = {
     credits_consumed: int,
     credits_added: int,
     last_updated: time,
+    mode: { type: 'string', enum: ['live', 'sandbox'], description: 'mode of the key asking' },
   }),
   legacy: object({
     available: int,
@@ -27,6 +28,7 @@ const creditsDocs: StyledBody = {
     credits_consumed: 50,
     credits_added: 1000,
     last_updated: '2026-11-22T10:00:00.000Z',
+    mode: 'live',
   },
   legacyExample: {
     available: 950,

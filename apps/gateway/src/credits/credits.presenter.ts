@@ -16,6 +16,8 @@ export const CreditsPresenter: Presenter<CreditsView> = {
     credits_consumed: balance.consumed,
     credits_added: balance.added,
     last_updated: balance.updatedAt,
+    // Added to the contract's fields: which kind of key asked (a sandbox key's balance never moves).
+    mode: balance.mode,
   }),
   legacy: ({ balance, rateLimit }) => ({
     available: balance.balance,

@@ -291,5 +291,5 @@ export class GatewayHarness {
 const hashOf = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
 
 function resolvedKey(apiKeyId: string, apiKeyName: string, style: ResponseStyle): ResolvedKey {
-  return { accountId: ACCOUNT, apiKeyId, apiKeyName, style, plan: 'payg' };
+  return { accountId: ACCOUNT, apiKeyId, apiKeyName, style, plan: 'payg', mode: 'live', scope: 'full' };
 }

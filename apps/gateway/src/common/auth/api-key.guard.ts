@@ -96,6 +96,8 @@ function authenticate(
     apiKeyName: resolved.apiKeyName,
     plan: resolved.plan,
     defaultStyle: resolved.style,
+    mode: resolved.mode,
+    scope: resolved.scope,
     requestId: req.requestId,
   };
   req.style = override ?? resolved.style;

@@ -1,5 +1,5 @@
 import { type ArgumentsHost, createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { AccountId, ResponseStyle } from '@emailverify/contracts';
+import type { AccountId, KeyMode, KeyScope, ResponseStyle } from '@emailverify/contracts';
 import type { Request, Response } from 'express';
 
 export interface AuthContext {
@@ -10,6 +10,10 @@ export interface AuthContext {
   plan: string;
   /** The key's default style; a request header may override it. */
   defaultStyle: ResponseStyle;
+  /** `sandbox`: canned answers, no network, no charge. Fixed when the key was made. */
+  mode: KeyMode;
+  /** `verify`: verification endpoints and credits only (no keys or webhooks management). */
+  scope: KeyScope;
   /** The request's id (X-Request-Id): every message sent on the caller's behalf carries it. */
   requestId: string;
 }
