@@ -76,6 +76,8 @@ export class FilesService implements BeforeApplicationShutdown {
           checkSmtp: dto.check_smtp ?? false,
           preserveOriginal: dto.preserve_original ?? true,
           enrich: dto.enrich ?? false,
+          // A sandbox key's job reserves nothing and is answered from the sandbox table.
+          ...(auth.mode === 'sandbox' ? { sandbox: true } : {}),
         },
         { requestId: auth.requestId, timeoutMs: this.config.FILE_CREATE_TIMEOUT_MS },
       );
