@@ -3,6 +3,7 @@ import { serviceModule } from '@emailverify/service-kit';
 import { CreditsRepository } from './accounts/credits.repository';
 import { CreditsService } from './accounts/credits.service';
 import { ReservationSweep } from './accounts/reservation-sweep';
+import { UsageService } from './accounts/usage.service';
 import { CREDITS_CONFIG, type CreditsConfig } from './config';
 import { CreditsHandler } from './credits.handler';
 import { CreditsMetrics } from './credits.metrics';
@@ -13,6 +14,13 @@ export function creditsModule(config: Readonly<CreditsConfig>): DynamicModule {
   return serviceModule('credits', config, {
     configToken: CREDITS_CONFIG,
     database: { schema: 'credits', migrations: creditsMigrations },
-    providers: [CreditsMetrics, CreditsRepository, CreditsService, CreditsHandler, ReservationSweep],
+    providers: [
+      CreditsMetrics,
+      CreditsRepository,
+      CreditsService,
+      UsageService,
+      CreditsHandler,
+      ReservationSweep,
+    ],
   });
 }

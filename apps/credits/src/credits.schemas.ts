@@ -2,8 +2,11 @@ import {
   CLOSE_USED_MAX,
   KEY_MODES,
   KEY_SCOPES,
+  LEDGER_PAGE,
   RESERVE_MANY_MAX,
   RESPONSE_STYLES,
+  USAGE_RECORD_MAX,
+  VERIFICATION_STATUSES,
 } from '@emailverify/contracts';
 import { accountIdField, parseWith, uuid } from '@emailverify/service-kit';
 import { z } from 'zod';
@@ -24,6 +27,8 @@ const reservation = z.strictObject({
     .max(7 * 24 * 3600)
     .optional(),
 });
+const mode = z.enum(KEY_MODES);
+const instant = z.iso.datetime({ offset: true });
 const closeList = z.array(z.strictObject({ accountId, idempotencyKey: key })).max(CLOSE_USED_MAX);
 
 /** Payload validation on receipt: a malformed message is refused, never half-applied. */
@@ -53,12 +58,41 @@ export const CreditsPayloads = {
       accountId,
       name: z.string().min(1).max(200).optional(),
       style: style.optional(),
-      mode: z.enum(KEY_MODES).optional(),
+      mode: mode.optional(),
       scope: z.enum(KEY_SCOPES).optional(),
-      expiresAt: z.iso.datetime({ offset: true }).optional(),
+      expiresAt: instant.optional(),
     }),
   ),
   keySetStyle: parseWith(z.strictObject({ apiKeyId: key, style })),
   keyRevoke: parseWith(z.strictObject({ apiKeyId: key })),
-  keyList: parseWith(z.strictObject({ accountId })),
+  keyList: parseWith(z.strictObject({ accountId, mode: mode.optional() })),
+  accountKeyRevoke: parseWith(
+    z.strictObject({ accountId, apiKeyId: id, callerApiKeyId: id, mode: mode.optional() }),
+  ),
+  ledgerList: parseWith(
+    z.strictObject({
+      accountId,
+      limit: z.number().int().min(LEDGER_PAGE.min).max(LEDGER_PAGE.max),
+      cursor: z.string().min(1).max(200).optional(),
+      from: instant.optional(),
+      to: instant.optional(),
+    }),
+  ),
+  usageGet: parseWith(z.strictObject({ accountId, from: z.iso.date(), to: z.iso.date() })),
+  usageRecord: parseWith(
+    z.strictObject({
+      key,
+      entries: z
+        .array(
+          z.strictObject({
+            accountId,
+            mode,
+            status: z.enum(VERIFICATION_STATUSES),
+            count: z.number().int().min(1).max(1_000_000_000),
+          }),
+        )
+        .min(1)
+        .max(USAGE_RECORD_MAX),
+    }),
+  ),
 };

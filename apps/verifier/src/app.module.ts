@@ -11,6 +11,7 @@ import { DomainReportsRepository } from './verification/domain-reports.repositor
 import { MxLimiterHolder } from './verification/mx-limiter';
 import { ResultsRepository } from './verification/results.repository';
 import { SandboxService } from './verification/sandbox.service';
+import { UsageRecorder } from './verification/usage-recorder';
 import { VerificationService } from './verification/verification.service';
 import { VerifierEngine } from './verification/verifier-engine';
 import { VerifierHandler } from './verifier.handler';
@@ -29,6 +30,7 @@ export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule 
       ResultsRepository,
       VerificationService,
       SandboxService,
+      UsageRecorder,
       DomainReportsRepository,
       DomainReportService,
       CachePurge,

@@ -29,6 +29,10 @@ export const ERROR_CATALOGUE = {
   ACCOUNT_NOT_FOUND: spec('4040', 404, 'Account not found'),
   API_KEY_NOT_FOUND: spec('4040', 404, 'API key not found'),
   DOWNLOAD_LINK_INVALID: spec('4030', 403, 'Download link invalid or expired'),
+  /** The key's scope (or mode) does not allow this: a `verify` key on /v1/keys or /v1/webhooks. */
+  INSUFFICIENT_SCOPE: spec('4030', 403, 'Insufficient scope'),
+  /** A key cannot revoke itself: the caller would lock itself out mid-request. */
+  CANNOT_REVOKE_CURRENT_KEY: spec('4090', 409, 'Cannot revoke the key in use'),
   PAYLOAD_TOO_LARGE: spec('4130', 413, 'Payload too large'),
   RATE_LIMIT_EXCEEDED: spec('4290', 429, 'Rate limit exceeded'),
   INTERNAL_ERROR: spec('1000', 500, 'Internal server error'),

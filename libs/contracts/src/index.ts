@@ -5,6 +5,7 @@ export * from './files';
 export * from './ids';
 export * from './packed-results';
 export * from './styles';
+export * from './usage';
 export * from './subjects';
 export * from './verification';
 export * from './webhooks';

@@ -4,6 +4,14 @@ import type { ResponseStyle } from './styles';
 import type { BilledDomainReport } from './domain-report';
 import type { BilledVerificationResult } from './verification';
 import type {
+  LedgerListReply,
+  LedgerListRequest,
+  UsageGetRequest,
+  UsageRecordReply,
+  UsageRecordRequest,
+  UsageReply,
+} from './usage';
+import type {
   FileJobCreateRequest,
   FileJobDeleteReply,
   FileJobLocateRequest,
@@ -44,6 +52,12 @@ export const Subjects = {
   creditsKeySetStyle: 'credits.key.update',
   creditsKeyRevoke: 'credits.key.revoke',
   creditsKeyList: 'credits.key.list',
+  /** A customer revokes a key of their own account (GET/POST/DELETE /v1/keys); operators use creditsKeyRevoke. */
+  creditsAccountKeyRevoke: 'credits.account-key.revoke',
+  creditsLedgerList: 'credits.ledger.list',
+  creditsUsageGet: 'credits.usage.get',
+  /** Verifications counted in an account's daily usage (UsageRecordRequest), from verifier and file-jobs. */
+  creditsUsageRecord: 'credits.usage.record',
   creditsPing: 'credits.health.ping',
   verifySingle: 'verifier.address.verify',
   verifyBulk: 'verifier.batch.verify',
@@ -273,6 +287,21 @@ export interface KeySummary {
 }
 export interface KeyListRequest {
   accountId: AccountId;
+  /** Only the keys of this mode (a sandbox key sees the sandbox keys alone). */
+  mode?: KeyMode;
+}
+
+/** Keys an account may hold at once, revoked and expired ones aside. */
+export const MAX_ACTIVE_KEYS_PER_ACCOUNT = 100;
+
+/** A key of the account, revoked by another key of it (a key never revokes itself). */
+export interface AccountKeyRevokeRequest {
+  accountId: AccountId;
+  apiKeyId: string;
+  /** The key asking. */
+  callerApiKeyId: string;
+  /** Only a key of this mode may be revoked; another is not found (a sandbox key manages sandbox keys alone). */
+  mode?: KeyMode;
 }
 export interface KeyListReply {
   keys: KeySummary[];
@@ -348,6 +377,10 @@ export interface RpcMap {
   [Subjects.creditsKeySetStyle]: { request: KeySetStyleRequest; reply: KeySummary };
   [Subjects.creditsKeyRevoke]: { request: KeyRevokeRequest; reply: KeySummary };
   [Subjects.creditsKeyList]: { request: KeyListRequest; reply: KeyListReply };
+  [Subjects.creditsAccountKeyRevoke]: { request: AccountKeyRevokeRequest; reply: KeySummary };
+  [Subjects.creditsLedgerList]: { request: LedgerListRequest; reply: LedgerListReply };
+  [Subjects.creditsUsageGet]: { request: UsageGetRequest; reply: UsageReply };
+  [Subjects.creditsUsageRecord]: { request: UsageRecordRequest; reply: UsageRecordReply };
   [Subjects.creditsPing]: { request: Record<string, never>; reply: PingReply };
   [Subjects.verifySingle]: { request: VerifySingleRequest; reply: VerifySingleReply };
   [Subjects.verifyBulk]: { request: VerifyBulkRequest; reply: VerifyBulkReply };

@@ -1,5 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { AccountId, KeyMode, KeyScope, ResponseStyle } from '@emailverify/contracts';
+import type {
+  AccountId,
+  KeyMode,
+  KeyScope,
+  ResponseStyle,
+  UsageRecordEntry,
+  VerificationStatus,
+} from '@emailverify/contracts';
 import { NO_FLUSH_WAIT, prepared, type Queryable, Sql } from '@emailverify/persistence';
 
 export interface AccountRow {
@@ -35,6 +42,30 @@ export interface ReservationRow {
   status: 'reserved' | 'settled' | 'expired';
   /** Its hold has run out (PostgreSQL's clock): the sweep may refund it. */
   expired: boolean;
+}
+
+export interface LedgerRow {
+  id: string;
+  kind: 'grant' | 'reserve' | 'refund';
+  amount: number;
+  balance_after: number;
+  created_at: Date;
+  /** The idempotency key of the reservation a reserve or refund row belongs to; null for a grant. */
+  idempotency_key: string | null;
+}
+
+/** One day's credits from the ledger: granted, and charged less refunded. */
+export interface LedgerDayRow {
+  day: string;
+  added: number;
+  used: number;
+}
+
+export interface UsageDayRow {
+  day: string;
+  mode: KeyMode;
+  status: VerificationStatus;
+  count: number;
 }
 
 export type ReserveOutcome =
@@ -165,6 +196,30 @@ const CLOSE_USED = prepared(
      RETURNING r.id
    )
    SELECT count(*)::int AS closed FROM ended, no_flush_wait`,
+);
+
+/**
+ * CreditsRepository.recordUsage: counts the entries on today's row (UTC) of each account, mode and status, once
+ * per key. An entry of an account that does not exist is dropped (the FK would refuse the whole statement);
+ * rows are written in key order, so two records never wait on each other in a cycle.
+ */
+const RECORD_USAGE = prepared(
+  'credits_record_usage',
+  `WITH fresh AS (
+     INSERT INTO credits.usage_keys (key) VALUES ($1) ON CONFLICT DO NOTHING RETURNING key
+   ), entries AS (
+     SELECT e.account_id, e.mode, e.status, sum(e.count) AS count
+       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::bigint[]) AS e(account_id, mode, status, count)
+      WHERE EXISTS (SELECT 1 FROM credits.accounts a WHERE a.id = e.account_id)
+      GROUP BY e.account_id, e.mode, e.status
+   ), counted AS (
+     INSERT INTO credits.usage_daily AS u (account_id, day, mode, status, count)
+     SELECT e.account_id, (now() AT TIME ZONE 'UTC')::date, e.mode, e.status, e.count
+       FROM entries e CROSS JOIN fresh
+      ORDER BY e.account_id, e.mode, e.status
+     ON CONFLICT (account_id, day, mode, status) DO UPDATE SET count = u.count + EXCLUDED.count
+   )
+   SELECT count(*)::int AS recorded FROM fresh`,
 );
 
 /**
@@ -353,10 +408,101 @@ export class CreditsRepository {
     );
   }
 
-  listKeys(accountId: AccountId): Promise<KeyRow[]> {
+  /** The account's keys, oldest first; only those of `mode` when it is given. */
+  listKeys(accountId: AccountId, mode: KeyMode | null = null): Promise<KeyRow[]> {
     return this.sql.rows<KeyRow>(
-      `SELECT ${KEY_COLUMNS} FROM credits.api_keys WHERE account_id = $1 ORDER BY created_at, id`,
-      [accountId],
+      `SELECT ${KEY_COLUMNS} FROM credits.api_keys
+        WHERE account_id = $1 AND ($2::text IS NULL OR mode = $2)
+        ORDER BY created_at, id`,
+      [accountId, mode],
+    );
+  }
+
+  /**
+   * A customer revokes a key of their account (of `mode` when it is given; any other is not found): marked
+   * revoked once, returned with its hash for the revocation broadcast.
+   */
+  revokeKey(
+    accountId: AccountId,
+    keyId: string,
+    mode: KeyMode | null,
+  ): Promise<(KeyRow & { key_hash: string }) | undefined> {
+    return this.sql.one<KeyRow & { key_hash: string }>(
+      `UPDATE credits.api_keys SET revoked_at = COALESCE(revoked_at, now())
+        WHERE account_id = $1 AND id = $2 AND ($3::text IS NULL OR mode = $3)
+       RETURNING ${KEY_COLUMNS}, key_hash`,
+      [accountId, keyId, mode],
+    );
+  }
+
+  /**
+   * A page of the account's ledger, newest first: `limit` rows before the row `before` (a cursor), within
+   * [from, to). Reserve and refund rows carry their reservation's idempotency key.
+   */
+  ledgerPage(q: {
+    accountId: AccountId;
+    limit: number;
+    before: string | null;
+    from: Date | null;
+    to: Date | null;
+  }): Promise<LedgerRow[]> {
+    return this.sql.rows<LedgerRow>(
+      `SELECT l.id::text AS id, l.kind, l.amount::int AS amount, l.balance_after::int AS balance_after,
+              l.created_at, r.idempotency_key
+         FROM credits.ledger l LEFT JOIN credits.reservations r ON r.id = l.reservation_id
+        WHERE l.account_id = $1
+          AND ($2::bigint IS NULL OR l.id < $2)
+          AND ($3::timestamptz IS NULL OR l.created_at >= $3)
+          AND ($4::timestamptz IS NULL OR l.created_at < $4)
+        ORDER BY l.id DESC
+        LIMIT $5`,
+      [q.accountId, q.before, q.from, q.to, q.limit],
+    );
+  }
+
+  /** Credits granted and used (charged less refunded) per UTC day of [from, to] (dates), days with a row only. */
+  ledgerByDay(accountId: AccountId, from: string, to: string): Promise<LedgerDayRow[]> {
+    return this.sql.rows<LedgerDayRow>(
+      `SELECT to_char((created_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day,
+              COALESCE(sum(amount) FILTER (WHERE kind = 'grant'), 0)::float8 AS added,
+              COALESCE(-sum(amount) FILTER (WHERE kind <> 'grant'), 0)::float8 AS used
+         FROM credits.ledger
+        WHERE account_id = $1
+          AND created_at >= ($2::date)::timestamp AT TIME ZONE 'UTC'
+          AND created_at < ($3::date + 1)::timestamp AT TIME ZONE 'UTC'
+        GROUP BY 1`,
+      [accountId, from, to],
+    );
+  }
+
+  /** Verifications counted per UTC day of [from, to] (dates), mode and status; counted ones only. */
+  usageByDay(accountId: AccountId, from: string, to: string): Promise<UsageDayRow[]> {
+    return this.sql.rows<UsageDayRow>(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, mode, status, count::float8 AS count
+         FROM credits.usage_daily
+        WHERE account_id = $1 AND day BETWEEN $2::date AND $3::date`,
+      [accountId, from, to],
+    );
+  }
+
+  /** Counts a usage record unless its key was counted already; true when it counted it. */
+  async recordUsage(key: string, entries: readonly UsageRecordEntry[]): Promise<boolean> {
+    const row = await this.sql.one<{ recorded: number }>(RECORD_USAGE, [
+      key,
+      entries.map((e) => e.accountId),
+      entries.map((e) => e.mode),
+      entries.map((e) => e.status),
+      entries.map((e) => e.count),
+    ]);
+    return (row?.recorded ?? 0) > 0;
+  }
+
+  /** Internal: forgets usage-record keys older than a day (a retry comes within seconds), at most `limit`. */
+  pruneUsageKeysInternal(limit: number): Promise<number> {
+    return this.sql.affected(
+      `DELETE FROM credits.usage_keys WHERE key IN (
+         SELECT key FROM credits.usage_keys WHERE recorded_at < now() - interval '1 day' LIMIT $1)`,
+      [limit],
     );
   }
 
@@ -412,6 +558,16 @@ export class CreditsTx {
     );
     if (!row) throw new Error(`key ${k.id} was not inserted`);
     return row;
+  }
+
+  /** Keys of the account neither revoked nor expired (under the account row's lock: no race past a limit). */
+  async countActiveKeys(accountId: AccountId): Promise<number> {
+    const row = await this.tx.one<{ n: number }>(
+      `SELECT count(*)::int AS n FROM credits.api_keys
+        WHERE account_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`,
+      [accountId],
+    );
+    return row?.n ?? 0;
   }
 
   /** Locks the account row: every balance change of one account is serialised behind this lock. */

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { type AccountId, Broadcasts, DomainError, type ResponseStyle } from '@emailverify/contracts';
+import {
+  type AccountId,
+  Broadcasts,
+  DomainError,
+  MAX_ACTIVE_KEYS_PER_ACCOUNT,
+  type ResponseStyle,
+} from '@emailverify/contracts';
 import { Metrics } from '@emailverify/service-kit';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { CreditsMetrics } from '../credits.metrics';
@@ -78,6 +84,10 @@ class Books {
   }
 }
 
+const notHere = (): never => {
+  throw new Error('CreditsService does not call this');
+};
+
 /** A unique-key violation, as PostgreSQL reports one. */
 const uniqueViolation = () => Object.assign(new Error('duplicate key value'), { code: '23505' });
 
@@ -112,6 +122,14 @@ function standInRepository(books: Books): Pick<CreditsRepository, keyof CreditsR
     },
     async lockAccount(accountId) {
       return books.accounts.get(accountId);
+    },
+    async countActiveKeys(accountId) {
+      return [...books.keys.values()].filter(
+        (k) =>
+          k.account_id === accountId &&
+          !k.revoked_at &&
+          (!k.expires_at || k.expires_at.getTime() > Date.now()),
+      ).length;
     },
     async applyChange(change) {
       const account = books.accounts.get(change.accountId)!;
@@ -202,9 +220,21 @@ function standInRepository(books: Books): Pick<CreditsRepository, keyof CreditsR
     async findKeyForOperator(keyId, keyHash) {
       return [...books.keys.values()].find((k) => k.id === keyId || k.key_hash === keyHash);
     },
-    async listKeys(accountId) {
-      return [...books.keys.values()].filter((k) => k.account_id === accountId);
+    async listKeys(accountId, mode) {
+      return [...books.keys.values()].filter((k) => k.account_id === accountId && (!mode || k.mode === mode));
     },
+    async revokeKey(accountId, keyId, mode) {
+      const key = books.keys.get(keyId);
+      if (key?.account_id !== accountId || (mode && key.mode !== mode)) return undefined;
+      key.revoked_at ??= new Date();
+      return key;
+    },
+    // The ledger and usage are UsageService's (usage.service.spec.ts, credits.int-spec.ts).
+    ledgerPage: notHere,
+    ledgerByDay: notHere,
+    usageByDay: notHere,
+    recordUsage: notHere,
+    pruneUsageKeysInternal: notHere,
     async setKeyStyleForOperator(keyId, style) {
       const key = books.keys.get(keyId);
       if (key) key.style = style;
@@ -396,6 +426,71 @@ describe('CreditsService', () => {
         expect(await credits.resolveKey(hashApiKey(made.apiKey))).toEqual({ found: false });
       },
     );
+
+    it("revokes a key of the account with another of its keys, telling the gateways, but never the caller's own", async () => {
+      const made = await credits.createAccount({ name: 'acme', credits: 5 });
+      const other = await credits.createKey({ accountId: made.accountId, name: 'ci' });
+      const own = { accountId: made.accountId, callerApiKeyId: made.apiKeyId };
+      const refused = await refusal(credits.revokeAccountKey({ ...own, apiKeyId: made.apiKeyId }));
+      expect(refused.code).toBe('CANNOT_REVOKE_CURRENT_KEY');
+      expect(bus.published).toEqual([]);
+
+      const revoked = await credits.revokeAccountKey({ ...own, apiKeyId: other.apiKeyId });
+      expect(revoked).toMatchObject({ apiKeyId: other.apiKeyId, revokedAt: expect.any(String) });
+      expect(bus.published).toEqual([
+        {
+          subject: Broadcasts.keyChanged,
+          payload: { apiKeyId: other.apiKeyId, keyHash: hashApiKey(other.apiKey) },
+        },
+      ]);
+      expect(await credits.resolveKey(hashApiKey(other.apiKey))).toEqual({ found: false });
+      expect(await credits.resolveKey(hashApiKey(made.apiKey))).toMatchObject({ found: true });
+    });
+
+    it("leaves other accounts' keys alone, and lets a sandbox key see and revoke sandbox keys only", async () => {
+      const a = await credits.createAccount({ name: 'a', credits: 5 });
+      const b = await credits.createAccount({ name: 'b', credits: 5 });
+      const sandbox = await credits.createKey({ accountId: a.accountId, mode: 'sandbox' });
+      const foreign = await refusal(
+        credits.revokeAccountKey({
+          accountId: a.accountId,
+          callerApiKeyId: a.apiKeyId,
+          apiKeyId: b.apiKeyId,
+        }),
+      );
+      expect(foreign.code).toBe('API_KEY_NOT_FOUND');
+      const bySandbox = {
+        accountId: a.accountId,
+        callerApiKeyId: sandbox.apiKeyId,
+        mode: 'sandbox' as const,
+      };
+      expect((await refusal(credits.revokeAccountKey({ ...bySandbox, apiKeyId: a.apiKeyId }))).code).toBe(
+        'API_KEY_NOT_FOUND',
+      );
+      expect((await credits.listKeys(a.accountId, 'sandbox')).keys.map((k) => k.apiKeyId)).toEqual([
+        sandbox.apiKeyId,
+      ]);
+      expect(await credits.resolveKey(hashApiKey(a.apiKey))).toMatchObject({ found: true });
+      expect(await credits.resolveKey(hashApiKey(b.apiKey))).toMatchObject({ found: true });
+      expect(bus.published).toEqual([]);
+    });
+
+    it('refuses a key beyond the active keys an account may hold, counting neither revoked nor expired ones', async () => {
+      const account = books.account(0);
+      const keys = [];
+      for (let i = 0; i < MAX_ACTIVE_KEYS_PER_ACCOUNT; i++)
+        keys.push(await credits.createKey({ accountId: account }));
+      const refused = await refusal(credits.createKey({ accountId: account }));
+      expect(refused).toMatchObject({
+        code: 'INVALID_REQUEST',
+        details: { max: MAX_ACTIVE_KEYS_PER_ACCOUNT },
+      });
+      books.keys.get(keys[0]!.apiKeyId)!.revoked_at = new Date();
+      books.keys.get(keys[1]!.apiKeyId)!.expires_at = new Date(Date.now() - 1);
+      await credits.createKey({ accountId: account });
+      await credits.createKey({ accountId: account });
+      expect((await refusal(credits.createKey({ accountId: account }))).code).toBe('INVALID_REQUEST');
+    });
 
     it('changes a key style and tells the gateways to drop what they cached of it', async () => {
       const made = await credits.createAccount({ name: 'acme', credits: 5 });

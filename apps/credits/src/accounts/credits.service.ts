@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
+  type AccountKeyRevokeRequest,
   type AccountId,
   type AccountCreateReply,
   type AccountCreateRequest,
@@ -18,6 +19,8 @@ import {
   type KeyCreateRequest,
   type KeyListReply,
   type KeyChangedBroadcast,
+  type KeyMode,
+  MAX_ACTIVE_KEYS_PER_ACCOUNT,
   type KeySummary,
   type ErrorBody,
   type ReserveManyReply,
@@ -329,6 +332,12 @@ export class CreditsService {
     const row = await this.repo.transaction(async (tx) => {
       if (!(await tx.lockAccount(req.accountId)))
         throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
+      if ((await tx.countActiveKeys(req.accountId)) >= MAX_ACTIVE_KEYS_PER_ACCOUNT)
+        throw new DomainError(
+          'INVALID_REQUEST',
+          `An account holds at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys: revoke one first`,
+          { max: MAX_ACTIVE_KEYS_PER_ACCOUNT },
+        );
       return tx.insertKey({
         id: keyId,
         accountId: req.accountId,
@@ -372,10 +381,26 @@ export class CreditsService {
     return summary(revoked);
   }
 
-  async listKeys(accountId: AccountId): Promise<KeyListReply> {
+  async listKeys(accountId: AccountId, mode?: KeyMode): Promise<KeyListReply> {
     if (!(await this.repo.findAccount(accountId)))
       throw new DomainError('ACCOUNT_NOT_FOUND', 'Account not found');
-    return { keys: (await this.repo.listKeys(accountId)).map(summary) };
+    return { keys: (await this.repo.listKeys(accountId, mode ?? null)).map(summary) };
+  }
+
+  /**
+   * A customer revokes a key of their account with another of its keys; once revoked, it is refused on every
+   * gateway before this replies (as for an operator's revocation). Revoking a revoked key changes nothing.
+   */
+  async revokeAccountKey(req: AccountKeyRevokeRequest): Promise<KeySummary> {
+    if (req.apiKeyId === req.callerApiKeyId)
+      throw new DomainError(
+        'CANNOT_REVOKE_CURRENT_KEY',
+        'A key cannot revoke itself: revoke it with another key of the account',
+      );
+    const revoked = await this.repo.revokeKey(req.accountId, req.apiKeyId, req.mode ?? null);
+    if (!revoked) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
+    await this.keyChanged({ apiKeyId: revoked.id, keyHash: revoked.key_hash });
+    return summary(revoked);
   }
 
   /**

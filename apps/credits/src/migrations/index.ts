@@ -1,4 +1,9 @@
 import { CreditsInit1763800000000 } from './1763800000000-credits-init';
 import { CreditsKeyMode1764400000000 } from './1764400000000-credits-key-mode';
+import { CreditsUsage1764400000001 } from './1764400000001-credits-usage';
 
-export const creditsMigrations = [CreditsInit1763800000000, CreditsKeyMode1764400000000];
+export const creditsMigrations = [
+  CreditsInit1763800000000,
+  CreditsKeyMode1764400000000,
+  CreditsUsage1764400000001,
+];

@@ -5,6 +5,7 @@ import {
   type RpcRequest,
   type RpcSubject,
   type SettleRequest,
+  type UsageRecordRequest,
   Subjects,
 } from '@emailverify/contracts';
 import type { JetStreamKit, MessageBus } from '@emailverify/messaging';
@@ -70,6 +71,7 @@ interface Options {
 function setup(initial: JobRow, options: Options = {}) {
   let job = initial;
   const settled: SettleRequest[] = [];
+  const usage: UsageRecordRequest[] = [];
   const events: Array<{ subject: string; event: FileEvent; msgId?: string }> = [];
   const deleted: string[] = [];
   const repo: Pick<JobsRepository, RepoMethods> = {
@@ -101,6 +103,10 @@ function setup(initial: JobRow, options: Options = {}) {
   };
   const bus: Pick<MessageBus, 'request' | 'publish'> = {
     request: async <S extends RpcSubject>(subject: S, payload: RpcRequest<S>): Promise<RpcReply<S>> => {
+      if (subject === Subjects.creditsUsageRecord) {
+        usage.push(payload as UsageRecordRequest);
+        return { recorded: true } as RpcReply<S>;
+      }
       expect(subject).toBe(Subjects.creditsSettle);
       const settle = payload as SettleRequest;
       settled.push(settle);
@@ -143,6 +149,7 @@ function setup(initial: JobRow, options: Options = {}) {
   return {
     finish: () => merger.finish(initial, new AbortController().signal),
     settled,
+    usage,
     events,
     deleted,
     get job() {
@@ -153,10 +160,31 @@ function setup(initial: JobRow, options: Options = {}) {
 
 describe('JobMerger: what a job ends with', () => {
   it('charges what was verified, refunds the rest, and completes the job with its file', async () => {
-    const t = setup(makeJob(), { used: 7 });
+    const counts = {
+      valid_emails: 5,
+      invalid_emails: 1,
+      unknown_emails: 0,
+      risky_emails: 0,
+      disposable_emails: 0,
+      catchall_emails: 1,
+      role_emails: 0,
+    };
+    const t = setup(makeJob(counts), { used: 7 });
     await t.finish();
     expect(t.settled).toEqual([
       { accountId: makeJob().account_id, idempotencyKey: `file:${JOB_ID}`, used: 7 },
+    ]);
+    // The results by status go to the account's usage once, under the job's key.
+    const accountId = makeJob().account_id;
+    expect(t.usage).toEqual([
+      {
+        key: `file:${JOB_ID}`,
+        entries: [
+          { accountId, mode: 'live', status: 'valid', count: 5 },
+          { accountId, mode: 'live', status: 'invalid', count: 1 },
+          { accountId, mode: 'live', status: 'catchall', count: 1 },
+        ],
+      },
     ]);
     expect(t.job).toMatchObject({
       status: 'completed',

@@ -41,8 +41,13 @@ function setup(write: ResultWriter['write'], initial: Partial<JobRow> = {}) {
       return job;
     },
   };
+  /** The usage records sent. */
+  const usage: unknown[] = [];
   const bus = {
-    request: async (subject: string) => void requested.push(subject),
+    request: async (subject: string, payload: unknown) => {
+      requested.push(subject);
+      if (subject === 'credits.usage.record') usage.push(payload);
+    },
     publish: () => undefined,
   };
   const kit = {
@@ -63,6 +68,7 @@ function setup(write: ResultWriter['write'], initial: Partial<JobRow> = {}) {
     did,
     requested,
     published,
+    usage,
     get job() {
       return job;
     },
@@ -159,13 +165,17 @@ describe('JobMerger', () => {
   it('finishes a sandbox job without settling credits (it reserved none); its event says sandbox', async () => {
     const live = setup(async () => 'results/1.csv');
     await live.merger.finish(makeJob(), new AbortController().signal);
-    expect(live.requested).toEqual(['credits.reservation.settle']);
+    expect(live.requested).toEqual(['credits.reservation.settle', 'credits.usage.record']);
     expect(live.published).toEqual([expect.not.objectContaining({ sandbox: expect.anything() })]);
 
     const sandbox = setup(async () => 'results/1.csv', { mode: 'sandbox' });
     await sandbox.merger.finish(makeJob({ mode: 'sandbox' }), new AbortController().signal);
     expect(sandbox.did).toEqual(['merging', 'settled', 'completed', 'published file.completed']);
-    expect(sandbox.requested).toEqual([]);
+    // Its results still count in the account's usage (as sandbox verifications).
+    expect(sandbox.requested).toEqual(['credits.usage.record']);
+    expect(sandbox.usage).toEqual([
+      { key: expect.stringMatching(/^file:/), entries: [expect.objectContaining({ mode: 'sandbox' })] },
+    ]);
     expect(sandbox.published).toEqual([
       expect.objectContaining({ event: 'file.completed', sandbox: true, data: expect.any(Object) }),
     ]);
@@ -179,7 +189,7 @@ describe('JobMerger', () => {
       { mode: 'sandbox' },
     );
     await t.merger.finish(makeJob({ mode: 'sandbox' }), new AbortController().signal);
-    expect(t.requested).toEqual([]);
+    expect(t.requested).not.toContain('credits.reservation.settle');
     expect(t.published).toEqual([expect.objectContaining({ event: 'file.failed', sandbox: true })]);
   });
 });

@@ -1,6 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { EventSubjects, eventOfState, type FileEvent, Subjects } from '@emailverify/contracts';
+import {
+  EventSubjects,
+  eventOfState,
+  type FileEvent,
+  Subjects,
+  type UsageRecordEntry,
+  type VerificationStatus,
+} from '@emailverify/contracts';
 import { isTransientMessagingError, JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { isTransientDatabaseError } from '@emailverify/persistence';
 import { downloadLink, LOGGER, resultsUrl } from '@emailverify/service-kit';
@@ -10,6 +17,27 @@ import { FileJobsMetrics } from '../file-jobs.metrics';
 import { broadcastStatus, isActive } from './job-status';
 import { type JobRow, JobsRepository } from './jobs.repository';
 import { MergeAbandoned, ResultWriter } from './result-writer';
+
+/** The job's results by status, as usage entries under the mode of the key that uploaded it. */
+function usageOf(job: JobRow): UsageRecordEntry[] {
+  const counts: Record<VerificationStatus, number> = {
+    valid: job.valid_emails,
+    invalid: job.invalid_emails,
+    unknown: job.unknown_emails,
+    risky: job.risky_emails,
+    disposable: job.disposable_emails,
+    catchall: job.catchall_emails,
+    role: job.role_emails,
+  };
+  return Object.entries(counts)
+    .filter(([, count]) => count > 0)
+    .map(([status, count]) => ({
+      accountId: job.account_id,
+      mode: job.mode,
+      status: status as VerificationStatus,
+      count,
+    }));
+}
 
 /** How often a merge that follows a running job looks for the next chunk's results. */
 const FOLLOW_POLL_MS = 250;
@@ -129,17 +157,23 @@ export class JobMerger {
   }
 
   /**
-   * Charges what was verified and refunds the rest of the reservation; idempotent on the credits side. A sandbox
-   * job reserved nothing, so there is nothing to settle.
+   * Charges what was verified and refunds the rest of the reservation, and counts the job's results in the
+   * account's daily usage; both idempotent on the credits side (the usage record is keyed by the job), so a
+   * settlement repeated after a failure counts once. A sandbox job reserved nothing, so it settles no credits;
+   * its results count in the sandbox's usage.
    */
   async settle(job: JobRow, used: number): Promise<void> {
+    const requestId = job.request_id ?? undefined;
     if (job.mode !== 'sandbox') {
       await this.bus.request(
         Subjects.creditsSettle,
         { accountId: job.account_id, idempotencyKey: job.reservation_key, used },
-        { requestId: job.request_id ?? undefined },
+        { requestId },
       );
     }
+    const entries = usageOf(job);
+    if (entries.length > 0)
+      await this.bus.request(Subjects.creditsUsageRecord, { key: `file:${job.id}`, entries }, { requestId });
     await this.repo.markSettled(job.id);
   }
 

@@ -144,6 +144,10 @@ const ERROR_EXAMPLES: Record<ErrorCode, { message: string; details?: Record<stri
   ACCOUNT_NOT_FOUND: { message: 'Account not found' },
   API_KEY_NOT_FOUND: { message: 'API key not found' },
   DOWNLOAD_LINK_INVALID: { message: 'The download link is invalid or has expired' },
+  INSUFFICIENT_SCOPE: { message: 'This API key has the verify scope: it cannot manage keys or webhooks' },
+  CANNOT_REVOKE_CURRENT_KEY: {
+    message: 'A key cannot revoke itself: revoke it with another key of the account',
+  },
   PAYLOAD_TOO_LARGE: { message: 'The request body exceeds 1048576 bytes' },
   RATE_LIMIT_EXCEEDED: {
     message: 'Rate limit of 600 requests per minute exceeded',

@@ -14,6 +14,7 @@ import type { ChunkWorker } from './chunk-worker';
 import type { DomainFactsExchange } from './domain-facts-exchange';
 import type { DomainReportService } from './domain-report.service';
 import { SandboxService } from './sandbox.service';
+import type { UsageRecorder } from './usage-recorder';
 import type { VerificationService } from './verification.service';
 
 const ACCOUNT = '6f1c2b4e-0000-4000-8000-0000000000aa' as AccountId;
@@ -89,6 +90,13 @@ describe('SandboxService', () => {
 });
 
 describe('VerifierHandler: the sandbox flag of a request', () => {
+  /** Usage counted by the handler: account, mode and how many results. */
+  const counted: Array<[string, string, number]> = [];
+  const usage = {
+    count: (accountId: string, mode: string, results: Iterable<unknown>) =>
+      void counted.push([accountId, mode, [...results].length]),
+  };
+
   /** The handler's routes, over a verification service and a domain service that must not be reached. */
   async function routes(): Promise<Routes> {
     let served: Routes = {};
@@ -101,6 +109,7 @@ describe('VerifierHandler: the sandbox flag of a request', () => {
       { verifyDomain: unreachable } as unknown as DomainReportService,
       { start: () => undefined } as unknown as DomainFactsExchange,
       sandbox,
+      usage as unknown as UsageRecorder,
     );
     await handler.onApplicationBootstrap();
     return served;
@@ -131,6 +140,11 @@ describe('VerifierHandler: the sandbox flag of a request', () => {
       sandbox: true,
     });
     await expect(r[Subjects.verifyDomain]!.handle(domain, ctx)).resolves.toMatchObject({ reason: 'null_mx' });
+    // Sandbox verifications count in the account's usage apart from live ones (the domain report is not counted).
+    expect(counted).toEqual([
+      [ACCOUNT, 'sandbox', 1],
+      [ACCOUNT, 'sandbox', 1],
+    ]);
     // Without the flag the same request goes to the live service.
     const { sandbox: _omitted, ...live } = single;
     await expect(r[Subjects.verifySingle]!.handle(live, ctx)).rejects.toThrow('a live service was asked');
