@@ -1,4 +1,11 @@
-import { type Account, MailWorld, TestSuite, verifySignatures, WebhookReceiver } from '@emailverify/testing';
+import {
+  type Account,
+  eventually,
+  MailWorld,
+  TestSuite,
+  verifySignatures,
+  WebhookReceiver,
+} from '@emailverify/testing';
 import { Subjects, type Webhook } from '@emailverify/contracts';
 import { SANDBOX_TRIGGERS, type SandboxTrigger } from '@emailverify/verification';
 import Papa from 'papaparse';
@@ -272,6 +279,27 @@ describe('sandbox keys: canned answers through the whole pipeline, no network, n
     expect(await credits()).toMatchObject({ credits_balance: before.credits_balance });
   });
 
+  /** The account's usage totals today: live and sandbox verifications, summed over their statuses. */
+  const usageTotals = async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const { totals } = await suite.bus.request(Subjects.creditsUsageGet, {
+      accountId: account.accountId,
+      from: today,
+      to: today,
+    });
+    const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+    return { live: sum(totals.verifications), sandbox: sum(totals.sandboxVerifications) };
+  };
+
+  it('counts sandbox verifications apart from live ones in the usage', async () => {
+    // 58 singles, 40 bulk items, 39 and 400 addresses of completed jobs, and what the cancelled job got to.
+    await eventually(async () => {
+      const usage = await usageTotals();
+      expect(usage.live).toBe(0);
+      expect(usage.sandbox).toBeGreaterThanOrEqual(58 + 40 + 39 + 400);
+    });
+  });
+
   it('made no outbound connection, charged nothing, and left nothing in the live cache', async () => {
     expect({
       dns: world.dnsQueries(),
@@ -294,5 +322,6 @@ describe('sandbox keys: canned answers through the whole pipeline, no network, n
     expect(live.json.data).toMatchObject({ email, status: 'valid', reason: 'mx_found', credits_used: 1 });
     expect(world.dnsQueries(DOMAIN, 'MX')).toBeGreaterThan(0);
     expect(await credits()).toMatchObject({ credits_balance: 9 });
+    await eventually(async () => expect((await usageTotals()).live).toBe(1));
   });
 });
