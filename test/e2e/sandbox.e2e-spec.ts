@@ -234,6 +234,13 @@ describe('sandbox keys: canned answers through the whole pipeline, no network, n
       credits_balance: before.credits_balance,
       credits_consumed: before.credits_consumed,
     });
+    // Sandbox and live jobs stay apart: the account's live key does not find this job, in either style.
+    for (const style of ['current', 'legacy'] as const) {
+      const other = await suite.call(`/v1/verify/file/${id}`, { key: account.apiKey, style });
+      expect(other.status).toBe(404);
+      expect(other.json.error.code).toBe('JOB_NOT_FOUND');
+    }
+    expect((await suite.call(`/v1/verify/file/${id}/results`, { key: account.apiKey })).status).toBe(404);
   });
 
   it('pauses, resumes and cancels a sandbox job as a live one, charging nothing', async () => {

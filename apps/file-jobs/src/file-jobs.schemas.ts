@@ -1,8 +1,13 @@
+import { KEY_MODES } from '@emailverify/contracts';
 import { accountIdField, parseWith } from '@emailverify/service-kit';
 import { z } from 'zod';
 
 const accountId = accountIdField();
-const ref = z.strictObject({ accountId, jobId: z.string().min(1).max(100) });
+const ref = z.strictObject({
+  accountId,
+  jobId: z.string().min(1).max(100),
+  mode: z.enum(KEY_MODES).optional(),
+});
 
 export const FileJobsPayloads = {
   create: parseWith(

@@ -1,5 +1,6 @@
 import type { AccountId } from './ids';
 import type { JobState } from './files';
+import type { KeyMode } from './subjects';
 import type { PackedChunkResults } from './packed-results';
 import type { VerificationResult } from './verification';
 
@@ -103,6 +104,11 @@ export interface FileJobCreateRequest {
 export interface FileJobRef {
   accountId: AccountId;
   jobId: string;
+  /**
+   * The mode of the key asking: a job uploaded with a key of the other mode is not found, so sandbox and live
+   * jobs stay apart. Absent: either.
+   */
+  mode?: KeyMode;
 }
 
 /** Where a finished job's result file is, and which column holds the status (for filtered downloads). */

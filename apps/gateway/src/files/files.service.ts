@@ -149,9 +149,16 @@ export class FilesService implements BeforeApplicationShutdown {
     return this.askJob(Subjects.filesJobResults, auth, jobId);
   }
 
-  /** One request to file-jobs about one of the caller's jobs, in the caller's account and request. */
+  /**
+   * One request to file-jobs about one of the caller's jobs, in the caller's account, key mode (a sandbox key's
+   * jobs and a live key's stay apart) and request.
+   */
   private askJob<S extends JobSubject>(subject: S, auth: AuthContext, jobId: string): Promise<RpcReply<S>> {
-    return this.bus.request(subject, { accountId: auth.accountId, jobId }, { requestId: auth.requestId });
+    return this.bus.request(
+      subject,
+      { accountId: auth.accountId, jobId, mode: auth.mode },
+      { requestId: auth.requestId },
+    );
   }
 
   directLink(jobId: string): { url: string; expiresAt: string } {

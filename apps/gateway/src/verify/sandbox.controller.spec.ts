@@ -83,6 +83,13 @@ describe('a sandbox key at the gateway', () => {
     ]);
   });
 
+  it("asks about a job in the key's mode, so sandbox and live jobs stay apart", async () => {
+    gateway.bus.answer(Subjects.filesJobGet, () => makeJob());
+    for (const key of [SANDBOX_KEY, LIVE_KEY])
+      await gateway.call(`/v1/verify/file/${makeJob().jobId}`, { key });
+    expect(gateway.bus.asked.map((a) => (a.payload as { mode?: string }).mode)).toEqual(['sandbox', 'live']);
+  });
+
   it.each(STYLES)('answers the disposable check from the table, without a hop (%s style)', async (style) => {
     const ask = async (email: string, key = SANDBOX_KEY) =>
       payloadOf(
