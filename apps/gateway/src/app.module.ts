@@ -5,6 +5,7 @@ import { serviceModule } from '@emailverify/service-kit';
 import { MulterModule } from '@nestjs/platform-express';
 import { ApiKeyGuard } from './common/auth/api-key.guard';
 import { AuthService } from './common/auth/auth.service';
+import { ScopeGuard } from './common/auth/scope.guard';
 import { ApiExceptionFilter } from './common/http/api-exception.filter';
 import { JsonBodyGuard } from './common/http/json-body.guard';
 import { createValidationPipe } from './common/http/validation';
@@ -13,6 +14,8 @@ import { RateLimiterService } from './common/rate-limit/rate-limiter.service';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config';
 import { CreditsController } from './credits/credits.controller';
 import { CreditsService } from './credits/credits.service';
+import { KeysController } from './keys/keys.controller';
+import { KeysService } from './keys/keys.service';
 import { serviceChecks } from './health/gateway-checks';
 import { FilesController } from './files/files.controller';
 import { FilesService } from './files/files.service';
@@ -23,15 +26,17 @@ import { WebhooksController } from './webhooks/webhooks.controller';
 import { WebhooksService } from './webhooks/webhooks.service';
 
 /**
- * What every request passes, in order: guards authenticate, rate-limit, then parse a JSON body; one pipe
- * validates DTOs; one filter renders every error in the caller's style. Presenters are rendered as the reply is
- * sent (GatewayExpressAdapter). No interceptor runs on every route: each would wrap every reply in rxjs.
+ * What every request passes, in order: guards authenticate, rate-limit, check the key's scope, then parse a
+ * JSON body; one pipe validates DTOs; one filter renders every error in the caller's style. Presenters are
+ * rendered as the reply is sent (GatewayExpressAdapter). No interceptor runs on every route: each would wrap
+ * every reply in rxjs.
  */
 const HTTP_PIPELINE: Provider[] = [
   AuthService,
   RateLimiterService,
   { provide: APP_GUARD, useClass: ApiKeyGuard },
   { provide: APP_GUARD, useClass: RateLimitGuard },
+  { provide: APP_GUARD, useClass: ScopeGuard },
   { provide: APP_GUARD, useClass: JsonBodyGuard },
   { provide: APP_PIPE, useFactory: createValidationPipe },
   { provide: APP_FILTER, useClass: ApiExceptionFilter },
@@ -57,8 +62,8 @@ export function gatewayApi(
         }),
       }),
     ],
-    controllers: [CreditsController, VerifyController, FilesController, WebhooksController],
-    providers: [...HTTP_PIPELINE, CreditsService, VerifyService, FilesService, WebhooksService],
+    controllers: [CreditsController, VerifyController, FilesController, WebhooksController, KeysController],
+    providers: [...HTTP_PIPELINE, CreditsService, VerifyService, FilesService, WebhooksService, KeysService],
   };
 }
 

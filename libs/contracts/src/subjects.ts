@@ -53,7 +53,7 @@ export const Subjects = {
   creditsKeyRevoke: 'credits.key.revoke',
   creditsKeyList: 'credits.key.list',
   /** A customer revokes a key of their own account (GET/POST/DELETE /v1/keys); operators use creditsKeyRevoke. */
-  creditsAccountKeyRevoke: 'credits.account-key.revoke',
+  creditsAccountKeyRevoke: 'credits.accountkey.revoke',
   creditsLedgerList: 'credits.ledger.list',
   creditsUsageGet: 'credits.usage.get',
   /** Verifications counted in an account's daily usage (UsageRecordRequest), from verifier and file-jobs. */

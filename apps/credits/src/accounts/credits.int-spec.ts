@@ -385,6 +385,90 @@ describe('credits service: reservations, settlement and the ledger (real Postgre
     ).rejects.toThrow(/check constraint/);
   });
 
+  it('pages the ledger newest first, naming the request or job of each charge and refund', async () => {
+    const { accountId } = await suite.createAccount({ credits: 100 });
+    const single = 'single:req-7:6c1e9a52-3a1d-4c57-9a43-2d1f1f3b9a10';
+    await suite.bus.request(Subjects.creditsReserve, { accountId, idempotencyKey: single, amount: 3 });
+    await suite.bus.request(Subjects.creditsSettle, { accountId, idempotencyKey: single, used: 2 });
+    await suite.bus.request(Subjects.creditsReserve, { accountId, idempotencyKey: 'file:job-9', amount: 5 });
+    await suite.bus.request(Subjects.creditsBalanceAdd, { accountId, credits: 50 });
+
+    const first = await suite.bus.request(Subjects.creditsLedgerList, { accountId, limit: 3 });
+    expect(
+      first.entries.map((e) => [e.kind, e.amount, e.balanceAfter, e.source, e.requestId, e.jobId]),
+    ).toEqual([
+      ['grant', 50, 143, null, null, null],
+      ['charge', -5, 93, 'file', null, 'job-9'],
+      ['refund', 1, 98, 'single', 'req-7', null],
+    ]);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await suite.bus.request(Subjects.creditsLedgerList, {
+      accountId,
+      limit: 3,
+      cursor: first.nextCursor!,
+    });
+    expect(second.entries.map((e) => [e.kind, e.amount])).toEqual([
+      ['charge', -3],
+      ['grant', 100],
+    ]);
+    expect(second.nextCursor).toBeNull();
+
+    // A range before the account existed holds nothing; a cursor not given out is refused.
+    const before = await suite.bus.request(Subjects.creditsLedgerList, {
+      accountId,
+      limit: 10,
+      to: '2020-01-01T00:00:00Z',
+    });
+    expect(before.entries).toEqual([]);
+    await expect(
+      suite.bus.request(Subjects.creditsLedgerList, { accountId, limit: 3, cursor: 'bm90LWEtY3Vyc29y' }),
+    ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+  });
+
+  it("adds up a day's credits to the balance and counts verifications by status once per record", async () => {
+    const { accountId, apiKeyId } = await suite.createAccount({ credits: 40 });
+    await suite.bus.request(Subjects.creditsReserve, { accountId, idempotencyKey: 'bulk:r:1', amount: 6 });
+    await suite.bus.request(Subjects.creditsSettle, { accountId, idempotencyKey: 'bulk:r:1', used: 4 });
+    await suite.bus.request(Subjects.creditsBalanceAdd, { accountId, credits: 10 });
+    const record = {
+      key: `usage:${accountId}`,
+      entries: [
+        { accountId, mode: 'live' as const, status: 'valid' as const, count: 3 },
+        { accountId, mode: 'live' as const, status: 'invalid' as const, count: 1 },
+        { accountId, mode: 'sandbox' as const, status: 'valid' as const, count: 2 },
+        { accountId, mode: 'live' as const, status: 'valid' as const, count: 1 },
+      ],
+    };
+    expect(await suite.bus.request(Subjects.creditsUsageRecord, record)).toEqual({ recorded: true });
+    expect(await suite.bus.request(Subjects.creditsUsageRecord, record)).toEqual({ recorded: false });
+
+    const [{ today }] = (await suite.sql<{ today: string }>(
+      `SELECT to_char((now() AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS today`,
+    )) as [{ today: string }];
+    const yesterday = new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    const usage = await suite.bus.request(Subjects.creditsUsageGet, {
+      accountId,
+      from: yesterday,
+      to: today,
+    });
+    expect(usage.days.map((d) => d.date)).toEqual([yesterday, today]);
+    expect(usage.days[0]).toMatchObject({ creditsAdded: 0, creditsUsed: 0, verifications: { valid: 0 } });
+    expect(usage.totals).toMatchObject({
+      creditsAdded: 50,
+      creditsUsed: 4,
+      verifications: { valid: 4, invalid: 1, unknown: 0 },
+      sandboxVerifications: { valid: 2, invalid: 0 },
+    });
+    expect(usage.totals.creditsAdded - usage.totals.creditsUsed).toBe(await balance(accountId, apiKeyId));
+
+    await expect(
+      suite.bus.request(Subjects.creditsUsageGet, { accountId, from: today, to: yesterday }),
+    ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    await expect(
+      suite.bus.request(Subjects.creditsUsageGet, { accountId, from: '2024-01-01', to: '2026-01-01' }),
+    ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+  });
+
   it('refunds a reservation whose hold ran out, whole, once; a late settle changes nothing', async () => {
     const { accountId, apiKeyId } = await suite.createAccount({ credits: 10 });
     await suite.bus.request(Subjects.creditsReserve, {

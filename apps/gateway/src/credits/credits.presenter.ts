@@ -1,4 +1,10 @@
-import type { BalanceReply } from '@emailverify/contracts';
+import type {
+  BalanceReply,
+  LedgerEntry,
+  LedgerListReply,
+  UsageCounts,
+  UsageReply,
+} from '@emailverify/contracts';
 import type { Presenter } from '../common/http/presenter';
 import type { RateLimitState } from '../common/http/request-context';
 
@@ -29,3 +35,48 @@ export const CreditsPresenter: Presenter<CreditsView> = {
     rate_limit: { requests_per_hour: rateLimit.limit * 60, remaining: rateLimit.remaining },
   }),
 };
+
+/** The ledger and usage have no older variant: the legacy style is the current `data` payload unwrapped. */
+const inBothStyles = <T>(render: (value: T) => unknown): Presenter<T> => ({
+  current: render,
+  legacy: render,
+});
+
+function ledgerEntryBody(entry: LedgerEntry): Record<string, unknown> {
+  return {
+    id: entry.id,
+    type: entry.kind,
+    amount: entry.amount,
+    balance_after: entry.balanceAfter,
+    created_at: entry.createdAt,
+    source: entry.source,
+    request_id: entry.requestId,
+    job_id: entry.jobId,
+  };
+}
+
+/** GET /credits/ledger: newest first, with the cursor of the next page (null on the last). */
+export const LedgerPresenter = inBothStyles<LedgerListReply>(({ entries, nextCursor }) => ({
+  entries: entries.map(ledgerEntryBody),
+  next_cursor: nextCursor,
+}));
+
+const sum = (counts: Record<string, number>): number => Object.values(counts).reduce((a, b) => a + b, 0);
+
+function countsBody(counts: UsageCounts): Record<string, unknown> {
+  return {
+    credits_added: counts.creditsAdded,
+    credits_used: counts.creditsUsed,
+    verifications: { total: sum(counts.verifications), ...counts.verifications },
+    sandbox_verifications: { total: sum(counts.sandboxVerifications), ...counts.sandboxVerifications },
+  };
+}
+
+/** GET /credits/usage: every day of the range, oldest first, and the totals. */
+export const UsagePresenter = inBothStyles<UsageReply>((usage) => ({
+  from: usage.from,
+  to: usage.to,
+  granularity: usage.granularity,
+  days: usage.days.map((day) => ({ date: day.date, ...countsBody(day) })),
+  totals: countsBody(usage.totals),
+}));

@@ -1,9 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { type BalanceReply, Subjects } from '@emailverify/contracts';
+import {
+  type BalanceReply,
+  LEDGER_PAGE,
+  type LedgerListReply,
+  Subjects,
+  type UsageReply,
+} from '@emailverify/contracts';
 import { MessageBus } from '@emailverify/messaging';
 import type { AuthContext } from '../common/http/request-context';
+import { ledgerRange, usageRange } from './date-range';
+import type { LedgerQueryDto, UsageQueryDto } from './dto/credits.dto';
 
-/** The caller's credit balance, from the credits service over NATS. */
+/** The caller's credit balance, ledger and usage, from the credits service over NATS. */
 @Injectable()
 export class CreditsService {
   constructor(private readonly bus: MessageBus) {}
@@ -12,6 +20,29 @@ export class CreditsService {
     return this.bus.request(
       Subjects.creditsBalanceGet,
       { accountId: auth.accountId, apiKeyId: auth.apiKeyId },
+      { requestId: auth.requestId },
+    );
+  }
+
+  /** A page of the account's ledger, newest first; the credits service checks the cursor. */
+  ledger(auth: AuthContext, query: LedgerQueryDto): Promise<LedgerListReply> {
+    return this.bus.request(
+      Subjects.creditsLedgerList,
+      {
+        accountId: auth.accountId,
+        limit: query.limit ?? LEDGER_PAGE.default,
+        ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+        ...ledgerRange(query),
+      },
+      { requestId: auth.requestId },
+    );
+  }
+
+  /** The account's usage per day (both modes: sandbox verifications are counted apart). */
+  usage(auth: AuthContext, query: UsageQueryDto): Promise<UsageReply> {
+    return this.bus.request(
+      Subjects.creditsUsageGet,
+      { accountId: auth.accountId, ...usageRange(query) },
       { requestId: auth.requestId },
     );
   }

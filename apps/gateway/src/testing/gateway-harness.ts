@@ -237,12 +237,15 @@ export class GatewayHarness {
     return harness;
   }
 
-  /** A fresh key of its own (own rate-limit counters), resolving to the usual account. */
-  newKey(style: ResponseStyle = 'current'): { key: string; apiKeyId: string } {
+  /** A fresh key of its own (own rate-limit counters), resolving to the usual account; live and full unless said. */
+  newKey(
+    style: ResponseStyle = 'current',
+    kind: Partial<Pick<ResolvedKey, 'mode' | 'scope'>> = {},
+  ): { key: string; apiKeyId: string } {
     this.keyCount += 1;
     const key = `ev_fresh-${this.keyCount}`;
     const apiKeyId = `key-fresh-${this.keyCount}`;
-    this.keys.set(hashOf(key), resolvedKey(apiKeyId, `fresh ${this.keyCount}`, style));
+    this.keys.set(hashOf(key), { ...resolvedKey(apiKeyId, `fresh ${this.keyCount}`, style), ...kind });
     return { key, apiKeyId };
   }
 

@@ -3,6 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import { PostOk } from '../common/http/post-ok';
 import { present } from '../common/http/presenter';
 import { Auth, type AuthContext } from '../common/http/request-context';
+import { FullScope } from '../common/http/route-policy';
 import { ApiRoute } from '../openapi/api-route';
 import { CreateWebhookDto, DeliveryListQueryDto, UpdateWebhookDto } from './dto/webhooks.dto';
 import { WebhookRoutes } from './webhooks.openapi';
@@ -19,8 +20,12 @@ import { WebhooksService } from './webhooks.service';
 /** The webhook named by the path. */
 const WebhookId = () => Param('webhookId');
 
-/** Webhook CRUD and the delivery log; every route is in the "other" rate class (the default). */
+/**
+ * Webhook CRUD and the delivery log; every route is in the "other" rate class (the default), and refused to a
+ * key of the `verify` scope.
+ */
 @ApiTags('webhooks')
+@FullScope()
 @Controller('webhooks')
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}

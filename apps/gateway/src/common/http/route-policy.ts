@@ -7,6 +7,13 @@ const RAW_BODY = 'emailverify:raw-body';
 /** Routes that read the request stream themselves (multipart uploads). */
 export const RawBody = (): MethodDecorator => SetMetadata(RAW_BODY, true);
 
+const FULL_SCOPE = 'emailverify:full-scope';
+/**
+ * Routes (or controllers) that manage the account (keys, webhooks): a key of the `verify` scope is refused
+ * there with 403 INSUFFICIENT_SCOPE.
+ */
+export const FullScope = (): ClassDecorator & MethodDecorator => SetMetadata(FULL_SCOPE, true);
+
 /** What the pipeline needs to know of a route, read from its decorators once per handler. */
 export interface RoutePolicy {
   /** @Public(): no API key. */
@@ -17,6 +24,8 @@ export interface RoutePolicy {
   perAddress: boolean;
   /** @RawBody(): the handler reads the request stream itself. */
   rawBody: boolean;
+  /** @FullScope(): only a key of the `full` scope may call it. */
+  fullScope: boolean;
 }
 
 const policies = new WeakMap<object, RoutePolicy>();
@@ -32,6 +41,7 @@ export function routePolicy(reflector: Reflector, context: ExecutionContext): Ro
       rateClass: reflector.getAllAndOverride<RateClass>(RATE_CLASS, targets) ?? 'other',
       perAddress: reflector.get<boolean>(PER_ADDRESS_LIMIT, handler) ?? false,
       rawBody: reflector.get<boolean>(RAW_BODY, handler) ?? false,
+      fullScope: reflector.getAllAndOverride<boolean>(FULL_SCOPE, targets) ?? false,
     };
     policies.set(handler, policy);
   }
