@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { baseConfigSchema } from '@emailverify/service-kit';
+import { sandboxTableRows } from '@emailverify/verification';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { creditsConfigSchema } from '../../apps/credits/src/config';
@@ -288,5 +289,26 @@ describe('the notebook kept out of the manual', () => {
   it.each(MANUAL)('%s has no dated sections (measurements go in the table of docs/benchmarks.md)', (file) => {
     const dated = anchors(readFileSync(path.join(root, file), 'utf8'));
     expect([...dated].filter((heading) => /\d{4}-\d{2}-\d{2}/.test(heading))).toEqual([]);
+  });
+});
+
+describe('the sandbox trigger table (docs/api.md, "Sandbox")', () => {
+  /** The table's rows below the section's heading, each as its trimmed cells. */
+  function documentedRows(): string[][] {
+    const text = readFileSync(path.join(root, 'docs/api.md'), 'utf8');
+    const section = text.split(/^## Sandbox$/m)[1]?.split(/^## /m)[0] ?? '';
+    return section
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .map((line) =>
+        line
+          .slice(1, -1)
+          .split('|')
+          .map((cell) => cell.trim()),
+      );
+  }
+
+  it('shows SANDBOX_TRIGGERS, row by row, as libs/verification answers them', () => {
+    expect(documentedRows()).toEqual(sandboxTableRows());
   });
 });

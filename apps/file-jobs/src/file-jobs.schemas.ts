@@ -1,9 +1,18 @@
-import { FILE_JOB_CURSOR_MAX_LENGTH, FILE_JOB_LIST_MAX_LIMIT, JOB_STATES } from '@emailverify/contracts';
+import {
+  FILE_JOB_CURSOR_MAX_LENGTH,
+  FILE_JOB_LIST_MAX_LIMIT,
+  JOB_STATES,
+  KEY_MODES,
+} from '@emailverify/contracts';
 import { accountIdField, parseWith } from '@emailverify/service-kit';
 import { z } from 'zod';
 
 const accountId = accountIdField();
-const ref = z.strictObject({ accountId, jobId: z.string().min(1).max(100) });
+const ref = z.strictObject({
+  accountId,
+  jobId: z.string().min(1).max(100),
+  mode: z.enum(KEY_MODES).optional(),
+});
 
 export const FileJobsPayloads = {
   create: parseWith(
@@ -16,6 +25,7 @@ export const FileJobsPayloads = {
       checkSmtp: z.boolean(),
       preserveOriginal: z.boolean(),
       enrich: z.boolean(),
+      sandbox: z.boolean().optional(),
     }),
   ),
   ref: parseWith(ref),
@@ -27,6 +37,7 @@ export const FileJobsPayloads = {
       limit: z.number().int().min(1).max(FILE_JOB_LIST_MAX_LIMIT),
       // Its contents are checked where it is read (decodeCursor), which names it in the refusal.
       cursor: z.string().max(FILE_JOB_CURSOR_MAX_LENGTH).optional(),
+      mode: z.enum(KEY_MODES).optional(),
     }),
   ),
   locate: parseWith(z.strictObject({ jobId: z.string().min(1).max(100) })),

@@ -10,6 +10,7 @@ import { DomainReportService } from './verification/domain-report.service';
 import { DomainReportsRepository } from './verification/domain-reports.repository';
 import { MxLimiterHolder } from './verification/mx-limiter';
 import { ResultsRepository } from './verification/results.repository';
+import { SandboxService } from './verification/sandbox.service';
 import { UsageRecorder } from './verification/usage-recorder';
 import { VerificationService } from './verification/verification.service';
 import { VerifierEngine } from './verification/verifier-engine';
@@ -28,6 +29,7 @@ export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule 
       DomainFactsExchange,
       ResultsRepository,
       VerificationService,
+      SandboxService,
       UsageRecorder,
       DomainReportsRepository,
       DomainReportService,

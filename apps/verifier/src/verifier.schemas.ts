@@ -3,6 +3,8 @@ import { accountIdField, parseWith } from '@emailverify/service-kit';
 import { z } from 'zod';
 
 const accountId = accountIdField();
+/** Asked with a sandbox key (absent: live). */
+const sandbox = z.boolean().optional();
 
 /** Payload validation on receipt. Address syntax is the service's own check (INVALID_EMAIL), not the schema's. */
 export const VerifierPayloads = {
@@ -12,13 +14,21 @@ export const VerifierPayloads = {
       email: z.string().max(4096),
       checkSmtp: z.boolean(),
       forceRefresh: z.boolean(),
+      sandbox,
     }),
   ),
   bulk: parseWith(
-    z.strictObject({ accountId, emails: z.array(z.string().max(4096)).max(10_000), checkSmtp: z.boolean() }),
+    z.strictObject({
+      accountId,
+      emails: z.array(z.string().max(4096)).max(10_000),
+      checkSmtp: z.boolean(),
+      sandbox,
+    }),
   ),
   /** Domain syntax is the service's own check (INVALID_REQUEST naming `domain`), not the schema's. */
-  domain: parseWith(z.strictObject({ accountId, domain: z.string().max(4096), checkSmtp: z.boolean() })),
+  domain: parseWith(
+    z.strictObject({ accountId, domain: z.string().max(4096), checkSmtp: z.boolean(), sandbox }),
+  ),
 };
 
 /** A name as the DNS gives it (MX exchanges, kept as found): bounded, printable, no spaces. */

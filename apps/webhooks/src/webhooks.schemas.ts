@@ -36,6 +36,8 @@ export const WebhooksPayloads = {
 export const fileEventSchema = z.object({
   event: z.enum(WEBHOOK_EVENTS),
   timestamp: z.string().min(1),
+  /** A sandbox job's event (absent for live ones). */
+  sandbox: z.literal(true).optional(),
   accountId,
   data: z.object({ job_id: uuid() }).passthrough(),
 });

@@ -1,5 +1,6 @@
 import type { AccountId } from './ids';
 import type { JobState } from './files';
+import type { KeyMode } from './subjects';
 import type { PackedChunkResults } from './packed-results';
 import type { VerificationResult } from './verification';
 
@@ -93,11 +94,21 @@ export interface FileJobCreateRequest {
    * result file the `has_gravatar` and `domain_age` columns. Without it the job makes no such lookup.
    */
   enrich: boolean;
+  /**
+   * Uploaded with a sandbox key: nothing is reserved, each address is answered from the sandbox table, and the
+   * job's events say `sandbox: true`.
+   */
+  sandbox?: boolean;
 }
 
 export interface FileJobRef {
   accountId: AccountId;
   jobId: string;
+  /**
+   * The mode of the key asking: a job uploaded with a key of the other mode is not found, so sandbox and live
+   * jobs stay apart. Absent: either.
+   */
+  mode?: KeyMode;
 }
 
 /** GET /v1/verify/file/{id}/results: `partial` asks for the rows verified so far of a job still running. */
@@ -133,6 +144,8 @@ export interface FileJobListRequest {
   limit: number;
   /** The previous page's `nextCursor`, as it was given (opaque). */
   cursor?: string;
+  /** The mode of the key asking: only jobs uploaded with a key of that mode are listed. Absent: either. */
+  mode?: KeyMode;
 }
 
 export interface FileJobListItem extends FileJobView {
@@ -187,6 +200,8 @@ export interface ChunkMessage {
   checkSmtp: boolean;
   /** The job's `enrich`: its items carry the Gravatar and domain-age fields (ChunkItemExtras). */
   enrich?: boolean;
+  /** A sandbox job's chunk: answered from the sandbox table, free, with no network and no cache. */
+  sandbox?: boolean;
   /**
    * When the job was created. Cached results older than this are free; newer ones are this job's own work (for
    * example a chunk redelivered after a worker died having cached its results) and are charged as fresh.
@@ -209,6 +224,8 @@ export interface ChunkResultMessage {
   results: PackedChunkResults;
   /** The `retry` of the ChunkMessage answered: these are retried greylisted addresses of the chunk. */
   retry?: string;
+  /** The answer to a sandbox chunk: its greylisted addresses settle at once, never wait for a retry. */
+  sandbox?: boolean;
 }
 
 export interface JobStatusBroadcast {
@@ -224,6 +241,8 @@ export interface JobStatusBroadcast {
 export interface FileCompletedEvent {
   event: 'file.completed';
   timestamp: string;
+  /** Present (true) only for a sandbox job's event; receivers get it beside `event` and `timestamp`. */
+  sandbox?: true;
   accountId: AccountId;
   data: {
     job_id: string;
@@ -246,6 +265,8 @@ export interface FileCompletedEvent {
 export interface FileFailedEvent {
   event: 'file.failed';
   timestamp: string;
+  /** Present (true) only for a sandbox job's event; receivers get it beside `event` and `timestamp`. */
+  sandbox?: true;
   accountId: AccountId;
   data: {
     job_id: string;

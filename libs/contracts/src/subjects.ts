@@ -336,6 +336,8 @@ export interface VerifySingleRequest {
   email: string;
   checkSmtp: boolean;
   forceRefresh: boolean;
+  /** Asked with a sandbox key: answered from the sandbox table, with no network, no cache and no charge. */
+  sandbox?: boolean;
 }
 export type VerifySingleReply = BilledVerificationResult;
 
@@ -343,6 +345,8 @@ export interface VerifyBulkRequest {
   accountId: AccountId;
   emails: string[];
   checkSmtp: boolean;
+  /** As VerifySingleRequest's. */
+  sandbox?: boolean;
 }
 export interface VerifyBulkReply {
   results: BilledVerificationResult[];
@@ -355,6 +359,8 @@ export interface VerifyDomainRequest {
   /** The domain as the caller gave it; the verifier normalises it (IDN to punycode) and refuses what is not one. */
   domain: string;
   checkSmtp: boolean;
+  /** As VerifySingleRequest's. */
+  sandbox?: boolean;
 }
 export type VerifyDomainReply = BilledDomainReport;
 

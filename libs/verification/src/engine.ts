@@ -567,8 +567,8 @@ export function syntaxFailureResult(
   };
 }
 
-/** The result of input that parse() refused. */
-function syntaxFailure(email: string, parsed: AddressError): VerificationResult {
+/** The result of input that parse() refused (the sandbox's answer to malformed input too). */
+export function syntaxFailure(email: unknown, parsed: AddressError): VerificationResult {
   return syntaxFailureResult(typeof email === 'string' ? email.trim() : '', parsed.reason, parsed.message);
 }
 

@@ -72,6 +72,21 @@ export {
   suggestDomain,
   type DisposableCheck,
 } from './lists';
+export {
+  SANDBOX_BLOCKLIST,
+  SANDBOX_MX_HOST,
+  SANDBOX_MX_IP,
+  SANDBOX_SUGGESTION,
+  SANDBOX_TRIGGERS,
+  sandboxDisposable,
+  sandboxDomainReport,
+  sandboxTableRows,
+  sandboxTrigger,
+  sandboxVerdict,
+  type SandboxOptions,
+  type SandboxRouting,
+  type SandboxTrigger,
+} from './sandbox';
 export { createDefaultDependencies, secureRandom, systemClock } from './node-dependencies';
 export { DEFAULT_TUNING, defaultVerificationOptions, type VerificationOptions } from './options';
 export { DEFAULT_PROVIDER_RULES, ProviderRules, parseProviderRules, type ProviderRule } from './providers';

@@ -46,9 +46,12 @@ export class GreylistRetries {
     this.options = { delays: config.GREYLIST_RETRY_DELAYS, staleSeconds: config.FILE_CHUNK_STALE_SECONDS };
   }
 
-  /** The addresses of a chunk's first answer that wait for a retry, if any. */
+  /**
+   * The addresses of a chunk's first answer that wait for a retry, if any. A sandbox job's greylisted answers
+   * are the table's, which a retry would only give again: they settle at once.
+   */
   waitingOf(message: ChunkResultMessage): WaitingPlan | undefined {
-    if (message.failed || message.results.counts.greylisted === 0) return undefined;
+    if (message.failed || message.sandbox || message.results.counts.greylisted === 0) return undefined;
     const items = chunkItemsOf(message.results.text);
     const positions = waitingPositions(items, this.options.delays);
     if (positions.length === 0) return undefined;

@@ -11,7 +11,7 @@ import { type JobRow, JobsRepository } from './jobs.repository';
 /**
  * Turns an uploaded file into a pending job: streams and parses it, plans its chunks (planChunks: each unique
  * well-formed address once, in first-seen order, noting which addresses occur again), reserves credits for
- * them, and commits the job and its chunks in one transaction. Whatever fails leaves no job, no rows, no
+ * them (a sandbox job reserves nothing), and commits the job and its chunks in one transaction. Whatever fails leaves no job, no rows, no
  * reservation and no uploaded file behind.
  */
 @Injectable()
@@ -99,6 +99,7 @@ export class JobCreator {
         check_smtp: req.checkSmtp,
         preserve_original: req.preserveOriginal,
         enrich: req.enrich,
+        mode: req.sandbox ? 'sandbox' : 'live',
         upload_object: req.uploadObject,
         total_rows: plan.totalRows,
         estimated_count: plan.estimated,
@@ -113,6 +114,8 @@ export class JobCreator {
         invalid_emails: plan.unique - plan.billable,
       });
       await tx.insertChunks(jobId, plan.chunks);
+      // A sandbox job costs nothing, so it reserves nothing, whatever the balance.
+      if (req.sandbox) return tx.view(jobId);
       // Credits last: a short balance refuses the job before anything is kept.
       await this.bus.request(Subjects.creditsReserve, {
         accountId: req.accountId,

@@ -15,9 +15,12 @@ function makeJob(overrides: Partial<JobRow> = {}): JobRow {
 }
 
 /** A merger over an in-memory job, recording what it did. */
-function setup(write: ResultWriter['write']) {
-  let job = makeJob();
+function setup(write: ResultWriter['write'], initial: Partial<JobRow> = {}) {
+  let job = makeJob(initial);
   const did: string[] = [];
+  /** Subjects of the requests sent (credits), and the events published. */
+  const requested: string[] = [];
+  const published: unknown[] = [];
   const repo = {
     claimMerge: async () => job,
     renewMerge: async () => true,
@@ -38,9 +41,17 @@ function setup(write: ResultWriter['write']) {
       return job;
     },
   };
-  const bus = { request: async () => ({}), publish: () => undefined };
+  /** The usage records sent. */
+  const usage: unknown[] = [];
+  const bus = {
+    request: async (subject: string, payload: unknown) => {
+      requested.push(subject);
+      if (subject === 'credits.usage.record') usage.push(payload);
+    },
+    publish: () => undefined,
+  };
   const kit = {
-    publish: async () => undefined,
+    publish: async (_subject: string, event: unknown) => void published.push(event),
     objectStore: async () => ({ delete: async (name: string) => void did.push(`deleted ${name}`) }),
   };
   const merger = new JobMerger(
@@ -55,6 +66,9 @@ function setup(write: ResultWriter['write']) {
   return {
     merger,
     did,
+    requested,
+    published,
+    usage,
     get job() {
       return job;
     },
@@ -146,5 +160,36 @@ describe('JobMerger', () => {
     await t.merger.finish(makeJob(), new AbortController().signal);
     expect(t.did).toEqual(['merging', 'settled', 'failed', 'published file.failed']);
     expect(t.job.status).toBe('failed');
+  });
+
+  it('finishes a sandbox job without settling credits (it reserved none); its event says sandbox', async () => {
+    const live = setup(async () => 'results/1.csv');
+    await live.merger.finish(makeJob(), new AbortController().signal);
+    expect(live.requested).toEqual(['credits.reservation.settle', 'credits.usage.record']);
+    expect(live.published).toEqual([expect.not.objectContaining({ sandbox: expect.anything() })]);
+
+    const sandbox = setup(async () => 'results/1.csv', { mode: 'sandbox' });
+    await sandbox.merger.finish(makeJob({ mode: 'sandbox' }), new AbortController().signal);
+    expect(sandbox.did).toEqual(['merging', 'settled', 'completed', 'published file.completed']);
+    // Its results still count in the account's usage (as sandbox verifications).
+    expect(sandbox.requested).toEqual(['credits.usage.record']);
+    expect(sandbox.usage).toEqual([
+      { key: expect.stringMatching(/^file:/), entries: [expect.objectContaining({ mode: 'sandbox' })] },
+    ]);
+    expect(sandbox.published).toEqual([
+      expect.objectContaining({ event: 'file.completed', sandbox: true, data: expect.any(Object) }),
+    ]);
+  });
+
+  it('fails a sandbox job without settling credits, and its file.failed says sandbox', async () => {
+    const t = setup(
+      async () => {
+        throw new Error('job 1: the file held 3 addresses, the job 4');
+      },
+      { mode: 'sandbox' },
+    );
+    await t.merger.finish(makeJob({ mode: 'sandbox' }), new AbortController().signal);
+    expect(t.requested).not.toContain('credits.reservation.settle');
+    expect(t.published).toEqual([expect.objectContaining({ event: 'file.failed', sandbox: true })]);
   });
 });

@@ -18,7 +18,7 @@ import { broadcastStatus, isActive } from './job-status';
 import { type JobRow, JobsRepository } from './jobs.repository';
 import { MergeAbandoned, ResultWriter } from './result-writer';
 
-/** The job's results by status, as usage entries (live keys' jobs). */
+/** The job's results by status, as usage entries under the mode of the key that uploaded it. */
 function usageOf(job: JobRow): UsageRecordEntry[] {
   const counts: Record<VerificationStatus, number> = {
     valid: job.valid_emails,
@@ -33,7 +33,7 @@ function usageOf(job: JobRow): UsageRecordEntry[] {
     .filter(([, count]) => count > 0)
     .map(([status, count]) => ({
       accountId: job.account_id,
-      mode: 'live' as const,
+      mode: job.mode,
       status: status as VerificationStatus,
       count,
     }));
@@ -159,15 +159,18 @@ export class JobMerger {
   /**
    * Charges what was verified and refunds the rest of the reservation, and counts the job's results in the
    * account's daily usage; both idempotent on the credits side (the usage record is keyed by the job), so a
-   * settlement repeated after a failure counts once.
+   * settlement repeated after a failure counts once. A sandbox job reserved nothing, so it settles no credits;
+   * its results count in the sandbox's usage.
    */
   async settle(job: JobRow, used: number): Promise<void> {
     const requestId = job.request_id ?? undefined;
-    await this.bus.request(
-      Subjects.creditsSettle,
-      { accountId: job.account_id, idempotencyKey: job.reservation_key, used },
-      { requestId },
-    );
+    if (job.mode !== 'sandbox') {
+      await this.bus.request(
+        Subjects.creditsSettle,
+        { accountId: job.account_id, idempotencyKey: job.reservation_key, used },
+        { requestId },
+      );
+    }
     const entries = usageOf(job);
     if (entries.length > 0)
       await this.bus.request(Subjects.creditsUsageRecord, { key: `file:${job.id}`, entries }, { requestId });
@@ -196,11 +199,14 @@ export class JobMerger {
     const kind = eventOfState(job.status);
     if (!kind) return;
     const timestamp = (job.completed_at ?? job.created_at).toISOString();
+    // Receivers tell a sandbox job's event by this field; a live event has none, as before.
+    const sandbox = job.mode === 'sandbox' ? { sandbox: true as const } : {};
     let event: FileEvent;
     if (kind === 'file.failed') {
       event = {
         event: 'file.failed',
         timestamp,
+        ...sandbox,
         accountId: job.account_id,
         data: {
           job_id: job.id,
@@ -218,6 +224,7 @@ export class JobMerger {
       event = {
         event: 'file.completed',
         timestamp,
+        ...sandbox,
         accountId: job.account_id,
         data: {
           job_id: job.id,

@@ -20,6 +20,7 @@ export function makeJobRow(overrides: Partial<JobRow> = {}): JobRow {
     check_smtp: false,
     preserve_original: true,
     enrich: false,
+    mode: 'live',
     upload_object: 'uploads/u',
     result_object: null,
     total_rows: 4,

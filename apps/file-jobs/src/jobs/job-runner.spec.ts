@@ -326,6 +326,19 @@ describe('JobRunner', () => {
     });
   });
 
+  it("sends a sandbox job's chunks marked sandbox, a live job's without the mark", async () => {
+    const store = new JobsStore();
+    const sandbox = store.add(makeJob({ mode: 'sandbox' }));
+    const live = store.add(makeJob());
+    const t = await setup(store);
+    await t.kick(sandbox.id);
+    await t.kick(live.id);
+    const of = (id: string) => t.published.filter((p) => p.message.jobId === id).map((p) => p.message);
+    expect(of(sandbox.id)).toHaveLength(WINDOW);
+    expect(of(sandbox.id).every((m) => m.sandbox === true)).toBe(true);
+    expect(of(live.id).some((m) => 'sandbox' in m)).toBe(false);
+  });
+
   it('tops the window up a quarter of it at a time as results come in', async () => {
     const store = new JobsStore();
     const job = store.add(makeJob());

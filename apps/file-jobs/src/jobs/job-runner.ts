@@ -192,6 +192,7 @@ export class JobRunner {
         chunk,
         checkSmtp: job.check_smtp,
         enrich: job.enrich,
+        ...(job.mode === 'sandbox' ? { sandbox: true } : {}),
         jobCreatedAt: job.created_at.toISOString(),
         emails,
       };

@@ -19,6 +19,8 @@ export interface JobRow {
   preserve_original: boolean;
   /** Gravatar and domain-age lookups for every address, and their columns in the result file (upload `enrich`). */
   enrich: boolean;
+  /** The uploading key's mode: a sandbox job reserves nothing and is answered from the sandbox table. */
+  mode: 'live' | 'sandbox';
   upload_object: string;
   result_object: string | null;
   total_rows: number;
@@ -87,7 +89,7 @@ export type NewJob = Pick<
   | 'request_id'
   | 'processed_emails'
   | 'invalid_emails'
-> & { file_size: number };
+> & { file_size: number } & Partial<Pick<JobRow, 'mode'>>;
 
 export interface NewChunk {
   /**
@@ -146,7 +148,7 @@ export class JobsRepository {
    */
   listPage(
     accountId: AccountId,
-    page: { statuses?: readonly JobState[]; after?: JobCursor; limit: number },
+    page: { statuses?: readonly JobState[]; after?: JobCursor; limit: number; mode?: JobRow['mode'] },
   ): Promise<ListedJobRow[]> {
     return this.sql.rows<ListedJobRow>(
       `SELECT *, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
@@ -154,9 +156,17 @@ export class JobsRepository {
         WHERE account_id = $1
           AND ($2::text[] IS NULL OR status = ANY($2::text[]))
           AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
+          AND ($6::text IS NULL OR mode = $6)
         ORDER BY created_at DESC, id DESC
         LIMIT $5`,
-      [accountId, page.statuses ?? null, page.after?.createdAt ?? null, page.after?.id ?? null, page.limit],
+      [
+        accountId,
+        page.statuses ?? null,
+        page.after?.createdAt ?? null,
+        page.after?.id ?? null,
+        page.limit,
+        page.mode ?? null,
+      ],
     );
   }
 
@@ -344,8 +354,8 @@ export class JobsTx {
     await this.tx.affected(
       `INSERT INTO files.jobs (id, account_id, file_name, file_size, format, status, email_column, column_index, has_header,
          headers, check_smtp, preserve_original, upload_object, total_rows, estimated_count, unique_emails, billable_emails,
-         total_chunks, chunk_size, reservation_key, processed_emails, invalid_emails, request_id, enrich)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24)`,
+         total_chunks, chunk_size, reservation_key, processed_emails, invalid_emails, request_id, enrich, mode)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25)`,
       [
         job.id,
         job.account_id,
@@ -371,6 +381,7 @@ export class JobsTx {
         job.invalid_emails,
         job.request_id,
         job.enrich,
+        job.mode ?? 'live',
       ],
     );
   }

@@ -48,6 +48,7 @@ export class JobsService {
     const after = request.cursor === undefined ? undefined : decodeCursor(request.cursor);
     const rows = await this.repo.listPage(request.accountId, {
       statuses: request.statuses,
+      mode: request.mode,
       after,
       limit: request.limit + 1,
     });
@@ -146,9 +147,12 @@ export class JobsService {
     return resultsOf(job);
   }
 
+  /** The caller's job; one of another account, or uploaded with a key of the other mode, is not found. */
   private async load(ref: FileJobRef): Promise<JobRow> {
     const job = isUuid(ref.jobId) ? await this.repo.find(ref.accountId, ref.jobId) : undefined;
-    if (!job) throw new DomainError('JOB_NOT_FOUND', `No job ${ref.jobId} for this account`);
+    if (!job || (ref.mode !== undefined && job.mode !== ref.mode)) {
+      throw new DomainError('JOB_NOT_FOUND', `No job ${ref.jobId} for this account`);
+    }
     return job;
   }
 

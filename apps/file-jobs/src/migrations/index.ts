@@ -1,4 +1,5 @@
 import { FilesInit1763820000000 } from './1763820000000-files-init';
+import { JobMode1764300000000 } from './1764300000000-job-mode';
 import { FilesJobList1764390000000 } from './1764390000000-files-job-list';
 
-export const filesMigrations = [FilesInit1763820000000, FilesJobList1764390000000];
+export const filesMigrations = [FilesInit1763820000000, JobMode1764300000000, FilesJobList1764390000000];

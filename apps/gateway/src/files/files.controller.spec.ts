@@ -178,7 +178,7 @@ describe('file routes', () => {
       const data = payloadOf('current', res) as Record<string, string>;
       expect(gateway.bus.asked[0]).toMatchObject({
         subject: Subjects.filesJobGet,
-        payload: { accountId: ACCOUNT, jobId: JOB_ID },
+        payload: { accountId: ACCOUNT, jobId: JOB_ID, mode: 'live' },
       });
       expect(data.download_url).toBe(`${BASE}/v1/verify/file/${JOB_ID}/results`);
       expect(data.direct_download_url).toMatch(
@@ -432,7 +432,7 @@ describe('file routes', () => {
       const res = await gateway.call(`/v1/verify/file/${JOB_ID}`, { method: 'DELETE', style });
       expect(payloadOf(style, res)).toEqual({ message: 'Job deleted with its files', job_id: JOB_ID });
       expect(gateway.bus.asked.map((a) => [a.subject, a.payload])).toEqual([
-        [Subjects.filesJobDelete, { accountId: ACCOUNT, jobId: JOB_ID }],
+        [Subjects.filesJobDelete, { accountId: ACCOUNT, jobId: JOB_ID, mode: 'live' }],
       ]);
     });
 
@@ -508,8 +508,8 @@ describe('file routes', () => {
         );
       }
       expect(gateway.bus.asked.map((a) => [a.subject, a.payload])).toEqual([
-        [subject, { accountId: ACCOUNT, jobId: JOB_ID }],
-        [subject, { accountId: ACCOUNT, jobId: JOB_ID }],
+        [subject, { accountId: ACCOUNT, jobId: JOB_ID, mode: 'live' }],
+        [subject, { accountId: ACCOUNT, jobId: JOB_ID, mode: 'live' }],
       ]);
     });
 

@@ -79,6 +79,8 @@ export class FilesService implements BeforeApplicationShutdown {
           checkSmtp: dto.check_smtp ?? false,
           preserveOriginal: dto.preserve_original ?? true,
           enrich: dto.enrich ?? false,
+          // A sandbox key's job reserves nothing and is answered from the sandbox table.
+          ...(auth.mode === 'sandbox' ? { sandbox: true } : {}),
         },
         { requestId: auth.requestId, timeoutMs: this.config.FILE_CREATE_TIMEOUT_MS },
       );
@@ -152,6 +154,7 @@ export class FilesService implements BeforeApplicationShutdown {
       Subjects.filesJobList,
       {
         accountId: auth.accountId,
+        mode: auth.mode,
         limit: query.limit ?? FILE_JOB_LIST_DEFAULT_LIMIT,
         ...(statuses ? { statuses: statuses as JobState[] } : {}),
         ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
@@ -165,14 +168,21 @@ export class FilesService implements BeforeApplicationShutdown {
     checkJobId(jobId);
     return this.bus.request(
       Subjects.filesJobResults,
-      { accountId: auth.accountId, jobId, ...(partial ? { partial } : {}) },
+      { accountId: auth.accountId, jobId, mode: auth.mode, ...(partial ? { partial } : {}) },
       { requestId: auth.requestId },
     );
   }
 
-  /** One request to file-jobs about one of the caller's jobs, in the caller's account and request. */
+  /**
+   * One request to file-jobs about one of the caller's jobs, in the caller's account, key mode (a sandbox key's
+   * jobs and a live key's stay apart) and request.
+   */
   private askJob<S extends JobSubject>(subject: S, auth: AuthContext, jobId: string): Promise<RpcReply<S>> {
-    return this.bus.request(subject, { accountId: auth.accountId, jobId }, { requestId: auth.requestId });
+    return this.bus.request(
+      subject,
+      { accountId: auth.accountId, jobId, mode: auth.mode },
+      { requestId: auth.requestId },
+    );
   }
 
   directLink(jobId: string): { url: string; expiresAt: string } {

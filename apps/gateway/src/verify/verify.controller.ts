@@ -33,15 +33,15 @@ export class VerifyController {
   @PostOk('disposable')
   @RateLimitClass('disposable')
   @ApiRoute(VerifyRoutes.disposablePost)
-  disposablePost(@Body() dto: DisposableDto) {
-    return present(DisposablePresenter, this.verify.disposable(dto));
+  disposablePost(@Auth() auth: AuthContext, @Body() dto: DisposableDto) {
+    return present(DisposablePresenter, this.verify.disposable(auth, dto));
   }
 
   @Get('disposable')
   @RateLimitClass('disposable')
   @ApiRoute(VerifyRoutes.disposableGet)
-  disposableGet(@Query() query: DisposableDto) {
-    return present(DisposablePresenter, this.verify.disposable(query));
+  disposableGet(@Auth() auth: AuthContext, @Query() query: DisposableDto) {
+    return present(DisposablePresenter, this.verify.disposable(auth, query));
   }
 
   @Get('domain')

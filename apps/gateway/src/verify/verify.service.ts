@@ -13,6 +13,7 @@ import {
   assertValidDomain,
   checkDisposable,
   type DisposableCheck,
+  sandboxDisposable,
 } from '@emailverify/verification';
 import type { AuthContext } from '../common/http/request-context';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
@@ -37,6 +38,7 @@ export class VerifyService {
           email: address.email,
           checkSmtp: dto.check_smtp ?? false,
           forceRefresh: dto.force_refresh ?? false,
+          ...sandboxOf(auth),
         },
         { requestId: auth.requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
       )
@@ -48,7 +50,12 @@ export class VerifyService {
     return this.bus
       .request(
         Subjects.verifyBulk,
-        { accountId: auth.accountId, emails: dto.emails, checkSmtp: dto.check_smtp ?? false },
+        {
+          accountId: auth.accountId,
+          emails: dto.emails,
+          checkSmtp: dto.check_smtp ?? false,
+          ...sandboxOf(auth),
+        },
         { requestId: auth.requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
       )
       .catch(asTimeout);
@@ -60,21 +67,30 @@ export class VerifyService {
     return this.bus
       .request(
         Subjects.verifyDomain,
-        { accountId: auth.accountId, domain, checkSmtp: dto.check_smtp ?? false },
+        { accountId: auth.accountId, domain, checkSmtp: dto.check_smtp ?? false, ...sandboxOf(auth) },
         { requestId: auth.requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
       )
       .catch(asTimeout);
   }
 
-  /** The free disposable check: an in-memory lookup in the gateway itself, no hop and no credits. */
-  disposable(dto: DisposableDto): DisposableCheck & { checkedAt: string } {
+  /**
+   * The free disposable check: an in-memory lookup in the gateway itself, no hop and no credits. A sandbox key's
+   * answer comes from the sandbox table (the same syntax check first).
+   */
+  disposable(auth: AuthContext, dto: DisposableDto): DisposableCheck & { checkedAt: string } {
     if (dto.check_smtp !== undefined) {
       throw new DomainError('INVALID_REQUEST', 'check_smtp is not supported on /verify/disposable', {
         field: 'check_smtp',
       });
     }
-    return { ...checkDisposable(dto.email), checkedAt: new Date().toISOString() };
+    const check = auth.mode === 'sandbox' ? sandboxDisposable(dto.email) : checkDisposable(dto.email);
+    return { ...check, checkedAt: new Date().toISOString() };
   }
+}
+
+/** What tells the verifier that a sandbox key asks (nothing for a live key). */
+function sandboxOf(auth: AuthContext): { sandbox?: true } {
+  return auth.mode === 'sandbox' ? { sandbox: true } : {};
 }
 
 /** A verifier that answers too late is a verification timeout (504), not a missing service (503). */

@@ -18,6 +18,7 @@ import type { Logger } from 'pino';
 import type { Histogram } from 'prom-client';
 import { VERIFIER_CONFIG, type VerifierConfig } from '../config';
 import { VerifierMetrics } from '../verifier.metrics';
+import { SandboxService } from './sandbox.service';
 import { VerificationService } from './verification.service';
 
 export interface ChunkWorkerOptions {
@@ -44,6 +45,7 @@ export class ChunkWorker {
   constructor(
     private readonly kit: JetStreamKit,
     private readonly verification: VerificationService,
+    private readonly sandbox: SandboxService,
     @Inject(VERIFIER_CONFIG) config: Readonly<VerifierConfig>,
     metrics: VerifierMetrics,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -78,7 +80,9 @@ export class ChunkWorker {
         };
         const seconds = () => (performance.now() - started) / 1000;
         try {
-          const results = await this.verification.verifyChunk(payload);
+          const results = payload.sandbox
+            ? this.sandbox.chunk(payload)
+            : await this.verification.verifyChunk(payload);
           // Handed back at shutdown: another verifier has it now and reports it.
           if (signal.aborted) return 'ack';
           await this.publish({
@@ -87,6 +91,7 @@ export class ChunkWorker {
             failed: false,
             results: packChunkResults(results),
             ...retryOf(payload),
+            ...(payload.sandbox ? { sandbox: true } : {}),
           });
           this.chunkSeconds.observe({ outcome: 'verified' }, seconds());
           this.logger.info({ ...line, ms: Math.round(seconds() * 1000) }, 'chunk verified');

@@ -100,13 +100,14 @@ export class EventIntake {
       this.logger.error({ issues: parsed.error.issues.slice(0, 3) }, 'malformed event dropped');
       return { terminate: 'malformed event' };
     }
-    const { accountId, event, timestamp, data } = parsed.data;
+    const { accountId, event, timestamp, sandbox, data } = parsed.data;
     const { ids } = await this.batches.add({
       accountId,
       eventId: `${data.job_id}:${event}`,
       event,
       jobId: data.job_id,
-      body: JSON.stringify({ event, timestamp, data }),
+      // A sandbox job's body says so beside the event; a live one has no such field.
+      body: JSON.stringify(sandbox ? { event, timestamp, sandbox, data } : { event, timestamp, data }),
       requestId,
     });
     if (ids.length > 0)
