@@ -1,25 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { LOGGER, PeriodicTask } from '@emailverify/service-kit';
-import type { Logger } from 'pino';
+import { periodicTask } from '@emailverify/service-kit';
 import { CREDITS_CONFIG, type CreditsConfig } from '../config';
 import { CreditsService } from './credits.service';
 
 /** Refunds the reservations whose holder died before settling them, every RESERVATION_SWEEP_INTERVAL_MS. */
-@Injectable()
-export class ReservationSweep extends PeriodicTask {
-  constructor(
-    credits: CreditsService,
-    @Inject(CREDITS_CONFIG) config: Readonly<CreditsConfig>,
-    @Inject(LOGGER) logger: Logger,
-  ) {
-    super(
-      'reservation sweep',
-      config.RESERVATION_SWEEP_INTERVAL_MS,
-      async () => {
-        const refunded = await credits.sweepExpired();
-        if (refunded > 0) logger.info({ refunded }, 'refunded expired reservations');
-      },
-      logger,
-    );
-  }
-}
+export const ReservationSweep = periodicTask(
+  'reservation sweep',
+  [CreditsService, CREDITS_CONFIG],
+  (credits: CreditsService, config: Readonly<CreditsConfig>) => ({
+    intervalMs: config.RESERVATION_SWEEP_INTERVAL_MS,
+    run: () => credits.sweepExpired(),
+    done: { message: 'refunded expired reservations', count: 'refunded' },
+  }),
+);
