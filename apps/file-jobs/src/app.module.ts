@@ -14,7 +14,7 @@ import { ChunksRepository } from './jobs/chunks.repository';
 import { JobsRepository } from './jobs/jobs.repository';
 import { JobsService } from './jobs/jobs.service';
 import { ResultWriter } from './jobs/result-writer';
-import { RetentionSweep } from './jobs/retention-sweep';
+import { PartialCopiesSweep, RetentionSweep } from './jobs/retention-sweep';
 import { filesMigrations } from './migrations';
 
 /** file-jobs: file jobs from upload to result file, over NATS and JetStream. */
@@ -37,6 +37,7 @@ export function fileJobsModule(config: Readonly<FileJobsConfig>): DynamicModule 
       FileJobsHandler,
       GreylistDispatch,
       RetentionSweep,
+      PartialCopiesSweep,
     ],
   });
 }

@@ -1,26 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { Metrics } from '@emailverify/service-kit';
 import type { JobState } from '@emailverify/contracts';
-import type { Counter } from 'prom-client';
 
 /** file-jobs' own metrics, declared in one place. */
 @Injectable()
 export class FileJobsMetrics {
-  readonly jobsEnded: Counter<'status'>;
-  readonly chunkResults: Counter<'outcome'>;
+  constructor(private readonly metrics: Metrics) {}
 
-  constructor(metrics: Metrics) {
-    this.jobsEnded = metrics.counter(
-      'file_jobs_ended_total',
-      'File jobs that reached a final state (completed, completed_with_warning, failed, cancelled), by that state',
-      ['status'],
-    );
-    this.chunkResults = metrics.counter(
-      'file_chunk_results_total',
-      'Chunk results applied to their jobs (once per chunk): verified, or failed after every delivery',
-      ['outcome'],
-    );
-  }
+  readonly jobsEnded = this.metrics.counter(
+    'file_jobs_ended_total',
+    'File jobs that reached a final state (completed, completed_with_warning, failed, cancelled), by that state',
+    ['status'],
+  );
+  readonly chunkResults = this.metrics.counter(
+    'file_chunk_results_total',
+    'Chunk results applied to their jobs (once per chunk): verified, or failed after every delivery',
+    ['outcome'],
+  );
 
   jobEnded(status: JobState): void {
     this.jobsEnded.inc({ status });

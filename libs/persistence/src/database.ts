@@ -61,6 +61,14 @@ export const COMMIT_WITHOUT_FLUSH_WAIT = `SELECT set_config('synchronous_commit'
  */
 export const NO_FLUSH_WAIT = `no_flush_wait AS MATERIALIZED (${COMMIT_WITHOUT_FLUSH_WAIT})`;
 
+/**
+ * The parameters of a statement that takes many rows at once as one array per column
+ * (`unnest($1::uuid[], $2::text[], ...)`): for each of `fields`, in order, that field of every row.
+ */
+export function columns<T, K extends keyof T>(rows: readonly T[], fields: readonly K[]): T[K][][] {
+  return fields.map((field) => rows.map((row) => row[field]));
+}
+
 /** A statement run on every request, parsed and planned once per pooled connection (see `prepared`). */
 export interface PreparedStatement {
   readonly name: string;

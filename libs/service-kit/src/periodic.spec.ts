@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { PeriodicTask } from './periodic';
+import { LOGGER } from './nest';
+import { PeriodicTask, periodicTask } from './periodic';
 
 const quiet = () => {
   const logger = pino({ level: 'silent' });
@@ -76,5 +77,24 @@ describe('PeriodicTask', () => {
     void task.runOnce();
     await task.onApplicationShutdown();
     expect(finished).toBe(true);
+  });
+
+  it('periodicTask: a provider whose work comes from its dependencies, a count above zero logged', async () => {
+    const { logger } = quiet();
+    const info = vi.spyOn(logger, 'info');
+    const swept = [0, 3];
+    const SWEPT = Symbol('swept');
+    const provider = periodicTask('sweep', [SWEPT], (counts: number[]) => ({
+      intervalMs: 1000,
+      run: async () => counts.shift(),
+      done: { message: 'rows swept', count: 'rows' },
+    }));
+    expect(provider.inject).toEqual([SWEPT, LOGGER]);
+    const task = await provider.useFactory(swept, logger);
+    expect(task.name).toBe('sweep');
+    await task.runOnce();
+    expect(info).not.toHaveBeenCalled();
+    await task.runOnce();
+    expect(info).toHaveBeenCalledWith({ rows: 3 }, 'rows swept');
   });
 });

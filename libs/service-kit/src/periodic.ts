@@ -1,11 +1,11 @@
-import type { OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import type { FactoryProvider, InjectionToken, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { LOGGER } from './nest';
 
 /**
  * Upkeep a service runs on a timer (sweeps, purges). A run never overlaps the previous one, a failure is
  * logged and retried at the next tick, and the timer neither keeps the process alive nor outlives shutdown.
- * A service's own task is an `@Injectable()` subclass that passes its name, interval and work to this
- * constructor (e.g. the credits service's ReservationSweep).
+ * A service declares its own with periodicTask().
  */
 export class PeriodicTask implements OnModuleInit, OnApplicationShutdown {
   private timer?: NodeJS.Timeout;
@@ -35,4 +35,42 @@ export class PeriodicTask implements OnModuleInit, OnApplicationShutdown {
     clearInterval(this.timer);
     await this.running;
   }
+}
+
+/** What a service's periodic task does, and how often. */
+export interface PeriodicWork {
+  intervalMs: number;
+  /** One run. A count it returns (rows swept, say) is logged with `done` when above zero. */
+  run: () => Promise<number | void>;
+  /** The log line of a run that did something, and the count's field name in it. */
+  done?: { message: string; count: string };
+}
+
+/**
+ * The provider of a service's periodic task: `name` in its logs, and its work, made from the dependencies
+ * `inject` names (as a factory provider's `inject`) by `work`. The task starts with the module and stops with
+ * the application (PeriodicTask).
+ */
+export function periodicTask(
+  name: string,
+  inject: InjectionToken[],
+  work: (...dependencies: never[]) => PeriodicWork,
+): FactoryProvider<PeriodicTask> {
+  return {
+    provide: Symbol(name),
+    inject: [...inject, LOGGER],
+    useFactory: (...dependencies: unknown[]) => {
+      const logger = dependencies.pop() as Logger;
+      const { intervalMs, run, done } = work(...(dependencies as never[]));
+      return new PeriodicTask(
+        name,
+        intervalMs,
+        async () => {
+          const count = await run();
+          if (done && (count ?? 0) > 0) logger.info({ [done.count]: count }, done.message);
+        },
+        logger,
+      );
+    },
+  };
 }

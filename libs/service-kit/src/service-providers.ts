@@ -1,11 +1,4 @@
-import {
-  type DynamicModule,
-  Inject,
-  Injectable,
-  Module,
-  type ModuleMetadata,
-  type Provider,
-} from '@nestjs/common';
+import { type DynamicModule, Module, type ModuleMetadata, type Provider } from '@nestjs/common';
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { type DataSource, type MigrationClass, openSchemaDataSource, Sql } from '@emailverify/persistence';
 import type { Logger } from 'pino';
@@ -15,7 +8,7 @@ import type { HealthCheck } from './health';
 import { createLogger } from './logger';
 import { Metrics } from './metrics';
 import { HEALTH_CHECKS, LOGGER, ObservabilityModule, SHUTDOWN_HOOKS } from './nest';
-import { PeriodicTask } from './periodic';
+import { periodicTask } from './periodic';
 
 /** How often consumer lag is sampled: well inside a usual scrape interval, and one small request per consumer. */
 const CONSUMER_LAG_SAMPLE_MS = 5_000;
@@ -23,17 +16,14 @@ const CONSUMER_LAG_SAMPLE_MS = 5_000;
 export const SERVICE_DATA_SOURCE = Symbol('SERVICE_DATA_SOURCE');
 
 /** The lag of the JetStream consumers this process works (emailverify_jetstream_consumer_*), one request each. */
-@Injectable()
-export class ConsumerLagSampler extends PeriodicTask {
-  constructor(kit: JetStreamKit, metrics: Metrics, @Inject(LOGGER) logger: Logger) {
-    super(
-      'consumer lag sample',
-      CONSUMER_LAG_SAMPLE_MS,
-      async () => metrics.recordConsumerLag(await kit.consumerLag()),
-      logger,
-    );
-  }
-}
+const ConsumerLagSampler = periodicTask(
+  'consumer lag sample',
+  [JetStreamKit, Metrics],
+  (kit: JetStreamKit, metrics: Metrics) => ({
+    intervalMs: CONSUMER_LAG_SAMPLE_MS,
+    run: async () => metrics.recordConsumerLag(await kit.consumerLag()),
+  }),
+);
 
 export interface ServiceProviderOptions {
   service: string;

@@ -7,7 +7,7 @@ import type {
   UsageRecordEntry,
   VerificationStatus,
 } from '@emailverify/contracts';
-import { NO_FLUSH_WAIT, prepared, type Queryable, Sql } from '@emailverify/persistence';
+import { columns, NO_FLUSH_WAIT, prepared, type Queryable, Sql } from '@emailverify/persistence';
 
 export interface AccountRow {
   id: AccountId;
@@ -329,13 +329,8 @@ export class CreditsRepository {
       prior_amount: number | null;
       balance: number | null;
     }>(RESERVE_MANY, [
-      rs.map((r) => r.id),
-      rs.map((r) => r.accountId),
-      rs.map((r) => r.idempotencyKey),
-      rs.map((r) => r.amount),
-      rs.map((r) => r.holdSeconds),
-      close.map((r) => r.accountId),
-      close.map((r) => r.idempotencyKey),
+      ...columns(rs, ['id', 'accountId', 'idempotencyKey', 'amount', 'holdSeconds']),
+      ...columns(close, ['accountId', 'idempotencyKey']),
     ]);
     if (rows.length !== rs.length) throw new Error(`reserveMany: ${rows.length} outcomes for ${rs.length}`);
     const outcomes = rows.map((row): ReserveOutcome => {
@@ -381,10 +376,10 @@ export class CreditsRepository {
   async closeUsedReservations(
     reservations: ReadonlyArray<{ accountId: AccountId; idempotencyKey: string }>,
   ): Promise<number> {
-    const row = await this.sql.one<{ closed: number }>(CLOSE_USED, [
-      reservations.map((r) => r.accountId),
-      reservations.map((r) => r.idempotencyKey),
-    ]);
+    const row = await this.sql.one<{ closed: number }>(
+      CLOSE_USED,
+      columns(reservations, ['accountId', 'idempotencyKey']),
+    );
     return row?.closed ?? 0;
   }
 

@@ -1,30 +1,28 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { LOGGER, PeriodicTask } from '@emailverify/service-kit';
-import type { Logger } from 'pino';
+import { periodicTask } from '@emailverify/service-kit';
 import { FILE_JOBS_CONFIG, type FileJobsConfig } from '../config';
 import { JobFiles } from './job-files';
 
+/** Deletes the files of jobs past FILE_RETENTION_DAYS, every FILE_RETENTION_SWEEP_INTERVAL_MS. */
+export const RetentionSweep = periodicTask(
+  'retention sweep',
+  [JobFiles, FILE_JOBS_CONFIG],
+  (files: JobFiles, config: Readonly<FileJobsConfig>) => ({
+    intervalMs: config.FILE_RETENTION_SWEEP_INTERVAL_MS,
+    run: () => files.sweepExpired(),
+    done: { message: 'deleted the files of jobs past their retention', count: 'jobs' },
+  }),
+);
+
 /**
- * Deletes the files of jobs past FILE_RETENTION_DAYS, and copies of partial results left behind, every
- * FILE_RETENTION_SWEEP_INTERVAL_MS.
+ * Deletes copies of partial results a gateway left behind (it stopped mid-download), on the retention sweep's
+ * interval.
  */
-@Injectable()
-export class RetentionSweep extends PeriodicTask {
-  constructor(
-    files: JobFiles,
-    @Inject(FILE_JOBS_CONFIG) config: Readonly<FileJobsConfig>,
-    @Inject(LOGGER) logger: Logger,
-  ) {
-    super(
-      'retention sweep',
-      config.FILE_RETENTION_SWEEP_INTERVAL_MS,
-      async () => {
-        const swept = await files.sweepExpired();
-        if (swept > 0) logger.info({ jobs: swept }, 'deleted the files of jobs past their retention');
-        const copies = await files.removeStaleCopies();
-        if (copies > 0) logger.info({ copies }, 'deleted copies of partial results left behind');
-      },
-      logger,
-    );
-  }
-}
+export const PartialCopiesSweep = periodicTask(
+  'partial copies sweep',
+  [JobFiles, FILE_JOBS_CONFIG],
+  (files: JobFiles, config: Readonly<FileJobsConfig>) => ({
+    intervalMs: config.FILE_RETENTION_SWEEP_INTERVAL_MS,
+    run: () => files.removeStaleCopies(),
+    done: { message: 'deleted copies of partial results left behind', count: 'copies' },
+  }),
+);

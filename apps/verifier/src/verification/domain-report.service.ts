@@ -9,12 +9,6 @@ import { VERIFIER_CONFIG, type VerifierConfig } from '../config';
 import { domainCreditsFor } from './billing';
 import { DomainReportsRepository } from './domain-reports.repository';
 
-export interface DomainReportServiceOptions {
-  cacheTtlHours: number;
-  /** How long the report's credit stays reserved if this process dies before settling. */
-  creditHoldSeconds: number;
-}
-
 type Credits = Pick<MessageBus, 'request'>;
 
 /**
@@ -24,20 +18,13 @@ type Credits = Pick<MessageBus, 'request'>;
  */
 @Injectable()
 export class DomainReportService {
-  private readonly options: DomainReportServiceOptions;
-
   constructor(
     private readonly engine: VerificationEngine,
     private readonly reports: DomainReportsRepository,
     @Inject(MessageBus) private readonly credits: Credits,
     @Inject(LOGGER) private readonly logger: Pick<Logger, 'warn'>,
-    @Inject(VERIFIER_CONFIG) config: Readonly<VerifierConfig>,
-  ) {
-    this.options = {
-      cacheTtlHours: config.RESULT_CACHE_TTL_HOURS,
-      creditHoldSeconds: config.CREDIT_HOLD_SECONDS,
-    };
-  }
+    @Inject(VERIFIER_CONFIG) private readonly config: Readonly<VerifierConfig>,
+  ) {}
 
   async verifyDomain(req: VerifyDomainRequest, requestId: string): Promise<BilledDomainReport> {
     const domain = assertValidDomain(req.domain);
@@ -51,7 +38,8 @@ export class DomainReportService {
       accountId: req.accountId,
       idempotencyKey,
       amount: 1,
-      holdSeconds: this.options.creditHoldSeconds,
+      // How long the credit stays reserved if this process dies before settling.
+      holdSeconds: this.config.CREDIT_HOLD_SECONDS,
     });
     let report;
     try {
@@ -65,7 +53,7 @@ export class DomainReportService {
     // Stored before the reply, so the caller's next request is answered from the cache.
     if (used > 0) {
       await this.reports
-        .save(report, req.checkSmtp, this.options.cacheTtlHours)
+        .save(report, req.checkSmtp, this.config.RESULT_CACHE_TTL_HOURS)
         .catch((err: unknown) =>
           this.logger.warn(
             { err },

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AccountId } from '@emailverify/contracts';
-import { isConflictAbort, NO_FLUSH_WAIT, type Queryable, Sql } from '@emailverify/persistence';
+import { columns, isConflictAbort, NO_FLUSH_WAIT, type Queryable, Sql } from '@emailverify/persistence';
 
 /** An event to be turned into deliveries. */
 export interface NewEvent {
@@ -121,14 +121,7 @@ export class DeliveriesRepository {
    */
   async createForEvents(events: readonly NewEvent[], first: FirstAttempts): Promise<EventDeliveries[]> {
     if (events.length === 0) return [];
-    const columns = [
-      events.map((e) => e.accountId),
-      events.map((e) => e.eventId),
-      events.map((e) => e.event),
-      events.map((e) => e.jobId),
-      events.map((e) => e.body),
-      events.map((e) => e.requestId),
-    ];
+    const eventColumns = columns(events, ['accountId', 'eventId', 'event', 'jobId', 'body', 'requestId']);
     const rows = await retryConflicts(() =>
       this.sql.rows<ClaimedDelivery & { account_id: string; event_id: string }>(
         `WITH input AS (
@@ -151,7 +144,7 @@ export class DeliveriesRepository {
              RETURNING id, webhook_id, account_id, event_id, event, body, attempt_count, max_attempts, request_id)
            SELECT made.*, w.url, w.secret_sealed, w.is_active
              FROM made JOIN webhooks.webhooks w ON w.id = made.webhook_id`,
-        [...columns, first.delayMs / 1000, (first.claim?.ms ?? 0) / 1000, first.claim?.max ?? 0],
+        [...eventColumns, first.delayMs / 1000, (first.claim?.ms ?? 0) / 1000, first.claim?.max ?? 0],
       ),
     );
     // Each event's deliveries go to its first occurrence in the batch; a repeat made none.
@@ -348,7 +341,7 @@ function isCommon(outcome: AttemptOutcome): outcome is CommonOutcome {
  */
 async function recordCommonOutcomes(m: Queryable, results: readonly CommonResult[]): Promise<Set<string>> {
   if (results.length === 0) return new Set();
-  const columns: unknown[][] = Array.from({ length: 10 }, () => []);
+  const inputColumns: unknown[][] = Array.from({ length: 10 }, () => []);
   for (const { attempt: a, outcome: o } of results) {
     const row = [
       a.deliveryId,
@@ -362,7 +355,7 @@ async function recordCommonOutcomes(m: Queryable, results: readonly CommonResult
       a.responseBody,
       a.webhookId,
     ];
-    row.forEach((value, i) => columns[i]!.push(value));
+    row.forEach((value, i) => inputColumns[i]!.push(value));
   }
   const rows = await m.rows<{ id: string; n: number }>(
     `WITH ${NO_FLUSH_WAIT},
@@ -392,7 +385,7 @@ async function recordCommonOutcomes(m: Queryable, results: readonly CommonResult
                 failing_since = NULL
           WHERE id IN (SELECT id FROM locked) AND id IN (SELECT webhook_id FROM moved WHERE status = 'success'))
        SELECT moved.id, moved.n FROM moved, no_flush_wait`,
-    columns,
+    inputColumns,
   );
   return new Set(rows.map((r) => `${r.id}:${r.n}`));
 }
