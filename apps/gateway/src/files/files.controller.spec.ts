@@ -277,7 +277,7 @@ describe('file routes', () => {
           'attachment; filename=leads-partial-results-valid.csv',
         );
         expect(res.text.split(/\r?\n/).filter(Boolean)).toEqual(['email,status', 'a@example.com,valid']);
-        expect(gateway.bus.asked[0]!.payload).toEqual({ accountId: ACCOUNT, jobId: JOB_ID, partial: true });
+        expect(gateway.bus.asked[0]!.payload).toEqual({ accountId: ACCOUNT, jobId: JOB_ID, mode: 'live', partial: true });
         expect(gateway.jetStream.store.objects.has(PARTIAL.objectName)).toBe(false);
       },
     );
@@ -293,7 +293,7 @@ describe('file routes', () => {
 
     it('asks as before without partial, and refuses a value that is not a boolean', async () => {
       await gateway.call(`/v1/verify/file/${JOB_ID}/results?partial=false`, { style: 'legacy' });
-      expect(gateway.bus.asked[0]!.payload).toEqual({ accountId: ACCOUNT, jobId: JOB_ID });
+      expect(gateway.bus.asked[0]!.payload).toEqual({ accountId: ACCOUNT, jobId: JOB_ID, mode: 'live' });
       for (const style of STYLES)
         expectFieldError(
           style,
@@ -322,6 +322,7 @@ describe('file routes', () => {
       expect(res.status).toBe(200);
       expect(gateway.bus.asked[0]!.payload).toEqual({
         accountId: ACCOUNT,
+        mode: 'live',
         limit: 5,
         statuses: ['processing', 'completed'],
         cursor: 'Y3Vy',
@@ -349,7 +350,7 @@ describe('file routes', () => {
       gateway.bus.answer(Subjects.filesJobList, () => ({ jobs: [], nextCursor: null }));
       const res = await gateway.call('/v1/verify/file');
       expect(payloadOf('current', res)).toEqual({ jobs: [], next_cursor: null });
-      expect(gateway.bus.asked[0]!.payload).toEqual({ accountId: ACCOUNT, limit: 20 });
+      expect(gateway.bus.asked[0]!.payload).toEqual({ accountId: ACCOUNT, mode: 'live', limit: 20 });
     });
 
     it.each(

@@ -21,6 +21,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/credits/ledger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's credit ledger: grants, charges and refunds, newest first (extension)
+     * @description Pages are `limit` long (1-100, default 20); pass `next_cursor` as `cursor` for the next one. `from` and `to` (a date, UTC, or a date-time with a time zone) narrow the entries, at most 366 days apart. A cached result is free and has no entry; a verification charges when it starts and refunds what it did not use.
+     */
+    get: operations['getCreditLedger'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/credits/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Verifications by status and credits used, per day (extension)
+     * @description Days are UTC, `from` and `to` included (YYYY-MM-DD; default the last 30 days; at most 366 days). Credits come from the ledger, so over an account’s whole life `credits_added - credits_used` is the balance. Verifications count every result answered, cached ones included; sandbox keys’ apart.
+     */
+    get: operations['getUsage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/verify/single': {
     parameters: {
       query?: never;
@@ -314,6 +354,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's API keys (extension)
+     * @description Without the keys themselves. A sandbox key sees the sandbox keys only. Refused (403 INSUFFICIENT_SCOPE) to a key of the `verify` scope.
+     */
+    get: operations['listKeys'];
+    put?: never;
+    /**
+     * Create an API key (extension)
+     * @description The reply is the only one that carries the key (`api_key`). `sandbox: true` makes an `ev_test_` key; a sandbox key makes sandbox keys only (`sandbox: false` is 403 INSUFFICIENT_SCOPE). The new key answers in the default style of the key that made it. An account holds at most 100 active keys.
+     */
+    post: operations['createKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{keyId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Revoke an API key at once (extension)
+     * @description Every gateway refuses the key (401 INVALID_API_KEY) by the time this answers. The key making the call cannot revoke itself (409). Revoking a revoked key answers it unchanged.
+     */
+    delete: operations['revokeKey'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/health/live': {
     parameters: {
       query?: never;
@@ -371,6 +455,207 @@ export interface components {
   schemas: {
     /**
      * @example {
+     *       "id": "0b8f3a52-93a4-4f0e-8d63-0e5f1d2c7a11",
+     *       "name": "staging server",
+     *       "prefix": "ev_test_Qm3x9Lp",
+     *       "mode": "sandbox",
+     *       "scope": "verify",
+     *       "style": "current",
+     *       "status": "revoked",
+     *       "created_at": "2026-11-22T10:00:00.000Z",
+     *       "expires_at": "2027-06-30T00:00:00.000Z",
+     *       "revoked_at": "2026-11-23T08:30:00.000Z"
+     *     }
+     */
+    ApiKey: {
+      id: string;
+      name: string;
+      /** @description The first characters of the key, to tell keys apart */
+      prefix: string;
+      /**
+       * @description `sandbox` keys (`ev_test_...`) get canned answers and are never charged; fixed at creation
+       * @enum {string}
+       */
+      mode: 'live' | 'sandbox';
+      /**
+       * @description `verify`: verification endpoints and credits only (no keys or webhooks management)
+       * @enum {string}
+       */
+      scope: 'full' | 'verify';
+      /**
+       * @description The default response style
+       * @enum {string}
+       */
+      style: 'current' | 'legacy';
+      /** @enum {string} */
+      status: 'active' | 'expired' | 'revoked';
+      /** Format: date-time */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description When the key stops working; null: never
+       */
+      expires_at: string | null;
+      /**
+       * Format: date-time
+       * @description When the key was revoked; null: it was not
+       */
+      revoked_at: string | null;
+    };
+    /**
+     * @example {
+     *       "keys": [
+     *         {
+     *           "id": "6a1c2b1e-6a1d-4c57-9a43-2d1f1f3b9a10",
+     *           "name": "default",
+     *           "prefix": "ev_Hq81ZcT",
+     *           "mode": "live",
+     *           "scope": "full",
+     *           "style": "current",
+     *           "status": "active",
+     *           "created_at": "2026-11-22T10:00:00.000Z",
+     *           "expires_at": null,
+     *           "revoked_at": null
+     *         },
+     *         {
+     *           "id": "0b8f3a52-93a4-4f0e-8d63-0e5f1d2c7a11",
+     *           "name": "staging server",
+     *           "prefix": "ev_test_Qm3x9Lp",
+     *           "mode": "sandbox",
+     *           "scope": "verify",
+     *           "style": "current",
+     *           "status": "active",
+     *           "created_at": "2026-11-22T10:00:00.000Z",
+     *           "expires_at": "2027-06-30T00:00:00.000Z",
+     *           "revoked_at": null
+     *         }
+     *       ],
+     *       "total": 2
+     *     }
+     */
+    ApiKeyList: {
+      /** @description Oldest first; never the keys themselves */
+      keys: {
+        id: string;
+        name: string;
+        /** @description The first characters of the key, to tell keys apart */
+        prefix: string;
+        /**
+         * @description `sandbox` keys (`ev_test_...`) get canned answers and are never charged; fixed at creation
+         * @enum {string}
+         */
+        mode: 'live' | 'sandbox';
+        /**
+         * @description `verify`: verification endpoints and credits only (no keys or webhooks management)
+         * @enum {string}
+         */
+        scope: 'full' | 'verify';
+        /**
+         * @description The default response style
+         * @enum {string}
+         */
+        style: 'current' | 'legacy';
+        /** @enum {string} */
+        status: 'active' | 'expired' | 'revoked';
+        /** Format: date-time */
+        created_at: string;
+        /**
+         * Format: date-time
+         * @description When the key stops working; null: never
+         */
+        expires_at: string | null;
+        /**
+         * Format: date-time
+         * @description When the key was revoked; null: it was not
+         */
+        revoked_at: string | null;
+      }[];
+      total: number;
+    };
+    /** @description A successful reply: the envelope around a ApiKeyList */
+    ApiKeyListReply: {
+      /** @enum {boolean} */
+      success: true;
+      /** @enum {string} */
+      code: '0';
+      /** @example Success */
+      message: string;
+      data: components['schemas']['ApiKeyList'];
+    };
+    /** @description A successful reply: the envelope around a ApiKey */
+    ApiKeyReply: {
+      /** @enum {boolean} */
+      success: true;
+      /** @enum {string} */
+      code: '0';
+      /** @example Success */
+      message: string;
+      data: components['schemas']['ApiKey'];
+    };
+    /**
+     * @example {
+     *       "id": "0b8f3a52-93a4-4f0e-8d63-0e5f1d2c7a11",
+     *       "name": "staging server",
+     *       "prefix": "ev_test_Qm3x9Lp",
+     *       "mode": "sandbox",
+     *       "scope": "verify",
+     *       "style": "current",
+     *       "status": "active",
+     *       "created_at": "2026-11-22T10:00:00.000Z",
+     *       "expires_at": "2027-06-30T00:00:00.000Z",
+     *       "revoked_at": null,
+     *       "api_key": "ev_test_Qm3x9LpV1d8sKq2wYc7nRb5tHf0gJe4uXa6zMo3iNl2"
+     *     }
+     */
+    ApiKeyWithSecret: {
+      id: string;
+      name: string;
+      /** @description The first characters of the key, to tell keys apart */
+      prefix: string;
+      /**
+       * @description `sandbox` keys (`ev_test_...`) get canned answers and are never charged; fixed at creation
+       * @enum {string}
+       */
+      mode: 'live' | 'sandbox';
+      /**
+       * @description `verify`: verification endpoints and credits only (no keys or webhooks management)
+       * @enum {string}
+       */
+      scope: 'full' | 'verify';
+      /**
+       * @description The default response style
+       * @enum {string}
+       */
+      style: 'current' | 'legacy';
+      /** @enum {string} */
+      status: 'active' | 'expired' | 'revoked';
+      /** Format: date-time */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description When the key stops working; null: never
+       */
+      expires_at: string | null;
+      /**
+       * Format: date-time
+       * @description When the key was revoked; null: it was not
+       */
+      revoked_at: string | null;
+      /** @description The key itself (`ev_` or `ev_test_` + 43 characters). Returned only here: store it now. */
+      api_key: string;
+    };
+    /** @description A successful reply: the envelope around a ApiKeyWithSecret */
+    ApiKeyWithSecretReply: {
+      /** @enum {boolean} */
+      success: true;
+      /** @enum {string} */
+      code: '0';
+      /** @example Success */
+      message: string;
+      data: components['schemas']['ApiKeyWithSecret'];
+    };
+    /**
+     * @example {
      *       "results": [
      *         {
      *           "email": "jane.doe@example.com",
@@ -420,6 +705,25 @@ export interface components {
       message: string;
       data: components['schemas']['BulkResult'];
     };
+    CreateKeyRequest: {
+      /**
+       * @description A name to tell the key apart (1-100 printable characters)
+       * @example staging server
+       */
+      name: string;
+      /** @description true makes a sandbox key (`ev_test_...`): canned answers, no charge. A sandbox key makes sandbox keys only. Default: `false`. */
+      sandbox?: boolean;
+      /**
+       * @description `verify`: verification endpoints and credits only (no keys or webhooks management). Default: `"full"`.
+       * @enum {string}
+       */
+      scope?: 'full' | 'verify';
+      /**
+       * @description When the key stops working (ISO 8601 with a time zone), in the future, within 10 years
+       * @example 2027-06-30T00:00:00Z
+       */
+      expires_at?: string;
+    };
     CreateWebhookRequest: {
       /**
        * @description HTTPS address that receives the notifications (at most 2048 characters, no user name or password, not a private IP address)
@@ -443,7 +747,8 @@ export interface components {
      *       "credits_balance": 950,
      *       "credits_consumed": 50,
      *       "credits_added": 1000,
-     *       "last_updated": "2026-11-22T10:00:00.000Z"
+     *       "last_updated": "2026-11-22T10:00:00.000Z",
+     *       "mode": "live"
      *     }
      */
     CreditAccount: {
@@ -455,6 +760,11 @@ export interface components {
       credits_added: number;
       /** Format: date-time */
       last_updated: string;
+      /**
+       * @description mode of the key asking
+       * @enum {string}
+       */
+      mode: 'live' | 'sandbox';
     };
     /** @description A successful reply: the envelope around a CreditAccount */
     CreditAccountReply: {
@@ -777,6 +1087,8 @@ export interface components {
       | 'ACCOUNT_NOT_FOUND'
       | 'API_KEY_NOT_FOUND'
       | 'DOWNLOAD_LINK_INVALID'
+      | 'INSUFFICIENT_SCOPE'
+      | 'CANNOT_REVOKE_CURRENT_KEY'
       | 'PAYLOAD_TOO_LARGE'
       | 'RATE_LIMIT_EXCEEDED'
       | 'IDEMPOTENCY_KEY_REUSED'
@@ -1021,6 +1333,70 @@ export interface components {
       | 'completed_with_warning'
       | 'failed'
       | 'cancelled';
+    /**
+     * @example {
+     *       "entries": [
+     *         {
+     *           "id": "4187",
+     *           "type": "refund",
+     *           "amount": 1,
+     *           "balance_after": 950,
+     *           "created_at": "2026-11-22T10:00:01.200Z",
+     *           "source": "bulk",
+     *           "request_id": "req-7f3a",
+     *           "job_id": null
+     *         },
+     *         {
+     *           "id": "4186",
+     *           "type": "charge",
+     *           "amount": -3,
+     *           "balance_after": 949,
+     *           "created_at": "2026-11-22T10:00:00.400Z",
+     *           "source": "bulk",
+     *           "request_id": "req-7f3a",
+     *           "job_id": null
+     *         }
+     *       ],
+     *       "next_cursor": "WyJsZWRnZXIiLCI0MTg2Il0"
+     *     }
+     */
+    LedgerPage: {
+      /** @description Newest first */
+      entries: {
+        id: string;
+        /**
+         * @description `charge`: credits taken when work starts; `refund`: the unused part given back
+         * @enum {string}
+         */
+        type: 'grant' | 'charge' | 'refund';
+        /** @description Signed: a charge is negative */
+        amount: number;
+        balance_after: number;
+        /** Format: date-time */
+        created_at: string;
+        /**
+         * @description What a charge or refund paid for; null for a grant
+         * @enum {string|null}
+         */
+        source: 'single' | 'bulk' | 'domain' | 'file' | 'other' | null;
+        /** @description The X-Request-Id of the single, bulk or domain request charged */
+        request_id: string | null;
+        /** @description The file job charged */
+        job_id: string | null;
+      }[];
+      /** @description Pass as `cursor` for the next page; null on the last page */
+      next_cursor: string | null;
+    };
+    /** @description A successful reply: the envelope around a LedgerPage */
+    LedgerPageReply: {
+      /** @enum {boolean} */
+      success: true;
+      /** @enum {string} */
+      code: '0';
+      /** @example Success */
+      message: string;
+      data: components['schemas']['LedgerPage'];
+    };
     UpdateWebhookRequest: {
       /**
        * @description HTTPS address that receives the notifications (at most 2048 characters, no user name or password, not a private IP address)
@@ -1040,6 +1416,166 @@ export interface components {
        * @example true
        */
       is_active?: boolean;
+    };
+    /**
+     * @example {
+     *       "from": "2026-11-21",
+     *       "to": "2026-11-22",
+     *       "granularity": "day",
+     *       "days": [
+     *         {
+     *           "date": "2026-11-21",
+     *           "credits_added": 1000,
+     *           "credits_used": 0,
+     *           "verifications": {
+     *             "total": 0,
+     *             "valid": 0,
+     *             "invalid": 0,
+     *             "unknown": 0,
+     *             "risky": 0,
+     *             "disposable": 0,
+     *             "catchall": 0,
+     *             "role": 0
+     *           },
+     *           "sandbox_verifications": {
+     *             "total": 0,
+     *             "valid": 0,
+     *             "invalid": 0,
+     *             "unknown": 0,
+     *             "risky": 0,
+     *             "disposable": 0,
+     *             "catchall": 0,
+     *             "role": 0
+     *           }
+     *         },
+     *         {
+     *           "date": "2026-11-22",
+     *           "credits_added": 0,
+     *           "credits_used": 50,
+     *           "verifications": {
+     *             "total": 52,
+     *             "valid": 40,
+     *             "invalid": 8,
+     *             "unknown": 2,
+     *             "risky": 0,
+     *             "disposable": 0,
+     *             "catchall": 0,
+     *             "role": 2
+     *           },
+     *           "sandbox_verifications": {
+     *             "total": 5,
+     *             "valid": 3,
+     *             "invalid": 2,
+     *             "unknown": 0,
+     *             "risky": 0,
+     *             "disposable": 0,
+     *             "catchall": 0,
+     *             "role": 0
+     *           }
+     *         }
+     *       ],
+     *       "totals": {
+     *         "credits_added": 1000,
+     *         "credits_used": 50,
+     *         "verifications": {
+     *           "total": 52,
+     *           "valid": 40,
+     *           "invalid": 8,
+     *           "unknown": 2,
+     *           "risky": 0,
+     *           "disposable": 0,
+     *           "catchall": 0,
+     *           "role": 2
+     *         },
+     *         "sandbox_verifications": {
+     *           "total": 5,
+     *           "valid": 3,
+     *           "invalid": 2,
+     *           "unknown": 0,
+     *           "risky": 0,
+     *           "disposable": 0,
+     *           "catchall": 0,
+     *           "role": 0
+     *         }
+     *       }
+     *     }
+     */
+    Usage: {
+      /** Format: date */
+      from: string;
+      /** Format: date */
+      to: string;
+      /** @enum {string} */
+      granularity: 'day';
+      /** @description Every day of the range (UTC), oldest first; days without activity at zero */
+      days: {
+        /** Format: date */
+        date: string;
+        /** @description Credits granted */
+        credits_added: number;
+        /** @description Credits charged less credits refunded; added minus used over all days is the balance */
+        credits_used: number;
+        /** @description Addresses verified with live keys, by status */
+        verifications: {
+          total: number;
+          valid: number;
+          invalid: number;
+          unknown: number;
+          risky: number;
+          disposable: number;
+          catchall: number;
+          role: number;
+        };
+        /** @description Addresses verified with sandbox keys (never charged) */
+        sandbox_verifications: {
+          total: number;
+          valid: number;
+          invalid: number;
+          unknown: number;
+          risky: number;
+          disposable: number;
+          catchall: number;
+          role: number;
+        };
+      }[];
+      totals: {
+        /** @description Credits granted */
+        credits_added: number;
+        /** @description Credits charged less credits refunded; added minus used over all days is the balance */
+        credits_used: number;
+        /** @description Addresses verified with live keys, by status */
+        verifications: {
+          total: number;
+          valid: number;
+          invalid: number;
+          unknown: number;
+          risky: number;
+          disposable: number;
+          catchall: number;
+          role: number;
+        };
+        /** @description Addresses verified with sandbox keys (never charged) */
+        sandbox_verifications: {
+          total: number;
+          valid: number;
+          invalid: number;
+          unknown: number;
+          risky: number;
+          disposable: number;
+          catchall: number;
+          role: number;
+        };
+      };
+    };
+    /** @description A successful reply: the envelope around a Usage */
+    UsageReply: {
+      /** @enum {boolean} */
+      success: true;
+      /** @enum {string} */
+      code: '0';
+      /** @example Success */
+      message: string;
+      data: components['schemas']['Usage'];
     };
     /**
      * @example {
@@ -1360,11 +1896,302 @@ export interface operations {
            *         "credits_balance": 950,
            *         "credits_consumed": 50,
            *         "credits_added": 1000,
-           *         "last_updated": "2026-11-22T10:00:00.000Z"
+           *         "last_updated": "2026-11-22T10:00:00.000Z",
+           *         "mode": "live"
            *       }
            *     }
            */
           'application/json': components['schemas']['CreditAccountReply'];
+        };
+      };
+      /** @description INVALID_REQUEST */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getCreditLedger: {
+    parameters: {
+      query?: {
+        /** @description Page size */
+        limit?: number;
+        /** @description The previous page's `next_cursor`; omit for the newest entries */
+        cursor?: string;
+        /** @description Entries at or after: a date (2026-11-01, UTC) or a date-time with a time zone */
+        from?: string;
+        /** @description Entries before a date-time, or up to the end of a date (UTC); at most 366 days after from */
+        to?: string;
+      };
+      header?: {
+        /** @description The style this document describes; defaults to the API key's style */
+        'SVC-Response-Style'?: 'current';
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The envelope with the result in `data` */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "code": "0",
+           *       "message": "Success",
+           *       "data": {
+           *         "entries": [
+           *           {
+           *             "id": "4187",
+           *             "type": "refund",
+           *             "amount": 1,
+           *             "balance_after": 950,
+           *             "created_at": "2026-11-22T10:00:01.200Z",
+           *             "source": "bulk",
+           *             "request_id": "req-7f3a",
+           *             "job_id": null
+           *           },
+           *           {
+           *             "id": "4186",
+           *             "type": "charge",
+           *             "amount": -3,
+           *             "balance_after": 949,
+           *             "created_at": "2026-11-22T10:00:00.400Z",
+           *             "source": "bulk",
+           *             "request_id": "req-7f3a",
+           *             "job_id": null
+           *           }
+           *         ],
+           *         "next_cursor": "WyJsZWRnZXIiLCI0MTg2Il0"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['LedgerPageReply'];
+        };
+      };
+      /** @description INVALID_REQUEST */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getUsage: {
+    parameters: {
+      query?: {
+        /** @description First day (YYYY-MM-DD, UTC); default 29 days before to */
+        from?: string;
+        /** @description Last day (YYYY-MM-DD, UTC), included; default today; at most 366 days from from */
+        to?: string;
+        /** @description The only granularity is a day */
+        granularity?: 'day';
+      };
+      header?: {
+        /** @description The style this document describes; defaults to the API key's style */
+        'SVC-Response-Style'?: 'current';
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The envelope with the result in `data` */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "code": "0",
+           *       "message": "Success",
+           *       "data": {
+           *         "from": "2026-11-21",
+           *         "to": "2026-11-22",
+           *         "granularity": "day",
+           *         "days": [
+           *           {
+           *             "date": "2026-11-21",
+           *             "credits_added": 1000,
+           *             "credits_used": 0,
+           *             "verifications": {
+           *               "total": 0,
+           *               "valid": 0,
+           *               "invalid": 0,
+           *               "unknown": 0,
+           *               "risky": 0,
+           *               "disposable": 0,
+           *               "catchall": 0,
+           *               "role": 0
+           *             },
+           *             "sandbox_verifications": {
+           *               "total": 0,
+           *               "valid": 0,
+           *               "invalid": 0,
+           *               "unknown": 0,
+           *               "risky": 0,
+           *               "disposable": 0,
+           *               "catchall": 0,
+           *               "role": 0
+           *             }
+           *           },
+           *           {
+           *             "date": "2026-11-22",
+           *             "credits_added": 0,
+           *             "credits_used": 50,
+           *             "verifications": {
+           *               "total": 52,
+           *               "valid": 40,
+           *               "invalid": 8,
+           *               "unknown": 2,
+           *               "risky": 0,
+           *               "disposable": 0,
+           *               "catchall": 0,
+           *               "role": 2
+           *             },
+           *             "sandbox_verifications": {
+           *               "total": 5,
+           *               "valid": 3,
+           *               "invalid": 2,
+           *               "unknown": 0,
+           *               "risky": 0,
+           *               "disposable": 0,
+           *               "catchall": 0,
+           *               "role": 0
+           *             }
+           *           }
+           *         ],
+           *         "totals": {
+           *           "credits_added": 1000,
+           *           "credits_used": 50,
+           *           "verifications": {
+           *             "total": 52,
+           *             "valid": 40,
+           *             "invalid": 8,
+           *             "unknown": 2,
+           *             "risky": 0,
+           *             "disposable": 0,
+           *             "catchall": 0,
+           *             "role": 2
+           *           },
+           *           "sandbox_verifications": {
+           *             "total": 5,
+           *             "valid": 3,
+           *             "invalid": 2,
+           *             "unknown": 0,
+           *             "risky": 0,
+           *             "disposable": 0,
+           *             "catchall": 0,
+           *             "role": 0
+           *           }
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['UsageReply'];
         };
       };
       /** @description INVALID_REQUEST */
@@ -3289,6 +4116,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description RATE_LIMIT_EXCEEDED */
       429: {
         headers: {
@@ -3388,6 +4228,19 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3494,6 +4347,19 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3612,6 +4478,19 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3765,6 +4644,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description WEBHOOK_NOT_FOUND */
       404: {
         headers: {
@@ -3893,6 +4785,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description WEBHOOK_NOT_FOUND, NOT_FOUND */
       404: {
         headers: {
@@ -3908,6 +4813,399 @@ export interface operations {
       };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  listKeys: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The style this document describes; defaults to the API key's style */
+        'SVC-Response-Style'?: 'current';
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The envelope with the result in `data` */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "code": "0",
+           *       "message": "Success",
+           *       "data": {
+           *         "keys": [
+           *           {
+           *             "id": "6a1c2b1e-6a1d-4c57-9a43-2d1f1f3b9a10",
+           *             "name": "default",
+           *             "prefix": "ev_Hq81ZcT",
+           *             "mode": "live",
+           *             "scope": "full",
+           *             "style": "current",
+           *             "status": "active",
+           *             "created_at": "2026-11-22T10:00:00.000Z",
+           *             "expires_at": null,
+           *             "revoked_at": null
+           *           },
+           *           {
+           *             "id": "0b8f3a52-93a4-4f0e-8d63-0e5f1d2c7a11",
+           *             "name": "staging server",
+           *             "prefix": "ev_test_Qm3x9Lp",
+           *             "mode": "sandbox",
+           *             "scope": "verify",
+           *             "style": "current",
+           *             "status": "active",
+           *             "created_at": "2026-11-22T10:00:00.000Z",
+           *             "expires_at": "2027-06-30T00:00:00.000Z",
+           *             "revoked_at": null
+           *           }
+           *         ],
+           *         "total": 2
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ApiKeyListReply'];
+        };
+      };
+      /** @description INVALID_REQUEST */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  createKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
+        /** @description The style this document describes; defaults to the API key's style */
+        'SVC-Response-Style'?: 'current';
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateKeyRequest'];
+      };
+    };
+    responses: {
+      /** @description The envelope with the result in `data` */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "code": "0",
+           *       "message": "Success",
+           *       "data": {
+           *         "id": "0b8f3a52-93a4-4f0e-8d63-0e5f1d2c7a11",
+           *         "name": "staging server",
+           *         "prefix": "ev_test_Qm3x9Lp",
+           *         "mode": "sandbox",
+           *         "scope": "verify",
+           *         "style": "current",
+           *         "status": "active",
+           *         "created_at": "2026-11-22T10:00:00.000Z",
+           *         "expires_at": "2027-06-30T00:00:00.000Z",
+           *         "revoked_at": null,
+           *         "api_key": "ev_test_Qm3x9LpV1d8sKq2wYc7nRb5tHf0gJe4uXa6zMo3iNl2"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ApiKeyWithSecretReply'];
+        };
+      };
+      /** @description INVALID_REQUEST */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  revokeKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The style this document describes; defaults to the API key's style */
+        'SVC-Response-Style'?: 'current';
+      };
+      path: {
+        /** @description A key of the account (a sandbox key: a sandbox key); any other id is 404 API_KEY_NOT_FOUND */
+        keyId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The envelope with the result in `data` */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "success": true,
+           *       "code": "0",
+           *       "message": "Success",
+           *       "data": {
+           *         "id": "0b8f3a52-93a4-4f0e-8d63-0e5f1d2c7a11",
+           *         "name": "staging server",
+           *         "prefix": "ev_test_Qm3x9Lp",
+           *         "mode": "sandbox",
+           *         "scope": "verify",
+           *         "style": "current",
+           *         "status": "revoked",
+           *         "created_at": "2026-11-22T10:00:00.000Z",
+           *         "expires_at": "2027-06-30T00:00:00.000Z",
+           *         "revoked_at": "2026-11-23T08:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ApiKeyReply'];
+        };
+      };
+      /** @description INVALID_REQUEST */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description API_KEY_NOT_FOUND */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description CANNOT_REVOKE_CURRENT_KEY */
+      409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
