@@ -21,6 +21,8 @@ function makeWebhook(overrides: Partial<Webhook> = {}): Webhook {
     lastDeliveryStatus: null,
     lastDeliveryAt: null,
     lastError: null,
+    secretRotatedAt: null,
+    previousSecretExpiresAt: null,
     ...overrides,
   };
 }
