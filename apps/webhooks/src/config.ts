@@ -27,7 +27,8 @@ export const webhooksConfigSchema = z.object({
     .string()
     .optional()
     .transform((value, ctx) => {
-      if (value === undefined) return undefined;
+      // Empty counts as unset: a deployment that moved to WEBHOOK_SECRET_KEYS may leave the variable blank.
+      if (value === undefined || value.trim() === '') return undefined;
       try {
         return parseSecretKey(value);
       } catch (err) {
