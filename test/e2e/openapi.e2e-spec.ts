@@ -235,6 +235,7 @@ describe('OpenAPI document and docs page', () => {
         body: { events: ['file.completed', 'file.failed'] },
       });
       await call('get', '/v1/webhooks/{webhookId}/deliveries', style, { params: { webhookId: id } });
+      await call('post', '/v1/webhooks/{webhookId}/rotate-secret', style, { params: { webhookId: id } });
     }
 
     // A job that completes: its status, its results (307 or the CSV), its signed download, and a delivery.
@@ -334,6 +335,7 @@ describe('OpenAPI document and docs page', () => {
         ['patch', '/v1/webhooks/{webhookId}', { params: { webhookId: hookId }, body: {} }],
         ['get', '/v1/webhooks/{webhookId}/deliveries', { params: { webhookId: hookId }, query: 'limit=0' }],
         ['post', '/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', { rawBody: '{not json' }],
+        ['post', '/v1/webhooks/{webhookId}/rotate-secret', { rawBody: '{not json' }],
       ];
       for (const [method, template, options] of bad) {
         expect((await call(method, template, style, options)).status).toBe(400);
@@ -380,6 +382,7 @@ describe('OpenAPI document and docs page', () => {
         (await call('patch', '/v1/webhooks/{webhookId}', style, { body: { is_active: true } })).status,
       ).toBe(404);
       expect((await call('delete', '/v1/webhooks/{webhookId}', style)).status).toBe(404);
+      expect((await call('post', '/v1/webhooks/{webhookId}/rotate-secret', style)).status).toBe(404);
       const redeliver = '/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver';
       expect((await call('post', redeliver, style)).status).toBe(404);
       const unknownDelivery = await call('post', redeliver, style, { params: { webhookId: hookId } });
@@ -513,15 +516,16 @@ describe('OpenAPI document and docs page', () => {
     expect(missing).toEqual([]);
   });
 
-  it('documents webhook replies the same in both styles, the secret only on create', () => {
+  it('documents webhook replies the same in both styles, the secret only on create and rotation', () => {
     for (const [path, methods] of Object.entries(doc.paths as Record<string, Doc>)) {
       if (!path.startsWith('/v1/webhooks')) continue;
       for (const [method, operation] of Object.entries(methods as Record<string, Doc>)) {
         const examples = operation.responses['200'].content['application/json'].examples;
         expect(examples.current.value).toMatchObject({ success: true, code: '0', data: expect.any(Object) });
         expect(examples.legacy.value).toEqual(examples.current.value.data);
-        const createsWebhook = path === '/v1/webhooks' && method === 'post';
-        expect(JSON.stringify(examples).includes('"secret"'), `${method} ${path}`).toBe(createsWebhook);
+        const givesSecret =
+          method === 'post' && (path === '/v1/webhooks' || path === '/v1/webhooks/{webhookId}/rotate-secret');
+        expect(JSON.stringify(examples).includes('"secret"'), `${method} ${path}`).toBe(givesSecret);
       }
     }
   });
