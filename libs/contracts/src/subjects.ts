@@ -67,7 +67,7 @@ export const Subjects = {
   webhooksList: 'webhooks.webhook.list',
   webhooksUpdate: 'webhooks.webhook.update',
   webhooksDelete: 'webhooks.webhook.delete',
-  webhooksRotateSecret: 'webhooks.webhook.rotate-secret',
+  webhooksRotateSecret: 'webhooks.webhook.rotate',
   webhooksDeliveryList: 'webhooks.delivery.list',
   webhooksRedeliver: 'webhooks.delivery.redeliver',
   webhooksPing: 'webhooks.health.ping',
