@@ -268,6 +268,7 @@ describe('OpenAPI document and docs page', () => {
         body: { events: ['file.completed', 'file.failed'] },
       });
       await call('get', '/v1/webhooks/{webhookId}/deliveries', style, { params: { webhookId: id } });
+      await call('post', '/v1/webhooks/{webhookId}/rotate-secret', style, { params: { webhookId: id } });
     }
 
     // A job that completes: its status, its results (307 or the CSV), its signed download, and a delivery.
@@ -370,6 +371,7 @@ describe('OpenAPI document and docs page', () => {
         ['get', '/v1/credits/ledger', { query: 'limit=0' }],
         ['get', '/v1/credits/usage', { query: 'granularity=hour' }],
         ['post', '/v1/keys', { body: { name: 'x', scope: 'root' } }],
+        ['post', '/v1/webhooks/{webhookId}/rotate-secret', { rawBody: '{not json' }],
       ];
       for (const [method, template, options] of bad) {
         expect((await call(method, template, style, options)).status).toBe(400);
@@ -427,6 +429,7 @@ describe('OpenAPI document and docs page', () => {
         const refused = await call(method, template, style, { key: verifyOnly, body });
         expect(refused.status, `${method} ${template}`).toBe(403);
       }
+      expect((await call('post', '/v1/webhooks/{webhookId}/rotate-secret', style)).status).toBe(404);
       const redeliver = '/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver';
       expect((await call('post', redeliver, style)).status).toBe(404);
       const unknownDelivery = await call('post', redeliver, style, { params: { webhookId: hookId } });
@@ -563,7 +566,7 @@ describe('OpenAPI document and docs page', () => {
     expect(missing).toEqual([]);
   });
 
-  it('documents webhook replies the same in both styles, the secret only on create', () => {
+  it('documents webhook replies the same in both styles, the secret only on create and rotation', () => {
     for (const [path, methods] of Object.entries(docs.current.paths as Record<string, Doc>)) {
       if (!path.startsWith('/v1/webhooks')) continue;
       for (const [method, operation] of Object.entries(methods as Record<string, Doc>)) {
@@ -571,8 +574,9 @@ describe('OpenAPI document and docs page', () => {
         const legacy = docs.legacy.paths[path][method].responses['200'].content['application/json'].example;
         expect(current).toMatchObject({ success: true, code: '0', data: expect.any(Object) });
         expect(legacy).toEqual(current.data);
-        const createsWebhook = path === '/v1/webhooks' && method === 'post';
-        expect(JSON.stringify(current).includes('"secret"'), `${method} ${path}`).toBe(createsWebhook);
+        const givesSecret =
+          method === 'post' && (path === '/v1/webhooks' || path === '/v1/webhooks/{webhookId}/rotate-secret');
+        expect(JSON.stringify(current).includes('"secret"'), `${method} ${path}`).toBe(givesSecret);
       }
     }
   });

@@ -14,6 +14,8 @@ const WEBHOOK_FIELDS = [
   'last_delivery_status',
   'last_delivery_at',
   'last_error',
+  'secret_rotated_at',
+  'previous_secret_expires_at',
 ];
 
 /** The payload of a successful reply: the envelope's `data` (current) or the unwrapped body (legacy). */
@@ -111,6 +113,8 @@ describe('webhooks API: create, list, update, delete', () => {
         last_delivery_status: null,
         last_delivery_at: null,
         last_error: null,
+        secret_rotated_at: null,
+        previous_secret_expires_at: null,
       });
       expect(Buffer.from(created.secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
 

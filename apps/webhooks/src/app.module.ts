@@ -9,6 +9,7 @@ import { HttpSender } from './delivery/http-sender';
 import { webhooksMigrations } from './migrations';
 import { WebhooksHandler } from './webhooks.handler';
 import { SecretBox } from './webhooks/secret-box';
+import { SecretRekey } from './webhooks/secret-rekey';
 import { WebhooksRepository } from './webhooks/webhooks.repository';
 import { WebhooksService } from './webhooks/webhooks.service';
 
@@ -19,7 +20,7 @@ export function webhooksModule(config: Readonly<WebhooksConfig>): DynamicModule 
     database: { schema: 'webhooks', migrations: webhooksMigrations },
     providers: [
       // The key is parsed with the config (config.ts uses secret-box's parser), so the box is made from it here.
-      { provide: SecretBox, useValue: new SecretBox(config.WEBHOOK_SECRET_KEY) },
+      { provide: SecretBox, useValue: new SecretBox(config.secretKeys) },
       WebhooksRepository,
       DeliveriesRepository,
       HttpSender,
@@ -28,6 +29,7 @@ export function webhooksModule(config: Readonly<WebhooksConfig>): DynamicModule 
       WebhooksService,
       WebhooksHandler,
       DeliveryRetention,
+      SecretRekey,
     ],
   });
 }

@@ -1,7 +1,7 @@
 import { baseConfigShape, bool, ConfigError, int, loadConfig } from '@emailverify/service-kit';
 import { z } from 'zod';
 import { parseRetrySchedule } from './delivery/retry-schedule';
-import { parseSecretKey } from './webhooks/secret-box';
+import { parseSecretKey, parseSecretKeys, type SecretKey, SINGLE_KEY_ID } from './webhooks/secret-box';
 
 export const webhooksConfigSchema = z.object({
   ...baseConfigShape,
@@ -27,7 +27,8 @@ export const webhooksConfigSchema = z.object({
     .string()
     .optional()
     .transform((value, ctx) => {
-      if (value === undefined) return undefined;
+      // Empty counts as unset: a deployment that moved to WEBHOOK_SECRET_KEYS may leave the variable blank.
+      if (value === undefined || value.trim() === '') return undefined;
       try {
         return parseSecretKey(value);
       } catch (err) {
@@ -35,6 +36,25 @@ export const webhooksConfigSchema = z.object({
         return z.NEVER;
       }
     }),
+  /**
+   * The key ring of the stored secrets, `id:key,...`: the first seals, every one opens, and rows sealed by
+   * another are re-encrypted with the first in the background. WEBHOOK_SECRET_KEY, when also set, stays in
+   * the ring as key `default` (what it sealed before key ids existed).
+   */
+  WEBHOOK_SECRET_KEYS: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return undefined;
+      try {
+        return parseSecretKeys(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** After a secret rotation, the old secret still signs for this many hours (fractions allowed; 0: none). */
+  WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().min(0).max(720).default(24),
   /** A webhook whose deliveries all failed for this many days, with no success between, is deactivated. */
   WEBHOOK_DISABLE_AFTER_DAYS: int(5, 1, 365),
   /** Attempts in flight in one process. */
@@ -44,18 +64,27 @@ export const webhooksConfigSchema = z.object({
   /** Deliveries and their attempts are kept this long for the delivery log. */
   WEBHOOK_DELIVERY_RETENTION_DAYS: int(30, 1, 3650),
 });
-export type WebhooksConfig = z.infer<typeof webhooksConfigSchema> & { WEBHOOK_SECRET_KEY: Buffer };
+export type WebhooksConfig = z.infer<typeof webhooksConfigSchema> & {
+  /** The key ring made of WEBHOOK_SECRET_KEYS and WEBHOOK_SECRET_KEY, the sealing key first. */
+  secretKeys: SecretKey[];
+};
 
 export const loadWebhooksConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<WebhooksConfig> => {
   const config = loadConfig(webhooksConfigSchema, env);
-  if (!config.WEBHOOK_SECRET_KEY) {
+  const single = config.WEBHOOK_SECRET_KEY;
+  const ring = config.WEBHOOK_SECRET_KEYS ?? [];
+  const secretKeys =
+    single && !ring.some((k) => k.id === SINGLE_KEY_ID)
+      ? [...ring, { id: SINGLE_KEY_ID, key: single }]
+      : ring;
+  if (secretKeys.length === 0) {
     // Signing secrets must stay readable across restarts and replicas, so there is no made-up default:
     // `npm start` and the deployment files provide one per installation.
     throw new ConfigError([
-      'WEBHOOK_SECRET_KEY: is required (32 random bytes as 64 hex digits or base64, e.g. `openssl rand -hex 32`)',
+      'WEBHOOK_SECRET_KEYS or WEBHOOK_SECRET_KEY: is required (32 random bytes as 64 hex digits or base64, e.g. `openssl rand -hex 32`; WEBHOOK_SECRET_KEYS as id:key,...)',
     ]);
   }
-  return config as Readonly<WebhooksConfig>;
+  return { ...config, secretKeys };
 };
 
 /** The token of the service's typed config, which its classes inject (`@Inject(WEBHOOKS_CONFIG)`). */

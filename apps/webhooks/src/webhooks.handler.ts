@@ -23,6 +23,7 @@ export class WebhooksHandler implements OnApplicationBootstrap, OnApplicationShu
       [Subjects.webhooksList]: { parse: P.list, handle: (r) => w.list(r.accountId) },
       [Subjects.webhooksUpdate]: { parse: P.update, handle: (r) => w.update(r) },
       [Subjects.webhooksDelete]: { parse: P.ref, handle: (r) => w.delete(r) },
+      [Subjects.webhooksRotateSecret]: { parse: P.ref, handle: (r) => w.rotateSecret(r) },
       [Subjects.webhooksDeliveryList]: { parse: P.deliveries, handle: (r) => w.listDeliveries(r) },
       [Subjects.webhooksRedeliver]: { parse: P.redeliver, handle: (r) => w.redeliver(r) },
     });

@@ -34,6 +34,7 @@ import type {
   WebhookListReply,
   WebhookListRequest,
   WebhookRef,
+  WebhookRotateReply,
   WebhookUpdateRequest,
 } from './webhooks';
 
@@ -80,6 +81,7 @@ export const Subjects = {
   webhooksList: 'webhooks.webhook.list',
   webhooksUpdate: 'webhooks.webhook.update',
   webhooksDelete: 'webhooks.webhook.delete',
+  webhooksRotateSecret: 'webhooks.webhook.rotate',
   webhooksDeliveryList: 'webhooks.delivery.list',
   webhooksRedeliver: 'webhooks.delivery.redeliver',
   webhooksPing: 'webhooks.health.ping',
@@ -409,6 +411,7 @@ export interface RpcMap {
   [Subjects.webhooksList]: { request: WebhookListRequest; reply: WebhookListReply };
   [Subjects.webhooksUpdate]: { request: WebhookUpdateRequest; reply: Webhook };
   [Subjects.webhooksDelete]: { request: WebhookRef; reply: WebhookDeleteReply };
+  [Subjects.webhooksRotateSecret]: { request: WebhookRef; reply: WebhookRotateReply };
   [Subjects.webhooksDeliveryList]: { request: DeliveryListRequest; reply: DeliveryListReply };
   [Subjects.webhooksRedeliver]: { request: RedeliverRequest; reply: Delivery };
   [Subjects.webhooksPing]: { request: Record<string, never>; reply: PingReply };

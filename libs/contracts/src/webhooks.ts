@@ -27,6 +27,10 @@ export interface Webhook {
   lastDeliveryAt: string | null;
   /** Error of the latest final failure (or why the webhook was deactivated); null after a success. */
   lastError: string | null;
+  /** When the signing secret was last rotated; null if never. */
+  secretRotatedAt: string | null;
+  /** Until when the rotated-out secret still signs too; null when it no longer does (or never did). */
+  previousSecretExpiresAt: string | null;
 }
 
 export interface WebhookCreateRequest {
@@ -39,6 +43,9 @@ export interface WebhookCreateReply {
   webhook: Webhook;
   secret: string;
 }
+
+/** The reply of a rotation: the webhook and its new secret, which no other reply carries. */
+export type WebhookRotateReply = WebhookCreateReply;
 
 export interface WebhookListRequest {
   accountId: AccountId;

@@ -78,6 +78,13 @@ describe('MailWorld DNS', () => {
     expect(addresses.flat().every((ip) => ip.startsWith('127.0.'))).toBe(true);
   });
 
+  it('answers fixed A and AAAA records of a name, each family in the order given', async () => {
+    world.addresses('multi.addresses.test', ['127.0.0.2', '::1', '127.0.0.1', '::ffff:127.0.0.3']);
+    expect(await resolver.resolve4('multi.addresses.test')).toEqual(['127.0.0.2', '127.0.0.1']);
+    expect(await resolver.resolve6('multi.addresses.test')).toEqual(['::1', '::ffff:127.0.0.3']);
+    expect(await codeOf(resolver.resolveMx('multi.addresses.test'))).toBe('ENODATA');
+  });
+
   it('matches names case-insensitively and ignores a trailing dot', async () => {
     await expect(resolver.resolveMx('ORDERED.Test.')).resolves.toHaveLength(3);
   });

@@ -90,6 +90,17 @@ export class MailWorld {
     return this;
   }
 
+  /**
+   * Gives a name fixed A and AAAA records (IPv4 and IPv6 addresses, each family in the order given), taking
+   * precedence over the name's other definitions. Nothing is bound: the test says what listens there.
+   */
+  addresses(name: string, addresses: readonly string[]): this {
+    const key = canonicalName(name);
+    assertAsciiName(key);
+    this.registry.setAddresses(key, addresses);
+    return this;
+  }
+
   /** Lists an IPv4 address in a DNSBL IP zone: "<reversed octets>.<zone>" A answers 127.0.0.2. */
   listIp(zone: string, ip: string): this {
     this.registry.listIp(zone, ip);

@@ -19,6 +19,7 @@ export class WorldRegistry {
   private readonly hostsByIp = new Map<string, WorldHost>();
   private readonly listedIps = new Map<string, Set<string>>();
   private readonly ptrs = new Map<string, string>();
+  private readonly addressRecords = new Map<string, readonly string[]>();
   private readonly pool = new AddressPool();
 
   setDomain(name: string, spec: DomainSpec): void {
@@ -56,6 +57,15 @@ export class WorldRegistry {
     const ips = this.listedIps.get(key) ?? new Set<string>();
     ips.add(ip);
     this.listedIps.set(key, ips);
+  }
+
+  /** Fixed A and AAAA answers of a name, in the order given (no listener is bound for them). */
+  setAddresses(name: string, addresses: readonly string[]): void {
+    this.addressRecords.set(canonicalName(name), [...addresses]);
+  }
+
+  addressesOf(name: string): readonly string[] | undefined {
+    return this.addressRecords.get(canonicalName(name));
   }
 
   setPtr(ip: string, name: string): void {

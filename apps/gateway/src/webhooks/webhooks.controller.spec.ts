@@ -21,6 +21,8 @@ function makeWebhook(overrides: Partial<Webhook> = {}): Webhook {
     lastDeliveryStatus: null,
     lastDeliveryAt: null,
     lastError: null,
+    secretRotatedAt: null,
+    previousSecretExpiresAt: null,
     ...overrides,
   };
 }
@@ -60,6 +62,8 @@ const webhookJson = {
   last_delivery_status: null,
   last_delivery_at: null,
   last_error: null,
+  secret_rotated_at: null,
+  previous_secret_expires_at: null,
 };
 
 const deliveryJson = {
@@ -414,8 +418,34 @@ describe('webhook routes over HTTP (in-process gateway, stand-in bus)', () => {
     });
   });
 
+  describe('POST /v1/webhooks/{webhookId}/rotate-secret', () => {
+    it.each(STYLES)('answers the webhook with its new secret and the overlap (%s style)', async (style) => {
+      const rotated = {
+        secretRotatedAt: '2026-11-23T09:00:00.000Z',
+        previousSecretExpiresAt: '2026-11-24T09:00:00.000Z',
+      };
+      bus.answer(Subjects.webhooksRotateSecret, () => ({ webhook: makeWebhook(rotated), secret: SECRET }));
+      const res = await call(`/v1/webhooks/${WEBHOOK_ID}/rotate-secret`, { method: 'POST', style });
+      expect(res.status).toBe(200);
+      expect(payloadOf(style, res)).toEqual({
+        ...webhookJson,
+        secret: SECRET,
+        secret_rotated_at: rotated.secretRotatedAt,
+        previous_secret_expires_at: rotated.previousSecretExpiresAt,
+      });
+      expect(bus.asked).toEqual([
+        {
+          subject: Subjects.webhooksRotateSecret,
+          payload: { accountId: ACCOUNT, webhookId: WEBHOOK_ID },
+          requestId: res.headers.get('x-request-id'),
+        },
+      ]);
+    });
+  });
+
   describe('ids that are not webhooks of the account', () => {
     const routes: Array<[string, string, unknown]> = [
+      ['POST', '/v1/webhooks/{id}/rotate-secret', undefined],
       ['PATCH', '/v1/webhooks/{id}', { is_active: false }],
       ['DELETE', '/v1/webhooks/{id}', undefined],
       ['GET', '/v1/webhooks/{id}/deliveries', undefined],
@@ -428,6 +458,7 @@ describe('webhook routes over HTTP (in-process gateway, stand-in bus)', () => {
       };
       bus.answer(Subjects.webhooksUpdate, notFound);
       bus.answer(Subjects.webhooksDelete, notFound);
+      bus.answer(Subjects.webhooksRotateSecret, notFound);
       bus.answer(Subjects.webhooksDeliveryList, notFound);
       bus.answer(Subjects.webhooksRedeliver, notFound);
     });

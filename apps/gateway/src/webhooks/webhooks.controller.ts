@@ -15,6 +15,7 @@ import {
   WebhookDeletedPresenter,
   WebhookListPresenter,
   WebhookPresenter,
+  WebhookRotatedPresenter,
 } from './webhooks.presenter';
 import { WebhooksService } from './webhooks.service';
 
@@ -47,6 +48,12 @@ export class WebhooksController {
   @ApiRoute(WebhookRoutes.update)
   async update(@Auth() auth: AuthContext, @WebhookId() id: string, @Body() dto: UpdateWebhookDto) {
     return present(WebhookPresenter, await this.webhooks.update(auth, id, dto));
+  }
+
+  @PostOk(':webhookId/rotate-secret')
+  @ApiRoute(WebhookRoutes.rotateSecret)
+  async rotateSecret(@Auth() auth: AuthContext, @WebhookId() id: string) {
+    return present(WebhookRotatedPresenter, await this.webhooks.rotateSecret(auth, id));
   }
 
   @Delete(':webhookId')

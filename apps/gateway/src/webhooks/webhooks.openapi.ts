@@ -26,6 +26,11 @@ const webhookProperties = {
   ),
   last_delivery_at: nullable(time, 'Time of the latest final delivery outcome'),
   last_error: nullable(str, 'Latest final error (or why the webhook was deactivated); null after a success'),
+  secret_rotated_at: nullable(time, 'When the signing secret was last rotated; null if never'),
+  previous_secret_expires_at: nullable(
+    time,
+    'Until when the rotated-out secret still signs beside the new one; null when it no longer does',
+  ),
 };
 
 const webhookSchema = named('Webhook', object(webhookProperties), 'A webhook, without its signing secret');
@@ -85,6 +90,8 @@ const webhookExample = {
   last_delivery_status: null,
   last_delivery_at: null,
   last_error: null,
+  secret_rotated_at: null,
+  previous_secret_expires_at: null,
 };
 
 const deliveredWebhookExample = {
@@ -127,6 +134,21 @@ const createdDocs = sameInBothStyles(
     events: subscribed,
     secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw2hQX3JqJXpA=',
     ...rest,
+  },
+  'WebhookWithSecret',
+);
+
+const rotatedDocs = sameInBothStyles(
+  createdSchema,
+  {
+    id,
+    url,
+    events: subscribed,
+    secret: 'whsec_q2k7HhV0kXl8m2m4k0yqS3i1o5mKQb5Uo3XvS6bD1eA=',
+    ...rest,
+    updated_at: '2026-11-23T09:00:00.000Z',
+    secret_rotated_at: '2026-11-23T09:00:00.000Z',
+    previous_secret_expires_at: '2026-11-24T09:00:00.000Z',
   },
   'WebhookWithSecret',
 );
@@ -200,6 +222,18 @@ export const WebhookRoutes = {
       'Send at least one of the three fields. Setting is_active to true re-activates a webhook that was deactivated.',
     ok: webhookDocs,
     errors: ['INSUFFICIENT_SCOPE', 'WEBHOOK_NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
+  },
+  rotateSecret: {
+    operationId: 'rotateWebhookSecret',
+    params: webhookId,
+    summary: 'Give a webhook a new signing secret, the old one signing too for a while (extension)',
+    description:
+      'The reply is the only one that carries the new `secret`. Until `previous_secret_expires_at` ' +
+      '(WEBHOOK_SECRET_OVERLAP_HOURS, 24 by default) deliveries are signed with both secrets: `webhook-signature` ' +
+      "carries a signature by each, and `X-Webhook-Signature` stays the old secret's, so receivers keep " +
+      'verifying while they switch. Afterwards only the new secret signs. Rotating again ends the earlier overlap.',
+    ok: rotatedDocs,
+    errors: ['WEBHOOK_NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
   },
   remove: {
     operationId: 'deleteWebhook',

@@ -17,7 +17,7 @@ const inBothStyles = <T>(render: (value: T) => unknown): Presenter<T> => ({
   legacy: render,
 });
 
-/** A webhook; the secret is added by the create reply alone. */
+/** A webhook; the secret is added by the create and rotate replies alone. */
 function webhookBody(webhook: Webhook, secret?: string): Record<string, unknown> {
   return {
     id: webhook.id,
@@ -30,6 +30,8 @@ function webhookBody(webhook: Webhook, secret?: string): Record<string, unknown>
     last_delivery_status: webhook.lastDeliveryStatus,
     last_delivery_at: webhook.lastDeliveryAt,
     last_error: webhook.lastError,
+    secret_rotated_at: webhook.secretRotatedAt,
+    previous_secret_expires_at: webhook.previousSecretExpiresAt,
   };
 }
 
@@ -55,6 +57,9 @@ function deliveryBody(delivery: Delivery): Record<string, unknown> {
 export const WebhookCreatedPresenter = inBothStyles<WebhookCreateReply>(({ webhook, secret }) =>
   webhookBody(webhook, secret),
 );
+
+/** POST /webhooks/{id}/rotate-secret: the new secret, shown this once. */
+export const WebhookRotatedPresenter = WebhookCreatedPresenter;
 
 /** PATCH /webhooks/{id}. */
 export const WebhookPresenter = inBothStyles<Webhook>((webhook) => webhookBody(webhook));

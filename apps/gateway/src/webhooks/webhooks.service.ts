@@ -13,6 +13,7 @@ import {
   type WebhookCreateReply,
   type WebhookDeleteReply,
   type WebhookListReply,
+  type WebhookRotateReply,
 } from '@emailverify/contracts';
 import { MessageBus } from '@emailverify/messaging';
 import type { AuthContext } from '../common/http/request-context';
@@ -44,6 +45,10 @@ export class WebhooksService {
       ...(dto.events !== undefined ? { events: dto.events } : {}),
       ...(dto.is_active !== undefined ? { isActive: dto.is_active } : {}),
     });
+  }
+
+  rotateSecret(auth: AuthContext, webhookId: string): Promise<WebhookRotateReply> {
+    return this.ask(auth, Subjects.webhooksRotateSecret, { webhookId: knownShape(webhookId) });
   }
 
   remove(auth: AuthContext, webhookId: string): Promise<WebhookDeleteReply> {

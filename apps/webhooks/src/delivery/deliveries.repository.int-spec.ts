@@ -34,7 +34,13 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     const id = randomUUID();
     const row = await webhooks.create(
       accountId,
-      { id, url: 'https://hooks.example.com/in', events, secretSealed: box.seal('whsec_x', id) },
+      {
+        id,
+        url: 'https://hooks.example.com/in',
+        events,
+        secretSealed: box.seal('whsec_x', id),
+        secretKeyId: box.keyId,
+      },
       25,
     );
     return row!;

@@ -38,8 +38,16 @@ export interface ClaimedDelivery {
   request_id: string | null;
   url: string;
   secret_sealed: Buffer;
+  secret_key_id: string;
+  /** The rotated-out secret while it still signs (the overlap after a rotation); null otherwise. */
+  previous_secret_sealed: Buffer | null;
   is_active: boolean;
 }
+
+/** The webhook columns an attempt needs, `w` being the webhook's row. */
+const SIGNING_COLUMNS = `w.url, w.secret_sealed, w.secret_key_id,
+  CASE WHEN w.previous_secret_until > now() THEN w.previous_secret_sealed END AS previous_secret_sealed,
+  w.is_active`;
 
 export interface AttemptRecord {
   deliveryId: string;
@@ -142,7 +150,7 @@ export class DeliveriesRepository {
               ORDER BY i.event_id, w.id
              ON CONFLICT (event_id, webhook_id) DO NOTHING
              RETURNING id, webhook_id, account_id, event_id, event, body, attempt_count, max_attempts, request_id)
-           SELECT made.*, w.url, w.secret_sealed, w.is_active
+           SELECT made.*, ${SIGNING_COLUMNS}
              FROM made JOIN webhooks.webhooks w ON w.id = made.webhook_id`,
         [...eventColumns, first.delayMs / 1000, (first.claim?.ms ?? 0) / 1000, first.claim?.max ?? 0],
       ),
@@ -190,7 +198,7 @@ export class DeliveriesRepository {
                           LIMIT $1
                           FOR UPDATE SKIP LOCKED)
           RETURNING d.id, d.webhook_id, d.event, d.body, d.attempt_count, d.max_attempts, d.request_id,
-                    w.url, w.secret_sealed, w.is_active`,
+                    ${SIGNING_COLUMNS}`,
       [limit, leaseMs / 1000],
     );
   }

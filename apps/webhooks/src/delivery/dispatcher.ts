@@ -105,8 +105,14 @@ export class Dispatcher implements FreshDeliveries {
   /** Event intake waiting for room to make fresh deliveries claimed (`room`): how many it wants, and its answer. */
   private roomWaiter?: { wanted: number; grant: (claim: FreshClaim | undefined) => void };
   private readonly series = new Map<AttemptOutcome['kind'], OutcomeSeries>();
-  /** Webhook id -> its sealed secret and the signing keys it opens to (a changed sealed secret is opened afresh). */
-  private readonly keys = new Map<string, { sealed: Buffer; keys: SigningKeys }>();
+  /**
+   * Webhook id -> its sealed secrets and the signing keys they open to (a changed sealed secret, after a
+   * rotation or a re-encryption, is opened afresh).
+   */
+  private readonly keys = new Map<
+    string,
+    { sealed: Buffer; previousSealed: Buffer | null; keys: { keys: SigningKeys; previous?: SigningKeys } }
+  >();
   private readonly options: DispatcherOptions;
   private readonly metrics: DispatcherMetrics;
 
@@ -343,7 +349,7 @@ export class Dispatcher implements FreshDeliveries {
       deliveryId: delivery.id,
       event: delivery.event,
       body: delivery.body,
-      keys: this.keysOf(delivery),
+      ...this.keysOf(delivery),
       timestamp: Math.floor(Date.now() / 1000),
     });
     return this.sender.post(delivery.url, headers, delivery.body);
@@ -362,13 +368,20 @@ export class Dispatcher implements FreshDeliveries {
     return series;
   }
 
-  /** The webhook's signing keys, made once per webhook rather than at every attempt. */
-  private keysOf(delivery: ClaimedDelivery): SigningKeys {
-    const known = this.keys.get(delivery.webhook_id);
-    if (known && known.sealed.equals(delivery.secret_sealed)) return known.keys;
-    const keys = signingKeys(this.box.open(delivery.secret_sealed, delivery.webhook_id));
+  /** The webhook's signing keys (and the rotated-out ones while they sign), made once per webhook. */
+  private keysOf(delivery: ClaimedDelivery): { keys: SigningKeys; previous?: SigningKeys } {
+    const { webhook_id: id, secret_sealed: sealed, previous_secret_sealed: previousSealed } = delivery;
+    const known = this.keys.get(id);
+    const samePrevious =
+      known &&
+      (known.previousSealed && previousSealed
+        ? known.previousSealed.equals(previousSealed)
+        : known.previousSealed === previousSealed);
+    if (known && samePrevious && known.sealed.equals(sealed)) return known.keys;
+    const open = (stored: Buffer) => signingKeys(this.box.open(stored, id, delivery.secret_key_id));
+    const keys = { keys: open(sealed), ...(previousSealed ? { previous: open(previousSealed) } : {}) };
     if (this.keys.size >= KEPT_KEYS) this.keys.clear();
-    this.keys.set(delivery.webhook_id, { sealed: delivery.secret_sealed, keys });
+    this.keys.set(id, { sealed, previousSealed, keys });
     return keys;
   }
 }

@@ -1,5 +1,7 @@
+import { Resolver } from 'node:dns/promises';
+import { createServer, type Server } from 'node:net';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
-import { WebhookReceiver } from '@emailverify/testing';
+import { MailWorld, WebhookReceiver } from '@emailverify/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HttpSender, type SenderConfig } from './http-sender';
 
@@ -126,5 +128,94 @@ describe('HttpSender: one POST per attempt, to the checked address only', () => 
     const result = await sender().post(url, { ...HEADERS }, BODY);
     expect(result.status).toBeNull();
     expect(result.error).toMatch(/^could not deliver: ECONNREFUSED/);
+  });
+
+  describe('every address of the host', () => {
+    let world: MailWorld;
+    let resolver: Resolver;
+    /** The name's AAAA answers, then its A answers, as a dual-stack resolver lists them. */
+    const viaWorld = async (host: string) => {
+      const none = () => [] as string[];
+      const [v6, v4] = await Promise.all([
+        resolver.resolve6(host).catch(none),
+        resolver.resolve4(host).catch(none),
+      ]);
+      return [
+        ...v6.map((address) => ({ address, family: 6 })),
+        ...v4.map((address) => ({ address, family: 4 })),
+      ];
+    };
+
+    // The receiver's certificate names localhost: the world's DNS gives that name the addresses of each test.
+    beforeAll(async () => {
+      world = await MailWorld.start();
+      resolver = new Resolver();
+      resolver.setServers([world.dnsServers]);
+    });
+    afterAll(async () => {
+      await world?.stop();
+    });
+
+    it('delivers on the first attempt to a host whose first addresses refuse connections', async () => {
+      // 127.0.0.2 (and the IPv4-mapped IPv6 address of it) has nothing listening on the receiver's port;
+      // 127.0.0.1 has the receiver.
+      world.addresses('localhost', ['::ffff:127.0.0.2', '127.0.0.2', '127.0.0.1']);
+      const result = await sender({ resolve: viaWorld }).post(
+        receiver.urlFor('localhost', '/second'),
+        { ...HEADERS },
+        BODY,
+      );
+      expect(result).toMatchObject({ status: 200, error: null });
+      expect(receiver.requests('/second')).toHaveLength(1);
+    });
+
+    it('tries the IPv4 address after a failed IPv6 one before the next IPv6 address', async () => {
+      // Connections to 127.0.0.3 are counted and dropped at once: no TLS, so the address is unreachable.
+      const dropped: string[] = [];
+      const trap: Server = createServer((socket) => {
+        dropped.push(socket.remoteAddress ?? '');
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => trap.listen(receiver.port, '127.0.0.3', resolve));
+      try {
+        world.addresses('localhost', ['::ffff:127.0.0.2', '::ffff:127.0.0.3', '127.0.0.1']);
+        const result = await sender({ resolve: viaWorld }).post(
+          receiver.urlFor('localhost', '/interleaved'),
+          { ...HEADERS },
+          BODY,
+        );
+        expect(result).toMatchObject({ status: 200, error: null });
+        // 127.0.0.1 (IPv4) came second, so the second IPv6 address was never needed.
+        expect(dropped).toEqual([]);
+      } finally {
+        await new Promise<void>((resolve) => trap.close(() => resolve()));
+      }
+    });
+
+    it('says why each address failed when none could be reached', async () => {
+      world.addresses('localhost', ['127.0.0.2', '::ffff:127.0.0.2']);
+      const result = await sender({ resolve: viaWorld }).post(
+        receiver.urlFor('localhost', '/none'),
+        { ...HEADERS },
+        BODY,
+      );
+      expect(result.status).toBeNull();
+      expect(result.error).toMatch(
+        /^could not deliver: ::ffff:127\.0\.0\.2: ECONNREFUSED.*; 127\.0\.0\.2: ECONNREFUSED/,
+      );
+    });
+
+    it('never connects to a non-public address unless allowed, even when it comes first', async () => {
+      world.addresses('localhost', ['127.0.0.1', '::1']);
+      const result = await sender({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: false, resolve: viaWorld }).post(
+        receiver.urlFor('localhost', '/private-first'),
+        { ...HEADERS },
+        BODY,
+      );
+      expect(result.error).toBe(
+        'refused: localhost resolves to ::1 (loopback), 127.0.0.1 (loopback), only non-public addresses; deliveries go only to public addresses',
+      );
+      expect(receiver.connections).toBe(0);
+    });
   });
 });

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
-import { classifyAddress, isIpLiteral } from '@emailverify/net-policy';
+import { isIpLiteral } from '@emailverify/net-policy';
 import { type Dispatcher, Pool } from 'undici';
 import { WEBHOOKS_CONFIG, type WebhooksConfig } from '../config';
+import { connectPlan, type ResolvedAddress } from './address-order';
 
 type DispatchController = Dispatcher.DispatchController;
 
@@ -47,6 +48,11 @@ const KEEP_BODY_BYTES = 1024;
 const POOL_IDLE_MS = 60_000;
 /** Parsed webhook URLs kept, at most this many. */
 const KEPT_TARGETS = 10_000;
+/**
+ * Each address of a host gets this long to accept a connection (and complete TLS) before the next is tried,
+ * within the attempt's own time limit: an unreachable first address must leave time for the others.
+ */
+const CONNECT_TIMEOUT_MS = 3_000;
 
 /** An attempt's time limit: whether it ran out, and what to end when it does (the step in progress). */
 interface TimeLimit {
@@ -62,16 +68,17 @@ interface ParsedTarget {
   /** Path and query. */
   path: string;
   /** When the host is an IP literal: its address, to which the address rule was applied once, or why it is refused. */
-  literal?: { address: string; family: number } | { refused: string };
+  literal?: ResolvedAddress | { refused: string };
 }
 
 const systemResolve = (host: string) => dnsLookup(host, { all: true, verbatim: true });
 
 /**
- * POSTs webhook deliveries over HTTPS, only to where they may go: the host is resolved at every attempt, the
- * attempt is refused when any of its addresses is non-public (unless private networks are allowed), and the
- * connection goes to the address that was checked — a second, different DNS answer cannot redirect it. TLS
- * still verifies the certificate against the host name. Redirects are never followed.
+ * POSTs webhook deliveries over HTTPS, only to where they may go: the host is resolved at every attempt, its
+ * non-public addresses are skipped (unless private networks are allowed), and the others are tried in turn,
+ * IPv6 and IPv4 alternately, until one accepts a connection. A connection goes only to an address that was
+ * checked — a second, different DNS answer cannot redirect it. TLS still verifies the certificate against the
+ * host name. Redirects are never followed.
  *
  * Connections are pooled per (host, port, checked address), so a kept-alive connection is always one made to
  * an address that passed the check.
@@ -132,25 +139,50 @@ export class HttpSender {
     if (!url) return failure('the webhook URL is not valid', elapsed());
     if (url.protocol !== 'https:') return failure('only https URLs are delivered to', elapsed());
     const { host, port, path, literal } = url;
-    let address: { address: string; family: number };
+    let addresses: ResolvedAddress[];
     if (literal) {
       if ('refused' in literal) return failure(literal.refused, elapsed());
-      address = literal;
+      addresses = [literal];
     } else {
       try {
-        address = this.checked(host, await this.resolveHost(host, limit));
+        addresses = this.checked(host, await this.resolveHost(host, limit));
       } catch (err) {
         return failure((err as Error).message, elapsed());
       }
       if (limit.expired) return failure(`no reply within ${this.options.timeoutMs} ms`, elapsed());
     }
-    return new Promise<SendResult>((resolve) => {
+    // Only an address that never took the request is left for the next: nothing was sent to it.
+    const unreached: string[] = [];
+    for (const address of addresses) {
+      const outcome = await this.exchange(host, port, address, { path, headers, body }, limit, elapsed);
+      if (outcome.connected || limit.expired) return outcome.result;
+      unreached.push(
+        addresses.length > 1 ? `${address.address}: ${outcome.result.error}` : outcome.result.error!,
+      );
+    }
+    return failure(`could not deliver: ${unreached.join('; ')}`, elapsed());
+  }
+
+  /**
+   * One exchange with one address. `connected` is false when the request never started (no connection or TLS
+   * session could be made), so another address may be tried.
+   */
+  private exchange(
+    host: string,
+    port: number,
+    address: ResolvedAddress,
+    request: { path: string; headers: Record<string, string>; body: string },
+    limit: TimeLimit,
+    elapsed: () => number,
+  ): Promise<{ connected: boolean; result: SendResult }> {
+    return new Promise((resolve) => {
       let settled = false;
+      let connected = false;
       const settle = (result: SendResult) => {
         if (settled) return;
         settled = true;
         limit.onExpiry = undefined;
-        resolve(result);
+        resolve({ connected, result });
       };
       // The exchange is ended at the time limit; the attempt ends then whatever stage the exchange is in (still
       // waiting for a connection, say).
@@ -170,9 +202,11 @@ export class HttpSender {
         settle({ status, retryAfter, body: text || null, error: null, durationMs: elapsed() });
       };
       this.poolFor(host, port, address).dispatch(
-        { path, method: 'POST', headers, body },
+        { ...request, method: 'POST' },
         {
           onRequestStart: (exchange) => {
+            // Called once the request is being written to a connected socket.
+            connected = true;
             controller = exchange;
             if (settled) exchange.abort(new Error('timed out'));
           },
@@ -195,17 +229,16 @@ export class HttpSender {
           },
           onResponseEnd: replied,
           onResponseError: (_controller, err) =>
-            settle(failure(`could not deliver: ${describeError(err)}`, elapsed())),
+            settle(
+              failure(connected ? `could not deliver: ${describeError(err)}` : describeError(err), elapsed()),
+            ),
         },
       );
     });
   }
 
   /** Resolves a host name to every address it has, within the attempt's time limit. */
-  private async resolveHost(
-    host: string,
-    limit: TimeLimit,
-  ): Promise<Array<{ address: string; family: number }>> {
+  private async resolveHost(host: string, limit: TimeLimit): Promise<ResolvedAddress[]> {
     try {
       return await Promise.race([
         this.resolve(host),
@@ -218,22 +251,17 @@ export class HttpSender {
     }
   }
 
-  /** Applies the address rule to every address of the host; the first is the one connected to. */
-  private checked(
-    host: string,
-    addresses: Array<{ address: string; family: number }>,
-  ): { address: string; family: number } {
+  /**
+   * Applies the address rule to each address of the host: the ones left, in the order they are tried; refused
+   * when none is left.
+   */
+  private checked(host: string, addresses: ResolvedAddress[]): ResolvedAddress[] {
     if (addresses.length === 0) throw new Error(`${host} has no address`);
-    if (!this.options.allowPrivateNetworks) {
-      for (const { address } of addresses) {
-        const range = classifyAddress(address);
-        if (range !== 'public')
-          throw new Error(
-            `refused: ${host} resolves to ${address} (${range}), a non-public address; deliveries go only to public addresses`,
-          );
-      }
-    }
-    return addresses[0]!;
+    const plan = connectPlan(addresses, this.options.allowPrivateNetworks);
+    if (plan.order.length > 0) return plan.order;
+    const named = plan.refused.map(({ address, range }) => `${address} (${range})`).join(', ');
+    const what = plan.refused.length === 1 ? 'a non-public address' : 'only non-public addresses';
+    throw new Error(`refused: ${host} resolves to ${named}, ${what}; deliveries go only to public addresses`);
   }
 
   /** The parts of a webhook URL a request needs, kept per URL (the same few URLs are posted to again and again). */
@@ -256,7 +284,7 @@ export class HttpSender {
     if (isIpLiteral(host)) {
       // An IP literal is its own answer: the address rule is applied to it once.
       try {
-        parsed.literal = this.checked(host, [{ address: host, family: host.includes(':') ? 6 : 4 }]);
+        parsed.literal = this.checked(host, [{ address: host, family: host.includes(':') ? 6 : 4 }])[0]!;
       } catch (err) {
         parsed.literal = { refused: (err as Error).message };
       }
@@ -266,7 +294,7 @@ export class HttpSender {
     return parsed;
   }
 
-  private poolFor(host: string, port: number, address: { address: string; family: number }): Pool {
+  private poolFor(host: string, port: number, address: ResolvedAddress): Pool {
     const key = `${host}|${port}|${address.address}`;
     const now = Date.now();
     let entry = this.pools.get(key);
@@ -276,7 +304,7 @@ export class HttpSender {
         pool: new Pool(`https://${host.includes(':') ? `[${host}]` : host}:${port}`, {
           connections: this.options.maxSocketsPerTarget,
           // Every connection goes to the checked address; TLS still checks the certificate against the host.
-          connect: { lookup: pinnedLookup(address), timeout },
+          connect: { lookup: pinnedLookup(address), timeout: Math.min(timeout, CONNECT_TIMEOUT_MS) },
           headersTimeout: timeout,
           bodyTimeout: timeout,
         }),
@@ -300,7 +328,7 @@ export class HttpSender {
 }
 
 /** A lookup that answers every question with the address that was checked. */
-function pinnedLookup(checked: { address: string; family: number }): LookupFunction {
+function pinnedLookup(checked: ResolvedAddress): LookupFunction {
   return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     if (options?.all) callback(null, [{ address: checked.address, family: checked.family }]);
     else callback(null, checked.address, checked.family);

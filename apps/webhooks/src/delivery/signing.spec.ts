@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { deliveryHeaders, signingKeys, USER_AGENT } from './signing';
 
@@ -48,5 +49,47 @@ describe('deliveryHeaders', () => {
     });
     expect(other['X-Webhook-Signature']).not.toBe(headers['X-Webhook-Signature']);
     expect(other['webhook-signature']).not.toBe(headers['webhook-signature']);
+  });
+});
+
+describe('deliveryHeaders during and after a rotation overlap', () => {
+  const oldSecret = `whsec_${randomBytes(32).toString('base64')}`;
+  const newSecret = `whsec_${randomBytes(32).toString('base64')}`;
+  const body = '{"event":"file.completed","data":{"job_id":"y"}}';
+  const timestamp = Math.floor(Date.now() / 1000);
+  const request = {
+    deliveryId: 'c0ffee00-0000-4000-8000-000000000002',
+    event: 'file.completed',
+    body,
+    timestamp,
+  };
+  const contractSignature = (secret: string) =>
+    `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+  const standardAccepts = (secret: string, headers: Record<string, string>) => {
+    try {
+      new Webhook(secret).verify(body, headers);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('signs the standard header with both secrets and the contract header with the old one', () => {
+    const headers = deliveryHeaders({
+      ...request,
+      keys: signingKeys(newSecret),
+      previous: signingKeys(oldSecret),
+    });
+    expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(standardAccepts(newSecret, headers)).toBe(true);
+    expect(standardAccepts(oldSecret, headers)).toBe(true);
+    expect(headers['X-Webhook-Signature']).toBe(contractSignature(oldSecret));
+  });
+
+  it('signs with the new secret only once the overlap is over', () => {
+    const headers = deliveryHeaders({ ...request, keys: signingKeys(newSecret) });
+    expect(standardAccepts(newSecret, headers)).toBe(true);
+    expect(standardAccepts(oldSecret, headers)).toBe(false);
+    expect(headers['X-Webhook-Signature']).toBe(contractSignature(newSecret));
   });
 });

@@ -9,6 +9,8 @@ export interface SignedRequest {
   body: string;
   /** The keys of the webhook's signing secret (`signingKeys`). */
   keys: SigningKeys;
+  /** While a rotated-out secret still signs (the overlap after a rotation): its keys. */
+  previous?: SigningKeys;
   /** Unix seconds of this attempt. */
   timestamp: number;
 }
@@ -34,13 +36,19 @@ export function signingKeys(secret: string): SigningKeys {
  * The headers of one attempt: the contract's `X-Webhook-*` set with its `sha256=` signature (HMAC-SHA256 keyed
  * by the secret string over `{timestamp}.{body}`) and the Standard Webhooks 1.0 set (`webhook-signature`:
  * HMAC-SHA256 keyed by the base64-decoded secret over `{id}.{timestamp}.{body}`), so receivers can use either.
+ *
+ * During the overlap after a rotation the Standard Webhooks header carries both signatures (the new secret's
+ * first, space-separated, as the standard allows), while the contract's single signature stays the old
+ * secret's: receivers of either kind keep verifying with the old secret until they switch.
  */
 export function deliveryHeaders(request: SignedRequest): Record<string, string> {
-  const { deliveryId, event, body, keys, timestamp } = request;
-  const contract = createHmac('sha256', keys.contract).update(`${timestamp}.${body}`).digest('hex');
-  const standard = createHmac('sha256', keys.standard)
-    .update(`${deliveryId}.${timestamp}.${body}`)
-    .digest('base64');
+  const { deliveryId, event, body, keys, previous, timestamp } = request;
+  const contract = createHmac('sha256', (previous ?? keys).contract)
+    .update(`${timestamp}.${body}`)
+    .digest('hex');
+  const standardOf = (k: SigningKeys) =>
+    `v1,${createHmac('sha256', k.standard).update(`${deliveryId}.${timestamp}.${body}`).digest('base64')}`;
+  const standard = previous ? `${standardOf(keys)} ${standardOf(previous)}` : standardOf(keys);
   return {
     'Content-Type': 'application/json',
     'User-Agent': USER_AGENT,
@@ -50,7 +58,7 @@ export function deliveryHeaders(request: SignedRequest): Record<string, string> 
     'X-Webhook-Signature': `sha256=${contract}`,
     'webhook-id': deliveryId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': `v1,${standard}`,
+    'webhook-signature': standard,
   };
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { newSigningSecret, parseSecretKey, SecretBox } from './secret-box';
+import { newSigningSecret, parseSecretKey, parseSecretKeys, SecretBox } from './secret-box';
 
 describe('SecretBox', () => {
   const box = new SecretBox(randomBytes(32));
@@ -43,4 +43,37 @@ describe('parseSecretKey', () => {
       expect(() => parseSecretKey(value)).toThrow('32 bytes');
     },
   );
+});
+
+describe('SecretBox key ring (WEBHOOK_SECRET_KEYS)', () => {
+  const oldKey = randomBytes(32);
+  const newKey = randomBytes(32);
+
+  it('seals with the first key and opens what any key of the ring sealed', () => {
+    const before = new SecretBox(oldKey);
+    const sealedBefore = before.seal('whsec_old', 'w1');
+    const ring = new SecretBox([
+      { id: 'k2', key: newKey },
+      { id: 'default', key: oldKey },
+    ]);
+    expect(ring.keyId).toBe('k2');
+    expect(ring.open(sealedBefore, 'w1', 'default')).toBe('whsec_old');
+    expect(ring.open(ring.seal('whsec_new', 'w1'), 'w1', 'k2')).toBe('whsec_new');
+    expect(() => ring.open(sealedBefore, 'w1', 'k9')).toThrow('no encryption key "k9"');
+  });
+
+  it('parses id:key entries, the first first, and refuses bad ids, keys and repeats', () => {
+    const keys = parseSecretKeys(` k2:${newKey.toString('hex')}, default:${oldKey.toString('base64')}`);
+    expect(keys).toEqual([
+      { id: 'k2', key: newKey },
+      { id: 'default', key: oldKey },
+    ]);
+    expect(() => parseSecretKeys('')).toThrow('at least one key');
+    expect(() => parseSecretKeys(newKey.toString('hex'))).toThrow('id:key');
+    expect(() => parseSecretKeys('bad id:' + newKey.toString('hex'))).toThrow('id:key');
+    expect(() => parseSecretKeys('k1:short')).toThrow('32 bytes');
+    expect(() => parseSecretKeys(`k1:${newKey.toString('hex')},k1:${oldKey.toString('hex')}`)).toThrow(
+      'once',
+    );
+  });
 });

@@ -60,6 +60,10 @@ function webhooksOver(store: Store): Pick<WebhooksRepository, keyof WebhooksRepo
         url: webhook.url,
         events: webhook.events,
         secret_sealed: webhook.secretSealed,
+        secret_key_id: webhook.secretKeyId,
+        previous_secret_sealed: null,
+        previous_secret_until: null,
+        secret_rotated_at: null,
         is_active: true,
         created_at: now,
         updated_at: now,
@@ -72,6 +76,25 @@ function webhooksOver(store: Store): Pick<WebhooksRepository, keyof WebhooksRepo
     },
     async list(accountId) {
       return store.webhooks.filter((w) => w.account_id === accountId);
+    },
+    async rotateSecret(accountId, id, overlapHours, reseal) {
+      const row = mine(accountId, id);
+      if (!row) return undefined;
+      const sealed = reseal(row);
+      Object.assign(row, {
+        secret_sealed: sealed.secretSealed,
+        secret_key_id: sealed.keyId,
+        previous_secret_sealed: sealed.previousSealed,
+        previous_secret_until: new Date(Date.now() + overlapHours * 3_600_000),
+        secret_rotated_at: new Date(),
+      });
+      return row;
+    },
+    async resealBatch() {
+      return 0;
+    },
+    async keyIdsInUse() {
+      return [];
     },
     async find(accountId, id) {
       return mine(accountId, id);
@@ -277,6 +300,31 @@ describe('WebhooksService', () => {
       expect((await refusal(service.delete({ accountId: account, webhookId: webhook.id }))).code).toBe(
         'WEBHOOK_NOT_FOUND',
       );
+    });
+  });
+
+  describe('rotateSecret', () => {
+    it('returns a new secret once and keeps the old one, sealed, to sign beside it for the overlap', async () => {
+      const { webhook, secret: old } = await create();
+      const rotated = await service.rotateSecret({ accountId: account, webhookId: webhook.id });
+      expect(rotated.secret).toMatch(/^whsec_/);
+      expect(rotated.secret).not.toBe(old);
+      const [row] = store.webhooks;
+      expect(box.open(row!.secret_sealed, webhook.id, row!.secret_key_id)).toBe(rotated.secret);
+      expect(box.open(row!.previous_secret_sealed!, webhook.id, row!.secret_key_id)).toBe(old);
+      expect(rotated.webhook.secretRotatedAt).not.toBeNull();
+      const expires = Date.parse(rotated.webhook.previousSecretExpiresAt!);
+      expect(expires - Date.parse(rotated.webhook.secretRotatedAt!)).toBeGreaterThan(23 * 3_600_000);
+      expect(JSON.stringify(await service.list(account))).not.toContain(rotated.secret);
+    });
+
+    it('finds no webhook of another account, nor one named by something not an id', async () => {
+      const { webhook } = await create();
+      for (const ref of [
+        { accountId: newAccountId(), webhookId: webhook.id },
+        { accountId: account, webhookId: 'nope' },
+      ])
+        expect((await refusal(service.rotateSecret(ref))).code).toBe('WEBHOOK_NOT_FOUND');
     });
   });
 

@@ -16,6 +16,7 @@ import {
   type WebhookEvent,
   type WebhookListReply,
   type WebhookRef,
+  type WebhookRotateReply,
   type WebhookUpdateRequest,
 } from '@emailverify/contracts';
 import { WEBHOOKS_CONFIG, type WebhooksConfig } from '../config';
@@ -31,18 +32,21 @@ const PG_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(
 /** Webhook CRUD, the delivery log and redelivery, for one account at a time. */
 @Injectable()
 export class WebhooksService {
-  private readonly options: { allowPrivateNetworks: boolean; onRedeliver: () => void };
+  private readonly options: { allowPrivateNetworks: boolean; overlapHours: number; onRedeliver: () => void };
 
   constructor(
     private readonly webhooks: WebhooksRepository,
     private readonly deliveries: DeliveriesRepository,
     private readonly box: SecretBox,
-    @Inject(WEBHOOKS_CONFIG) config: Pick<WebhooksConfig, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'>,
+    @Inject(WEBHOOKS_CONFIG)
+    config: Pick<WebhooksConfig, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'> &
+      Partial<Pick<WebhooksConfig, 'WEBHOOK_SECRET_OVERLAP_HOURS'>>,
     @Inject(Dispatcher) redeliveries: Pick<Dispatcher, 'kick'>,
   ) {
     // A redelivery is due at once: the dispatcher looks for due attempts now rather than at its next poll.
     this.options = {
       allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      overlapHours: config.WEBHOOK_SECRET_OVERLAP_HOURS ?? 24,
       onRedeliver: () => redeliveries.kick(),
     };
   }
@@ -54,7 +58,7 @@ export class WebhooksService {
     const secret = newSigningSecret();
     const row = await this.webhooks.create(
       request.accountId,
-      { id, url, events, secretSealed: this.box.seal(secret, id) },
+      { id, url, events, secretSealed: this.box.seal(secret, id), secretKeyId: this.box.keyId },
       MAX_WEBHOOKS_PER_ACCOUNT,
     );
     if (!row)
@@ -92,6 +96,26 @@ export class WebhooksService {
   async delete({ accountId, webhookId }: WebhookRef): Promise<WebhookDeleteReply> {
     if (!isUuid(webhookId) || !(await this.webhooks.delete(accountId, webhookId))) throw notFound(webhookId);
     return { webhookId };
+  }
+
+  /**
+   * Gives the webhook a new secret, returned this once. The one it replaces still signs beside it for
+   * WEBHOOK_SECRET_OVERLAP_HOURS; a secret rotated out earlier stops signing now.
+   */
+  async rotateSecret({ accountId, webhookId }: WebhookRef): Promise<WebhookRotateReply> {
+    const secret = newSigningSecret();
+    const row = isUuid(webhookId)
+      ? await this.webhooks.rotateSecret(accountId, webhookId, this.options.overlapHours, (current) => ({
+          keyId: this.box.keyId,
+          secretSealed: this.box.seal(secret, current.id),
+          previousSealed: this.box.seal(
+            this.box.open(current.secret_sealed, current.id, current.secret_key_id),
+            current.id,
+          ),
+        }))
+      : undefined;
+    if (!row) throw notFound(webhookId);
+    return { webhook: toWebhook(row), secret };
   }
 
   async listDeliveries(request: DeliveryListRequest): Promise<DeliveryListReply> {
@@ -147,6 +171,11 @@ function toWebhook(row: WebhookRow): Webhook {
     lastDeliveryStatus: row.last_delivery_status,
     lastDeliveryAt: row.last_delivery_at?.toISOString() ?? null,
     lastError: row.last_error,
+    secretRotatedAt: row.secret_rotated_at?.toISOString() ?? null,
+    previousSecretExpiresAt:
+      row.previous_secret_until && row.previous_secret_until.getTime() > Date.now()
+        ? row.previous_secret_until.toISOString()
+        : null,
   };
 }
 

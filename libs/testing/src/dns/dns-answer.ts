@@ -15,7 +15,7 @@ export const DNSBL_DOMAIN_ANSWER = '127.0.1.2';
 const TTL = 60;
 
 /**
- * Answers one question from the world's facts. Precedence: a defined domain, then a host name, then the
+ * Answers one question from the world's facts. Precedence: fixed address records, a defined domain, a host name, the
  * `_dmarc` name of a domain with a DMARC record, then reverse names (PTR), then DNSBL zones; every other name
  * is NXDOMAIN. Answer names echo the question as asked, because a
  * resolver that randomises letter case (DNS 0x20) compares them.
@@ -23,6 +23,8 @@ const TTL = 60;
 export function answerQuestion(registry: WorldRegistry, question: Question): DnsOutcome {
   const name = canonicalName(question.name);
   const asked = question.name;
+  const fixed = registry.addressesOf(name);
+  if (fixed) return reply('NOERROR', addressAnswers(asked, question.type, fixed));
   const domain = registry.getDomain(name);
   if (domain) {
     if (domain.dnsTimeout) return { kind: 'drop' };
@@ -51,6 +53,13 @@ function ptrAnswer(registry: WorldRegistry, name: string, asked: string, type: Q
   const target = ip === undefined ? undefined : registry.ptrOf(ip);
   if (target === undefined) return reply('NXDOMAIN');
   return reply('NOERROR', type === 'PTR' ? [{ type: 'PTR', name: asked, ttl: TTL, data: target }] : []);
+}
+
+/** A answers for the IPv4 addresses of a fixed list and AAAA for the IPv6 ones, each in list order. */
+function addressAnswers(asked: string, type: Question['type'], addresses: readonly string[]): Answer[] {
+  const wanted = type === 'A' ? (a: string) => !a.includes(':') : (a: string) => a.includes(':');
+  if (type !== 'A' && type !== 'AAAA') return [];
+  return addresses.filter(wanted).map((data) => ({ type, name: asked, ttl: TTL, data }));
 }
 
 function reply(rcode: DnsRcode, answers: Answer[] = []): DnsOutcome {
