@@ -314,6 +314,26 @@ export interface paths {
     patch: operations['updateWebhook'];
     trace?: never;
   };
+  '/v1/webhooks/{webhookId}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Give a webhook a new signing secret, the old one signing too for a while (extension)
+     * @description The reply is the only one that carries the new `secret`. Until `previous_secret_expires_at` (WEBHOOK_SECRET_OVERLAP_HOURS, 24 by default) deliveries are signed with both secrets: `webhook-signature` carries a signature by each, and `X-Webhook-Signature` stays the old secret's, so receivers keep verifying while they switch. Afterwards only the new secret signs. Rotating again ends the earlier overlap.
+     */
+    post: operations['rotateWebhookSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/webhooks/{webhookId}/deliveries': {
     parameters: {
       query?: never;
@@ -1464,7 +1484,9 @@ export interface components {
      *       "updated_at": "2026-11-22T10:00:00.000Z",
      *       "last_delivery_status": null,
      *       "last_delivery_at": null,
-     *       "last_error": null
+     *       "last_error": null,
+     *       "secret_rotated_at": null,
+     *       "previous_secret_expires_at": null
      *     }
      */
     Webhook: {
@@ -1489,6 +1511,16 @@ export interface components {
       last_delivery_at: string | null;
       /** @description Latest final error (or why the webhook was deactivated); null after a success */
       last_error: string | null;
+      /**
+       * Format: date-time
+       * @description When the signing secret was last rotated; null if never
+       */
+      secret_rotated_at: string | null;
+      /**
+       * Format: date-time
+       * @description Until when the rotated-out secret still signs beside the new one; null when it no longer does
+       */
+      previous_secret_expires_at: string | null;
     };
     /**
      * @example {
@@ -1520,7 +1552,9 @@ export interface components {
      *           "updated_at": "2026-11-22T10:00:00.000Z",
      *           "last_delivery_status": "success",
      *           "last_delivery_at": "2026-11-22T10:02:14.000Z",
-     *           "last_error": null
+     *           "last_error": null,
+     *           "secret_rotated_at": null,
+     *           "previous_secret_expires_at": null
      *         }
      *       ],
      *       "total": 1
@@ -1546,7 +1580,9 @@ export interface components {
      *       "updated_at": "2026-11-22T10:00:00.000Z",
      *       "last_delivery_status": null,
      *       "last_delivery_at": null,
-     *       "last_error": null
+     *       "last_error": null,
+     *       "secret_rotated_at": null,
+     *       "previous_secret_expires_at": null
      *     }
      */
     WebhookWithSecret: {
@@ -1571,6 +1607,16 @@ export interface components {
       last_delivery_at: string | null;
       /** @description Latest final error (or why the webhook was deactivated); null after a success */
       last_error: string | null;
+      /**
+       * Format: date-time
+       * @description When the signing secret was last rotated; null if never
+       */
+      secret_rotated_at: string | null;
+      /**
+       * Format: date-time
+       * @description Until when the rotated-out secret still signs beside the new one; null when it no longer does
+       */
+      previous_secret_expires_at: string | null;
       /** @description Signing secret (`whsec_` + base64 of 32 random bytes). Returned only here: store it now, it is never shown again. */
       secret: string;
     };
@@ -3657,7 +3703,9 @@ export interface operations {
            *           "updated_at": "2026-11-22T10:00:00.000Z",
            *           "last_delivery_status": "success",
            *           "last_delivery_at": "2026-11-22T10:02:14.000Z",
-           *           "last_error": null
+           *           "last_error": null,
+           *           "secret_rotated_at": null,
+           *           "previous_secret_expires_at": null
            *         }
            *       ],
            *       "total": 1
@@ -3773,7 +3821,9 @@ export interface operations {
            *       "updated_at": "2026-11-22T10:00:00.000Z",
            *       "last_delivery_status": null,
            *       "last_delivery_at": null,
-           *       "last_error": null
+           *       "last_error": null,
+           *       "secret_rotated_at": null,
+           *       "previous_secret_expires_at": null
            *     }
            */
           'application/json': components['schemas']['WebhookWithSecret'];
@@ -4013,7 +4063,9 @@ export interface operations {
            *       "updated_at": "2026-11-22T10:00:00.000Z",
            *       "last_delivery_status": null,
            *       "last_delivery_at": null,
-           *       "last_error": null
+           *       "last_error": null,
+           *       "secret_rotated_at": null,
+           *       "previous_secret_expires_at": null
            *     }
            */
           'application/json': components['schemas']['Webhook'];
@@ -4049,6 +4101,133 @@ export interface operations {
           'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
           'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
           'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description WEBHOOK_NOT_FOUND */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description RATE_LIMIT_EXCEEDED */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  rotateWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1-255 printable ASCII characters, bare or as a quoted string, unique per request, scoped to the account and kept IDEMPOTENCY_TTL_HOURS (24). A repeat of the same request (method, path with query, body or uploaded file and fields, reply style) gets the first reply again with `Idempotent-Replayed: true` and is not run or charged again. The key with another request: 422 IDEMPOTENCY_KEY_REUSED. A repeat while the first is served: 409 IDEMPOTENCY_KEY_IN_USE with Retry-After. A 5xx or 429 reply is not kept: the key is free to retry. A malformed key: 400. Beyond IDEMPOTENCY_MAX_KEYS live keys per account (10000): 429 IDEMPOTENCY_KEY_LIMIT. */
+        'Idempotency-Key'?: string;
+        /** @description The style this document describes; defaults to the API key's style */
+        'SVC-Response-Style'?: 'legacy';
+      };
+      path: {
+        /** @description A webhook of the authenticated account; any other id (malformed included) is 404 WEBHOOK_NOT_FOUND */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The result, unwrapped (this reply has no older variant: it is the current `data`) */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "3d6f1a52-8c1e-4b7a-9f0e-2a5c7d9e1b34",
+           *       "url": "https://hooks.example.com/emailverify",
+           *       "events": [
+           *         "file.completed",
+           *         "file.failed"
+           *       ],
+           *       "secret": "whsec_q2k7HhV0kXl8m2m4k0yqS3i1o5mKQb5Uo3XvS6bD1eA=",
+           *       "is_active": true,
+           *       "created_at": "2026-11-22T10:00:00.000Z",
+           *       "updated_at": "2026-11-23T09:00:00.000Z",
+           *       "last_delivery_status": null,
+           *       "last_delivery_at": null,
+           *       "last_error": null,
+           *       "secret_rotated_at": "2026-11-23T09:00:00.000Z",
+           *       "previous_secret_expires_at": "2026-11-24T09:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['WebhookWithSecret'];
+        };
+      };
+      /** @description INVALID_REQUEST */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description INVALID_API_KEY */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
           [name: string]: unknown;
         };
         content: {
