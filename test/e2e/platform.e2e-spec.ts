@@ -28,6 +28,7 @@ describe('platform: accounts, keys, credits, auth and response styles', () => {
         credits_consumed: 0,
         credits_added: 1000,
         last_updated: expect.stringMatching(ISO),
+        mode: 'live',
       },
     });
   });

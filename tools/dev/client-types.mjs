@@ -4,8 +4,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
-import { format, resolveConfig } from 'prettier';
 import { root } from './lib.mjs';
 
 export const CLIENT_TYPES = [
@@ -15,6 +13,9 @@ export const CLIENT_TYPES = [
 
 /** The generated, formatted text of one document's types. */
 async function generate(document, types) {
+  // Loaded here, not at the top: the tool scripts import only Node built-ins until npm ci has run.
+  const { default: openapiTS, astToString, COMMENT_HEADER } = await import('openapi-typescript');
+  const { format, resolveConfig } = await import('prettier');
   const ast = await openapiTS(pathToFileURL(path.resolve(root, document)), { silent: true });
   const text = `${COMMENT_HEADER}${astToString(ast)}`;
   const target = path.resolve(root, types);

@@ -2,12 +2,12 @@
 // docs/openapi-legacy.json) from the code, and the typed client's types from them, on Node.js 24 like `npm test`.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { clientTypes } from './client-types.mjs';
 import { build, ensureDependencies, ensureNode, root } from './lib.mjs';
 
 await ensureNode();
 await ensureDependencies();
 await build();
+const { clientTypes } = await import('./client-types.mjs');
 for (const args of [
   ['dist/apps/gateway/src/openapi/write-openapi.js'],
   [
