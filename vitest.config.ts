@@ -43,9 +43,8 @@ export default defineConfig({
             'tools/**/*.int-spec.ts',
             'test/**/*.e2e-spec.ts',
           ],
-          // One file at a time: files side by side interfere through the shared checkout (the module-boundary
-          // test's probe file under apps/ breaks a build another file runs) and ports a stopped service gives up.
-          fileParallelism: false,
+          // Two files at a time (maxWorkers): each starts its own suite on its own ports, database and NATS
+          // namespace, and none writes into the checkout.
         },
       },
     ],
