@@ -277,7 +277,12 @@ describe('file routes', () => {
           'attachment; filename=leads-partial-results-valid.csv',
         );
         expect(res.text.split(/\r?\n/).filter(Boolean)).toEqual(['email,status', 'a@example.com,valid']);
-        expect(gateway.bus.asked[0]!.payload).toEqual({ accountId: ACCOUNT, jobId: JOB_ID, mode: 'live', partial: true });
+        expect(gateway.bus.asked[0]!.payload).toEqual({
+          accountId: ACCOUNT,
+          jobId: JOB_ID,
+          mode: 'live',
+          partial: true,
+        });
         expect(gateway.jetStream.store.objects.has(PARTIAL.objectName)).toBe(false);
       },
     );
