@@ -233,7 +233,7 @@ export const WebhookRoutes = {
       "carries a signature by each, and `X-Webhook-Signature` stays the old secret's, so receivers keep " +
       'verifying while they switch. Afterwards only the new secret signs. Rotating again ends the earlier overlap.',
     ok: rotatedDocs,
-    errors: ['WEBHOOK_NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
+    errors: ['INSUFFICIENT_SCOPE', 'WEBHOOK_NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'SERVICE_UNAVAILABLE'],
   },
   remove: {
     operationId: 'deleteWebhook',

@@ -4234,6 +4234,19 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description INSUFFICIENT_SCOPE */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description WEBHOOK_NOT_FOUND */
       404: {
         headers: {
