@@ -106,4 +106,13 @@ describe('the web console where it was not built', () => {
     expectError('legacy', legacy, 404, 'NOT_FOUND');
     expect((await gateway.call('/v1/verify/disposable?email=a@mailinator.com')).status).toBe(200);
   });
+
+  it('serves a console built after it started, from then on', async () => {
+    mkdirSync(path.join(empty, 'assets'), { recursive: true });
+    writeFileSync(path.join(empty, 'index.html'), INDEX);
+    const res = await gateway.call('/console/keys', { key: null });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(INDEX);
+    expectConsoleHeaders(res.headers);
+  });
 });
