@@ -1,11 +1,12 @@
 import { Suspense } from 'react';
 import { NavLink, Outlet, useLocation } from 'react-router';
-import { queryClient } from './api/queries';
+import { queryClient, useCredits } from './api/queries';
 import { signOut, useSession } from './api/session';
 import { ErrorBoundary } from './components/ErrorBoundary';
 import { Loading } from './components/Loading';
 import { OfflineBanner } from './components/OfflineBanner';
 import { SandboxMarker } from './components/SandboxMarker';
+import { formatCount } from './format/numbers';
 
 const NAV = [
   { to: '/', label: 'Overview', end: true },
@@ -19,6 +20,8 @@ const NAV = [
 export function Shell() {
   const { sandbox } = useSession();
   const { pathname } = useLocation();
+  // The balance in the header, asked on every load: a key revoked meanwhile signs out at once (a 401).
+  const credits = useCredits();
   return (
     <>
       <a className="skip-link" href="#main">
@@ -27,6 +30,12 @@ export function Shell() {
       <header className="top">
         <div className="top__bar">
           <p className="brand">E-mail verification</p>
+          {credits.data ? (
+            <p className="top__balance">
+              <span className="visually-hidden">Balance: </span>
+              {formatCount(credits.data.credits_balance)} credits
+            </p>
+          ) : null}
           <button
             type="button"
             className="button button--quiet"
