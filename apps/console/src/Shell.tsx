@@ -18,10 +18,12 @@ const NAV = [
 
 /** Every signed-in page: skip link, header with the navigation and sign-out, banners, and the page itself. */
 export function Shell() {
-  const { sandbox } = useSession();
+  const session = useSession();
   const { pathname } = useLocation();
   // The balance in the header, asked on every load: a key revoked meanwhile signs out at once (a 401).
   const credits = useCredits();
+  // The key's prefix tells at once; the service's word (the mode of the key asking) confirms it.
+  const sandbox = session.sandbox || credits.data?.mode === 'sandbox';
   return (
     <>
       <a className="skip-link" href="#main">
