@@ -1,4 +1,4 @@
-import { Suspense } from 'react';
+import { Suspense, useEffect, useRef } from 'react';
 import { NavLink, Outlet, useLocation } from 'react-router';
 import { queryClient, useCredits } from './api/queries';
 import { signOut, useSession } from './api/session';
@@ -20,6 +20,15 @@ const NAV = [
 export function Shell() {
   const session = useSession();
   const { pathname } = useLocation();
+  const main = useRef<HTMLElement>(null);
+  const firstPath = useRef(pathname);
+  // After a move to another page (not the first load), focus goes to the page itself, as a page load would
+  // put it: a screen reader starts reading there, and the keyboard's next Tab is in the page.
+  useEffect(() => {
+    if (pathname === firstPath.current) return;
+    firstPath.current = '';
+    main.current?.focus();
+  }, [pathname]);
   // The balance in the header, asked on every load: a key revoked meanwhile signs out at once (a 401).
   const credits = useCredits();
   // The key's prefix tells at once; the service's word (the mode of the key asking) confirms it.
@@ -67,7 +76,7 @@ export function Shell() {
         ) : null}
       </header>
       <OfflineBanner />
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} ref={main}>
         <ErrorBoundary key={pathname}>
           <Suspense fallback={<Loading label="Loading the page…" />}>
             <Outlet />
