@@ -4,18 +4,13 @@ import { useId, useState } from 'react';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { STATUS_LOOK, STATUS_ORDER } from '../../format/status';
 import { downloadResults } from './download';
+import { fallbackName } from './results';
 import type { JobCard } from './job-card';
 
 interface Props {
   jobId: string;
   fileName: string;
   card: JobCard;
-}
-
-/** "leads.csv" -> "leads-results.csv": the name used when the reply names none. */
-function fallbackName(fileName: string, partial: boolean): string {
-  const stem = fileName.replace(/\.[^.]+$/, '') || 'results';
-  return `${stem}-${partial ? 'partial-' : ''}results.csv`;
 }
 
 /**

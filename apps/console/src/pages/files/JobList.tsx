@@ -51,8 +51,14 @@ export function JobList() {
     <section aria-labelledby="jobs-heading" className="files-jobs">
       <h2 id="jobs-heading">Your lists</h2>
       {list.isPending ? <Loading label="Loading your lists…" /> : null}
-      {list.isError ? (
+      {list.isError && !list.data ? (
         <ErrorMessage error={list.error} context="Loading your lists" onRetry={() => void list.refetch()} />
+      ) : null}
+      {list.isError && list.data ? (
+        <p className="notice notice--warn" role="status">
+          The lists could not be refreshed just now; they show the last known progress. The console tries
+          again on its own.
+        </p>
       ) : null}
       {list.data && list.data.jobs.length === 0 && cursors.length === 0 ? (
         <EmptyState title="Upload your first list">

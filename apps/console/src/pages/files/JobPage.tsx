@@ -60,6 +60,14 @@ export default function JobPage() {
       {status.isError && !status.data ? (
         <ErrorMessage error={status.error} context="Loading the job" onRetry={() => void status.refetch()} />
       ) : null}
+      {status.isError && status.data ? (
+        <p className="notice notice--warn" role="status">
+          The job could not be refreshed just now; this is its last known state.{' '}
+          <button type="button" className="button button--link" onClick={() => void status.refetch()}>
+            Refresh
+          </button>
+        </p>
+      ) : null}
       {status.data ? (
         <JobDetails
           job={status.data}

@@ -4,6 +4,7 @@ import type { VerificationStatus } from '@emailverify/contracts';
 import { api, unwrap } from '../../api/client';
 import { reportReachable } from '../../api/connectivity';
 import { ApiProblem, problemOf } from '../../api/problem';
+import { fileNameOf, resultsQuery } from './results';
 
 export interface DownloadRequest {
   jobId: string;
@@ -13,33 +14,6 @@ export interface DownloadRequest {
   partial: boolean;
   /** Used when the reply names no file. */
   fallbackName: string;
-}
-
-/** The file name of a Content-Disposition header: the UTF-8 `filename*` first, else `filename`. */
-export function fileNameOf(disposition: string | null): string | undefined {
-  if (!disposition) return undefined;
-  const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(disposition);
-  if (extended) {
-    try {
-      return decodeURIComponent(extended[1]!.trim());
-    } catch {
-      // Malformed: fall back to the plain name.
-    }
-  }
-  const plain = /filename\s*=\s*("([^"]*)"|[^;]+)/.exec(disposition);
-  const name = plain ? (plain[2] ?? plain[1]!).trim() : '';
-  return name || undefined;
-}
-
-/** The query of a results request: one `<status>=true` per ticked verdict (OR), and `partial`. */
-export function resultsQuery(
-  statuses: readonly VerificationStatus[],
-  partial: boolean,
-): Partial<Record<VerificationStatus | 'partial', boolean>> {
-  const query: Partial<Record<VerificationStatus | 'partial', boolean>> = {};
-  for (const status of statuses) query[status] = true;
-  if (partial) query.partial = true;
-  return query;
 }
 
 function save(blob: Blob, name: string): void {
