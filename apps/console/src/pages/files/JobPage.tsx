@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
-import { queryClient } from '../../api/queries';
+import { useEffect, useRef } from 'react';
+import { queryClient, queryKeys } from '../../api/queries';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { JobStateBadge } from '../../components/JobStateBadge';
 import { Loading } from '../../components/Loading';
@@ -90,12 +91,25 @@ function JobDetails({
 }) {
   const card = jobCard(job);
   const rows = verdictRows(job);
+  const ended = card.look.ended;
+  // Seen ending here: the lists and the balance (refunds, settled credits) are out of date.
+  const wasEnded = useRef(ended);
+  useEffect(() => {
+    if (ended && !wasEnded.current) {
+      void queryClient.invalidateQueries({ queryKey: ['files', 'list'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.credits });
+    }
+    wasEnded.current = ended;
+  }, [ended]);
   return (
     <>
       <section aria-labelledby="progress-heading" className="files-section">
         <h2 id="progress-heading">Progress</h2>
         <p>
           <JobStateBadge state={job.status} />
+        </p>
+        <p className="visually-hidden" role="status">
+          {ended ? `${fileName}: ${card.look.label}.` : ''}
         </p>
         <div className="files-progress files-progress--large">
           <label htmlFor="job-progress">Verification progress</label>

@@ -51,6 +51,8 @@ export function UploadPanel() {
   const [chosen, setChosen] = useState<Chosen | undefined>();
   const [reading, setReading] = useState<Reading>({ state: 'idle' });
   const [column, setColumn] = useState<number | undefined>();
+  /** The column typed by its header, when the first rows could not be read here. */
+  const [named, setNamed] = useState('');
   const [over, setOver] = useState(false);
   const [sent, setSent] = useState<number | undefined>();
   const [uploaded, setUploaded] = useState<{ job: FileJob; columnLabel: string | undefined } | undefined>();
@@ -65,6 +67,7 @@ export function UploadPanel() {
     setError(undefined);
     setSent(undefined);
     setColumn(undefined);
+    setNamed('');
     if (!file) {
       setChosen(undefined);
       setReading({ state: 'idle' });
@@ -72,12 +75,12 @@ export function UploadPanel() {
     }
     const kind = fileKind(file.name);
     setChosen({ file, kind });
-    if (kind !== 'csv' && kind !== 'txt') {
+    if (!kind) {
       setReading({ state: 'idle' });
       return;
     }
     setReading({ state: 'reading' });
-    readFirstRows(file).then(
+    readFirstRows(file, kind).then(
       (rows) => {
         const guess = guessEmailColumn(rows);
         setReading({ state: 'read', guess });
@@ -96,6 +99,8 @@ export function UploadPanel() {
 
   const guess = reading.state === 'read' ? reading.guess : undefined;
   const picked = guess && column !== undefined ? guess.columns[column] : undefined;
+  const emailColumn =
+    picked?.field ?? (reading.state === 'unreadable' && named.trim() ? named.trim() : undefined);
   const uploading = sent !== undefined && !uploaded && error === undefined;
 
   async function send() {
@@ -108,7 +113,7 @@ export function UploadPanel() {
     try {
       const job = await uploadFile({
         file: chosen.file,
-        ...(picked ? { emailColumn: picked.field } : {}),
+        ...(emailColumn ? { emailColumn } : {}),
         onProgress: (loaded, total) => setSent(uploadPercent(loaded, total)),
         signal: controller.signal,
       });
@@ -177,17 +182,24 @@ export function UploadPanel() {
               </p>
             </div>
           ) : null}
-          {chosen.kind === 'xlsx' ? (
-            <p className="hint">
-              The address column of a spreadsheet is found by the service: it is shown once the file is
-              uploaded.
-            </p>
-          ) : null}
           {reading.state === 'reading' ? <p role="status">Reading the first rows…</p> : null}
           {reading.state === 'unreadable' ? (
-            <p className="hint">
-              The first rows could not be read here; the service will find the address column.
-            </p>
+            <div className="form files-column">
+              <label htmlFor={columnId}>Address column (optional)</label>
+              <input
+                id={columnId}
+                className="input"
+                value={named}
+                disabled={uploading}
+                aria-describedby={`${columnId}-hint`}
+                onChange={(event) => setNamed(event.target.value)}
+              />
+              <p className="hint" id={`${columnId}-hint`}>
+                The first rows of this file could not be read here, so the service finds the address column
+                and names it once the file is uploaded. To choose it yourself, type its header as written in
+                the first row, such as Email.
+              </p>
+            </div>
           ) : null}
           {reading.state === 'read' && !guess ? (
             <div className="notice notice--warn" role="alert">
