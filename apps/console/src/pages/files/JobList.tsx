@@ -6,6 +6,7 @@ import { ErrorMessage } from '../../components/ErrorMessage';
 import { JobStateBadge } from '../../components/JobStateBadge';
 import { Loading } from '../../components/Loading';
 import { formatCount, formatDateTime } from '../../format/numbers';
+import { retryable } from './errors';
 import { jobCard, pollDelay } from './job-card';
 import { JobActions } from './JobActions';
 import { fetchPage, filesKeys, type JobListItem } from './queries';
@@ -50,9 +51,18 @@ export function JobList() {
   return (
     <section aria-labelledby="jobs-heading" className="files-jobs">
       <h2 id="jobs-heading">Your lists</h2>
-      {list.isPending ? <Loading label="Loading your lists…" /> : null}
+      {list.isPending && list.fetchStatus === 'paused' ? (
+        <p className="notice notice--warn" role="status">
+          You are offline: your lists load as soon as the connection is back.
+        </p>
+      ) : null}
+      {list.isPending && list.fetchStatus !== 'paused' ? <Loading label="Loading your lists…" /> : null}
       {list.isError && !list.data ? (
-        <ErrorMessage error={list.error} context="Loading your lists" onRetry={() => void list.refetch()} />
+        <ErrorMessage
+          error={list.error}
+          context="Loading your lists"
+          onRetry={retryable(list.error) ? () => void list.refetch() : undefined}
+        />
       ) : null}
       {list.isError && list.data ? (
         <p className="notice notice--warn" role="status">

@@ -8,6 +8,7 @@ import { Loading } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
 import { formatCount, formatDateTime } from '../../format/numbers';
 import { DownloadPanel } from './DownloadPanel';
+import { retryable } from './errors';
 import { jobCard, verdictRows } from './job-card';
 import { JobActions } from './JobActions';
 import {
@@ -57,9 +58,18 @@ export default function JobPage() {
       <PageHeader title={title}>
         <Link to="/files">All lists</Link>
       </PageHeader>
-      {status.isPending ? <Loading label="Loading the job…" /> : null}
+      {status.isPending && status.fetchStatus === 'paused' ? (
+        <p className="notice notice--warn" role="status">
+          You are offline: the job loads as soon as the connection is back.
+        </p>
+      ) : null}
+      {status.isPending && status.fetchStatus !== 'paused' ? <Loading label="Loading the job…" /> : null}
       {status.isError && !status.data ? (
-        <ErrorMessage error={status.error} context="Loading the job" onRetry={() => void status.refetch()} />
+        <ErrorMessage
+          error={status.error}
+          context="Loading the job"
+          onRetry={retryable(status.error) ? () => void status.refetch() : undefined}
+        />
       ) : null}
       {status.isError && status.data ? (
         <p className="notice notice--warn" role="status">

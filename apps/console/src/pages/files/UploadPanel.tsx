@@ -1,11 +1,10 @@
 import { useEffect, useId, useRef, useState, type DragEvent } from 'react';
 import { Link } from 'react-router';
 import { queryClient } from '../../api/queries';
-import { asProblem } from '../../api/problem';
 import { ErrorMessage } from '../../components/ErrorMessage';
-import { errorWords } from '../../format/error-words';
 import { formatCount } from '../../format/numbers';
 import { fileKind, guessEmailColumn, type ColumnGuess, type FileKind } from './columns';
+import { retryable } from './errors';
 import { readFirstRows } from './first-rows';
 import { formatBytes, uploadPercent } from './job-card';
 import { filesKeys } from './queries';
@@ -20,12 +19,6 @@ type Reading =
 interface Chosen {
   file: File;
   kind: FileKind | undefined;
-}
-
-/** Whether sending the same file again may work (not after a refusal such as 402 or a bad file). */
-function retryable(error: unknown): boolean {
-  const action = errorWords(asProblem(error)).action;
-  return action === 'retry' || action === 'wait';
 }
 
 const KIND_WORDS: Record<FileKind, string> = { csv: 'CSV', txt: 'text', xlsx: 'XLSX spreadsheet' };
