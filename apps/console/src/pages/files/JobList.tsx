@@ -7,7 +7,7 @@ import { JobStateBadge } from '../../components/JobStateBadge';
 import { Loading } from '../../components/Loading';
 import { formatCount, formatDateTime } from '../../format/numbers';
 import { retryable } from './errors';
-import { jobCard, pollDelay } from './job-card';
+import { jobCard, pollDelay, retryAfterMs } from './job-card';
 import { JobActions } from './JobActions';
 import { fetchPage, filesKeys, type JobListItem } from './queries';
 
@@ -44,7 +44,7 @@ export function JobList() {
         last.updatedAt = query.state.dataUpdatedAt;
         last.movement = now;
       }
-      return pollDelay(last.unchanged);
+      return Math.max(pollDelay(last.unchanged), retryAfterMs(query.state.error));
     },
   });
 

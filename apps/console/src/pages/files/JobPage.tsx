@@ -9,7 +9,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { formatCount, formatDateTime } from '../../format/numbers';
 import { DownloadPanel } from './DownloadPanel';
 import { retryable } from './errors';
-import { jobCard, verdictRows } from './job-card';
+import { jobCard, retryAfterMs, verdictRows } from './job-card';
 import { JobActions } from './JobActions';
 import {
   fetchLatest,
@@ -49,7 +49,10 @@ export default function JobPage() {
       return fetchStatus(jobId, wait, signal);
     },
     staleTime: 0,
-    refetchInterval: (query) => (query.state.data && jobCard(query.state.data).active ? 1_000 : false),
+    refetchInterval: (query) =>
+      query.state.data && jobCard(query.state.data).active
+        ? Math.max(1_000, retryAfterMs(query.state.error))
+        : false,
   });
   const title = fileName ?? 'List verification';
 
