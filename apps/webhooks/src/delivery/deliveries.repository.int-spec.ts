@@ -403,6 +403,23 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     expect(await claimAll([hook.id])).toHaveLength(4);
   });
 
+  it("brings an open breaker's probe forward to now when a delivery is redelivered", async () => {
+    const account = newAccountId();
+    const hook = await makeWebhook(account);
+    const made = await make(event(account));
+    await db.query(
+      `UPDATE webhooks.webhooks SET consecutive_failures = 10, breaker_opened_at = now(),
+              breaker_pause_ms = 30000, breaker_retry_at = now() + interval '30 seconds'
+        WHERE id = $1`,
+      [hook.id],
+    );
+    expect(await claimAll([hook.id])).toEqual([]);
+    expect(await deliveries.redeliver(account, hook.id, made.ids[0]!)).toBe(true);
+    expect((await claimAll([hook.id])).map((d) => d.id)).toEqual([made.ids[0]]);
+    // Not for another account's webhook.
+    expect(await deliveries.redeliver(newAccountId(), hook.id, made.ids[0]!)).toBe(false);
+  });
+
   it('deactivates a webhook whose deliveries all failed for the set number of days, and not before', async () => {
     const account = newAccountId();
     const hook = await makeWebhook(account);

@@ -327,17 +327,27 @@ export class DeliveriesRepository {
   /**
    * Makes one more attempt of a delivery due now, with the same id and body. A delivery that had ended gets
    * exactly one more attempt; one still pending keeps its remaining attempts and is simply brought forward.
+   * When the webhook's breaker is open, its probe is brought forward to now as well: a customer who redelivers
+   * has usually just fixed the receiver.
    */
   async redeliver(accountId: AccountId, webhookId: string, deliveryId: string): Promise<boolean> {
-    const redelivered = await this.sql.affected(
-      `UPDATE webhooks.deliveries
-            SET max_attempts = CASE WHEN status = 'pending' THEN max_attempts ELSE attempt_count + 1 END,
-                status = 'pending',
-                next_attempt_at = now()
-          WHERE account_id = $1 AND webhook_id = $2 AND id = $3`,
-      [accountId, webhookId, deliveryId],
-    );
-    return redelivered > 0;
+    return this.sql.transaction(async (tx) => {
+      const redelivered = await tx.affected(
+        `UPDATE webhooks.deliveries
+              SET max_attempts = CASE WHEN status = 'pending' THEN max_attempts ELSE attempt_count + 1 END,
+                  status = 'pending',
+                  next_attempt_at = now()
+            WHERE account_id = $1 AND webhook_id = $2 AND id = $3`,
+        [accountId, webhookId, deliveryId],
+      );
+      if (redelivered === 0) return false;
+      await tx.affected(
+        `UPDATE webhooks.webhooks SET breaker_retry_at = now()
+          WHERE account_id = $1 AND id = $2 AND breaker_retry_at > now()`,
+        [accountId, webhookId],
+      );
+      return true;
+    });
   }
 
   /** Removes ended deliveries older than the retention period (their attempts go with them). */
