@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { AccountId } from '@emailverify/contracts';
 import { columns, isConflictAbort, NO_FLUSH_WAIT, type Queryable, Sql } from '@emailverify/persistence';
 import { afterAttempt, type BreakerChange, type BreakerState } from './breaker';
+import { autoDisable } from './outcome';
 
 /** An event to be turned into deliveries. */
 export interface NewEvent {
@@ -476,24 +477,27 @@ async function recordFinalFailure(
   );
   switch (outcome.kind) {
     case 'failed': {
-      const webhook = await m.one<{ is_active: boolean }>(
-        `UPDATE webhooks.webhooks
-              SET last_delivery_status = 'failed', last_delivery_at = now(),
-                  failing_since = COALESCE(failing_since, now()),
-                  is_active = is_active AND COALESCE(failing_since, now()) > now() - make_interval(days => $3),
-                  last_error = CASE
-                    WHEN is_active AND COALESCE(failing_since, now()) <= now() - make_interval(days => $3)
-                    THEN $4 ELSE $2 END
-            WHERE id = $1
-            RETURNING is_active`,
-        [
-          attempt.webhookId,
-          attempt.error,
-          rules.disableAfterDays,
-          `Deactivated: every delivery failed for ${rules.disableAfterDays} days with no success. Last error: ${attempt.error ?? 'unknown'}`,
-        ],
+      const webhook = await m.one<{ is_active: boolean; failing_since: Date | null; now_ms: number }>(
+        `SELECT is_active, failing_since, (extract(epoch FROM now()) * 1000)::float8 AS now_ms
+           FROM webhooks.webhooks WHERE id = $1 FOR NO KEY UPDATE`,
+        [attempt.webhookId],
       );
-      if (webhook && !webhook.is_active) await endPendingDeliveries(m, attempt.webhookId);
+      if (!webhook) break;
+      const { deactivate, lastError } = autoDisable(
+        { isActive: webhook.is_active, failingSince: webhook.failing_since },
+        attempt.error,
+        webhook.now_ms,
+        rules.disableAfterDays,
+      );
+      await m.affected(
+        `UPDATE webhooks.webhooks
+            SET last_delivery_status = 'failed', last_delivery_at = now(),
+                failing_since = COALESCE(failing_since, now()),
+                is_active = is_active AND NOT $3::boolean, last_error = $2
+          WHERE id = $1`,
+        [attempt.webhookId, lastError, deactivate],
+      );
+      if (deactivate || !webhook.is_active) await endPendingDeliveries(m, attempt.webhookId);
       break;
     }
     case 'gone':
