@@ -409,6 +409,28 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     expect(await claimAll([hook.id])).toHaveLength(4);
   });
 
+  it('closes the breaker when the webhook gets a new url or is turned back on, not on other changes', async () => {
+    const account = newAccountId();
+    const hook = await makeWebhook(account);
+    const open = () =>
+      db.query(
+        `UPDATE webhooks.webhooks SET consecutive_failures = 10, breaker_opened_at = now(),
+                breaker_pause_ms = 30000, breaker_retry_at = now() + interval '30 seconds'
+          WHERE id = $1`,
+        [hook.id],
+      );
+    const closed = { consecutive_failures: 0, breaker_opened_at: null, breaker_retry_at: null };
+    await open();
+    expect(await webhooks.update(account, hook.id, { events: ['file.failed'] })).toMatchObject({
+      consecutive_failures: 10,
+    });
+    expect(await webhooks.update(account, hook.id, { url: 'https://hooks.example.com/new' })).toMatchObject(
+      closed,
+    );
+    await open();
+    expect(await webhooks.update(account, hook.id, { isActive: true })).toMatchObject(closed);
+  });
+
   it("brings an open breaker's probe forward to now when a delivery is redelivered", async () => {
     const account = newAccountId();
     const hook = await makeWebhook(account);
