@@ -6,11 +6,19 @@
 // onto EVENTS as file-jobs does. Per delivery, from that end to the signed delivery arriving at its receiver.
 // The target is absolute (p50 < 250 ms, p99 < 2 s), so there is no same-run baseline: the figures are printed
 // against the target.
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { type AccountId, EventSubjects, type FileCompletedEvent, Subjects } from '@emailverify/contracts';
+import {
+  type AccountId,
+  Consumers,
+  EventSubjects,
+  type FileCompletedEvent,
+  Streams,
+  Subjects,
+} from '@emailverify/contracts';
 import type { JetStreamKit } from '@emailverify/messaging';
 import {
   type ReceivedRequest,
@@ -150,6 +158,13 @@ export interface ProductFigures {
   publishLateMs: number;
   /** TCP connections the receivers accepted during the minute, each a TLS handshake. */
   accepted: number;
+  /** The webhooks service's log lines at warn level or above during the minute (the first 50). */
+  warnings: string[];
+  /**
+   * The webhooks service's EVENTS consumer, sampled every 250 ms during the minute: the most events waiting
+   * for it, and how long in all events waited while it had no pull request open (nothing fetching them).
+   */
+  consumer: { maxPending: number; unpulledMs: number; samples: number };
   cpu: Record<string, number>;
   perJob: {
     jobId: string;
@@ -211,6 +226,11 @@ export async function measureProductLoad(
   const jobs = schedule();
   for (const r of receivers) r.reset();
   log(`product load: ${jobs.length} jobs over ${PRODUCT.seconds} s…`);
+  const jsm = await kit.jsm();
+  const stream = kit.streamName(Streams.events.name);
+  const firstSeq = (await jsm.streams.info(stream)).state.last_seq + 1;
+  const warnings = watchWarnings(suite.processes.get('webhooks')!.child);
+  const consumer = watchConsumer(kit, stream, suite.bus.ns.resource(Consumers.webhooksEvents));
   const meter = new CpuMeter({ webhooks: pid('webhooks') });
   const publishes: Promise<unknown>[] = [];
   const start = Date.now();
@@ -235,6 +255,8 @@ export async function measureProductLoad(
   // A shortfall is reported below, with what did arrive, rather than ending the run.
   await settle(`product load: ${jobs.length} deliveries`, () => total() >= jobs.length, 50);
   const cpu = meter.stop();
+  const warned = warnings.stop();
+  const pulls = await consumer.stop();
   const accepted = receivers.reduce((sum, r) => sum + r.connections, 0);
   // Every delivery recorded as a success, so that no attempt is still to come when they are counted.
   const jobIds = jobs.map((j) => j.jobId);
@@ -260,6 +282,13 @@ export async function measureProductLoad(
   const stored = new Map(
     rows.map((r) => [r.job_id, { made: Number(r.made), attempted: Number(r.attempted) }]),
   );
+  // When the NATS server stored each job's event on EVENTS (its clock; the same machine).
+  const onStream = new Map<string, number>();
+  const lastSeq = (await jsm.streams.info(stream)).state.last_seq;
+  for (let seq = firstSeq; seq <= lastSeq; seq++) {
+    const msg = await jsm.streams.getMessage(stream, { seq });
+    if (msg) onStream.set((msg.json() as FileCompletedEvent).data.job_id, msg.time.getTime());
+  }
 
   // Per receiver (one per account): each request signed with its webhook's secret, carrying a known job's body.
   const byJob = new Map(jobs.map((j) => [j.jobId, j]));
@@ -285,19 +314,22 @@ export async function measureProductLoad(
     if (!requests) continue;
     const first = Math.min(...requests.map((r) => r.receivedAt.getTime()));
     const at = stored.get(job.jobId);
+    const streamed = onStream.get(job.jobId);
     const end = job.endedAt!;
     perJob.push({
       jobId: job.jobId,
       account: job.account,
       delayMs: first - end,
       requests: requests.length,
-      stagesMs: at
-        ? {
-            'end -> delivery row (EVENTS, intake)': round(at.made - end, 1),
-            'delivery row -> attempt start (hand-over)': round(at.attempted - at.made, 1),
-            'attempt start -> received (sign, HTTPS)': round(first - at.attempted, 1),
-          }
-        : {},
+      stagesMs:
+        at && streamed !== undefined
+          ? {
+              'end -> stored on EVENTS (publish)': round(streamed - end, 1),
+              'stored -> delivery row (webhooks intake)': round(at.made - streamed, 1),
+              'delivery row -> attempt start (hand-over)': round(at.attempted - at.made, 1),
+              'attempt start -> received (sign, HTTPS)': round(first - at.attempted, 1),
+            }
+          : {},
     });
   }
   const delays = perJob.map((j) => j.delayMs);
@@ -326,6 +358,8 @@ export async function measureProductLoad(
     stages,
     publishLateMs,
     accepted,
+    warnings: warned,
+    consumer: pulls,
     cpu,
     perJob,
   };
@@ -333,9 +367,73 @@ export async function measureProductLoad(
   log(
     `product load: ${figures.delivered}/${figures.jobs} delivered, ${figures.once} exactly once; ` +
       `p50 ${figures.p50Ms} ms  p95 ${figures.p95Ms} ms  p99 ${figures.p99Ms} ms  max ${figures.maxMs} ms; ` +
-      `${accepted} connections accepted; published up to ${publishLateMs} ms late; CPU (cores) ${JSON.stringify(cpu)}`,
+      `${accepted} connections accepted; published up to ${publishLateMs} ms late; CPU (cores) ${JSON.stringify(cpu)}; ` +
+      `EVENTS consumer: at most ${pulls.maxPending} waiting, ${pulls.unpulledMs} ms with events waiting and no pull open`,
   );
+  if (warned.length > 0)
+    log(
+      `product load: the webhooks service warned ${warned.length} time(s), first: ${warned.slice(0, 3).join(' | ')}`,
+    );
   return figures;
+}
+
+/** Lines of a pino-logging process at warn level or above, from now until `stop` (at most 50 kept). */
+function watchWarnings(child: ChildProcess): { stop(): string[] } {
+  const lines: string[] = [];
+  let partial = '';
+  const take = (chunk: Buffer) => {
+    const text = partial + chunk.toString();
+    const complete = text.split('\n');
+    partial = complete.pop() ?? '';
+    for (const line of complete) {
+      if (lines.length >= 50 || !line.startsWith('{')) continue;
+      try {
+        if (((JSON.parse(line) as { level?: number }).level ?? 0) >= 40) lines.push(line.slice(0, 500));
+      } catch {
+        // not a log line
+      }
+    }
+  };
+  child.stdout?.on('data', take);
+  child.stderr?.on('data', take);
+  return {
+    stop: () => {
+      child.stdout?.off('data', take);
+      child.stderr?.off('data', take);
+      return lines;
+    },
+  };
+}
+
+/** Samples a consumer's info every 250 ms: pending events, and whether a pull request was open for them. */
+function watchConsumer(
+  kit: JetStreamKit,
+  stream: string,
+  durable: string,
+): { stop(): Promise<ProductFigures['consumer']> } {
+  const figures = { maxPending: 0, unpulledMs: 0, samples: 0 };
+  let stopped = false;
+  const loop = (async () => {
+    const jsm = await kit.jsm();
+    while (!stopped) {
+      try {
+        const info = await jsm.consumers.info(stream, durable);
+        figures.samples++;
+        figures.maxPending = Math.max(figures.maxPending, info.num_pending);
+        if (info.num_pending > 0 && info.num_waiting === 0) figures.unpulledMs += 250;
+      } catch {
+        // a missed sample is fine
+      }
+      await sleep(250);
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      return figures;
+    },
+  };
 }
 
 /** As waitUntil, but a timeout is logged and the run goes on. */
