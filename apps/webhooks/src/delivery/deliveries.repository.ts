@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { AccountId } from '@emailverify/contracts';
 import { columns, isConflictAbort, NO_FLUSH_WAIT, type Queryable, Sql } from '@emailverify/persistence';
+import { afterAttempt, type BreakerChange, type BreakerState } from './breaker';
+import { autoDisable } from './outcome';
 
 /** An event to be turned into deliveries. */
 export interface NewEvent {
@@ -12,18 +14,9 @@ export interface NewEvent {
   requestId: string | null;
 }
 
-/** When the first attempts of new deliveries are due, and whether some are made claimed by the caller. */
-export interface FirstAttempts {
-  /** Delay before the first attempt. */
-  delayMs: number;
-  /** Make up to `max` of the deliveries claimed for their first attempt by the calling process, for `ms`. */
-  claim?: { ms: number; max: number };
-}
-
-/** The deliveries made for one event: all of their ids, and those made claimed with what their attempts need. */
+/** The deliveries made for one event: their ids (none when the event had been seen already). */
 export interface EventDeliveries {
   ids: string[];
-  claimed: ClaimedDelivery[];
 }
 
 /** A delivery claimed for one attempt, with what the attempt needs of its webhook. */
@@ -117,89 +110,149 @@ export class DeliveriesRepository {
 
   /**
    * One delivery per active webhook of its account subscribed to the event, for every event of a batch, in one
-   * statement. The unique key (event, webhook) makes a repeated event (a JetStream redelivery, or the same event
-   * twice in the batch) add nothing. With `first.claim`, up to `max` of the deliveries are made already claimed
-   * for their first attempt by the calling process, for that long (as `claimDue` claims), which saves claiming
-   * them afterwards (their next attempt is, as for any claim, when the claim runs out). Returns, per event in order, the ids of the deliveries made now for it and those of them
-   * made claimed, with what their attempts need.
+   * statement, the first attempt due after `delayMs`. The unique key (event, webhook) makes a repeated event (a
+   * JetStream redelivery, or the same event twice in the batch) add nothing. Returns, per event in order, the
+   * ids of the deliveries made now for it.
    *
    * This commit waits for its WAL flush: the events are acknowledged on the strength of it. Rows are inserted in
    * (event, webhook) order, so two replicas given the same events cannot deadlock on the unique key; a statement
    * that loses a deadlock anyway is run again.
    */
-  async createForEvents(events: readonly NewEvent[], first: FirstAttempts): Promise<EventDeliveries[]> {
+  async createForEvents(events: readonly NewEvent[], delayMs: number): Promise<EventDeliveries[]> {
     if (events.length === 0) return [];
     const eventColumns = columns(events, ['accountId', 'eventId', 'event', 'jobId', 'body', 'requestId']);
     const rows = await retryConflicts(() =>
-      this.sql.rows<ClaimedDelivery & { account_id: string; event_id: string }>(
+      this.sql.rows<{ id: string; account_id: string; event_id: string }>(
         `WITH input AS (
              SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[])
-                        AS i(account_id, event_id, event, job_id, body, request_id)),
-           made AS (
-             INSERT INTO webhooks.deliveries
-                    (id, webhook_id, account_id, event_id, event, job_id, body, request_id, next_attempt_at,
-                     attempt_count, claimed_until)
-             SELECT gen_random_uuid(), w.id, w.account_id, i.event_id, i.event, i.job_id, i.body, i.request_id,
-                    CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9
-                         THEN now() + make_interval(secs => $8) ELSE now() + make_interval(secs => $7) END,
-                    CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9 THEN 1 ELSE 0 END,
-                    CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9
-                         THEN now() + make_interval(secs => $8) END
-               FROM input i
-               JOIN webhooks.webhooks w ON w.account_id = i.account_id AND w.is_active AND i.event = ANY (w.events)
-              ORDER BY i.event_id, w.id
-             ON CONFLICT (event_id, webhook_id) DO NOTHING
-             RETURNING id, webhook_id, account_id, event_id, event, body, attempt_count, max_attempts, request_id)
-           SELECT made.*, ${SIGNING_COLUMNS}
-             FROM made JOIN webhooks.webhooks w ON w.id = made.webhook_id`,
-        [...eventColumns, first.delayMs / 1000, (first.claim?.ms ?? 0) / 1000, first.claim?.max ?? 0],
+                        AS i(account_id, event_id, event, job_id, body, request_id))
+         INSERT INTO webhooks.deliveries
+                (id, webhook_id, account_id, event_id, event, job_id, body, request_id, next_attempt_at)
+         SELECT gen_random_uuid(), w.id, w.account_id, i.event_id, i.event, i.job_id, i.body, i.request_id,
+                now() + make_interval(secs => $7)
+           FROM input i
+           JOIN webhooks.webhooks w ON w.account_id = i.account_id AND w.is_active AND i.event = ANY (w.events)
+          ORDER BY i.event_id, w.id
+         ON CONFLICT (event_id, webhook_id) DO NOTHING
+         RETURNING id, account_id, event_id`,
+        [...eventColumns, delayMs / 1000],
       ),
     );
     // Each event's deliveries go to its first occurrence in the batch; a repeat made none.
     const byEvent = new Map<string, EventDeliveries>();
     const made = events.map((e) => {
       const key = `${e.accountId}:${e.eventId}`;
-      if (byEvent.has(key)) return { ids: [], claimed: [] };
-      const deliveries: EventDeliveries = { ids: [], claimed: [] };
+      if (byEvent.has(key)) return { ids: [] };
+      const deliveries: EventDeliveries = { ids: [] };
       byEvent.set(key, deliveries);
       return deliveries;
     });
-    for (const { account_id, event_id, ...delivery } of rows) {
-      const deliveries = byEvent.get(`${account_id}:${event_id}`)!;
-      deliveries.ids.push(delivery.id);
-      // A fresh delivery counts its first attempt only when it was made claimed for it.
-      if (delivery.attempt_count > 0) deliveries.claimed.push(delivery);
-    }
+    for (const { id, account_id, event_id } of rows) byEvent.get(`${account_id}:${event_id}`)!.ids.push(id);
     return made;
   }
 
   /**
-   * Claims up to `limit` deliveries whose next attempt is due, skipping rows another replica holds (FOR UPDATE
-   * SKIP LOCKED), and counts the attempt. The claim lasts `leaseMs`: a process that dies mid-attempt leaves the
-   * delivery to be claimed again once it runs out. The claim also moves the delivery's next attempt to its end,
-   * which is when that next attempt happens should this one be lost (the outcome sets the real one): claimed
-   * deliveries leave the due part of the index, so a claim does not look through the attempts in flight.
+   * Claims up to `limit` deliveries whose next attempt is due and counts the attempt, with at most `perWebhook`
+   * attempts in flight to one webhook across all processes, and none to a webhook whose breaker is open (one,
+   * the probe, once its probe time has come). The claim lasts `leaseMs`: a process that dies mid-attempt leaves
+   * the delivery to be claimed again once it runs out. The claim also moves the delivery's next attempt to its
+   * end, which is when that next attempt happens should this one be lost (the outcome sets the real one).
+   *
+   * The cap holds across replicas because a claim first locks the rows of the webhooks it claims for (FOR NO
+   * KEY UPDATE SKIP LOCKED: a webhook another process is claiming for is left to it) and only then, in a second
+   * statement that sees every claim committed before, counts the webhook's attempts in flight. Webhooks are
+   * taken oldest due delivery first, skipping those at their cap or with an open breaker, so a webhook that
+   * hangs holds no more than its cap and delays no other webhook's deliveries.
    *
    * Like the records of attempts, a claim does not wait for its WAL flush: a claim lost in a PostgreSQL crash
    * can only make an attempt that had been made be made again.
    */
-  claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    return this.sql.rows<ClaimedDelivery>(
-      `WITH ${NO_FLUSH_WAIT}
-         UPDATE webhooks.deliveries d
-            SET attempt_count = d.attempt_count + 1, claimed_until = now() + make_interval(secs => $2),
-                next_attempt_at = now() + make_interval(secs => $2)
-           FROM webhooks.webhooks w, no_flush_wait
-          WHERE w.id = d.webhook_id
-            AND d.id IN (SELECT id FROM webhooks.deliveries
-                          WHERE status = 'pending' AND next_attempt_at <= now()
-                            AND (claimed_until IS NULL OR claimed_until < now())
-                          ORDER BY next_attempt_at
-                          LIMIT $1
-                          FOR UPDATE SKIP LOCKED)
-          RETURNING d.id, d.webhook_id, d.event, d.body, d.attempt_count, d.max_attempts, d.request_id,
-                    ${SIGNING_COLUMNS}`,
-      [limit, leaseMs / 1000],
+  claimDue(limit: number, leaseMs: number, perWebhook: number): Promise<ClaimedDelivery[]> {
+    return this.sql.transaction(
+      async (tx) => {
+        const webhooks = await tx.rows<{ id: string }>(
+          `SELECT w.id
+             FROM webhooks.webhooks w
+             JOIN (SELECT webhook_id, min(next_attempt_at) AS due FROM webhooks.deliveries
+                    WHERE status = 'pending' AND next_attempt_at <= now()
+                    GROUP BY webhook_id) d ON d.webhook_id = w.id
+            WHERE (w.breaker_retry_at IS NULL OR w.breaker_retry_at <= now())
+              AND (SELECT count(*) FROM webhooks.deliveries f
+                    WHERE f.webhook_id = w.id AND f.status = 'pending' AND f.claimed_until > now())
+                  < CASE WHEN w.breaker_opened_at IS NULL THEN $2 ELSE 1 END
+            ORDER BY d.due
+            LIMIT $1
+            FOR NO KEY UPDATE OF w SKIP LOCKED`,
+          [limit, perWebhook],
+        );
+        if (webhooks.length === 0) return [];
+        return tx.rows<ClaimedDelivery>(
+          `WITH room AS (
+               SELECT w.id, CASE WHEN w.breaker_opened_at IS NULL THEN $3 ELSE 1 END
+                            - (SELECT count(*) FROM webhooks.deliveries f
+                                WHERE f.webhook_id = w.id AND f.status = 'pending' AND f.claimed_until > now())
+                            AS room
+                 FROM webhooks.webhooks w
+                WHERE w.id = ANY ($1::uuid[])
+                  AND (w.breaker_retry_at IS NULL OR w.breaker_retry_at <= now())),
+             due AS (
+               SELECT c.id, c.next_attempt_at
+                 FROM room r
+                 CROSS JOIN LATERAL (
+                   SELECT d.id, d.next_attempt_at FROM webhooks.deliveries d
+                    WHERE d.webhook_id = r.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+                      AND (d.claimed_until IS NULL OR d.claimed_until < now())
+                    ORDER BY d.next_attempt_at
+                    LIMIT greatest(r.room, 0)) c
+                ORDER BY c.next_attempt_at
+                LIMIT $2),
+             picked AS (
+               SELECT id FROM webhooks.deliveries
+                WHERE id IN (SELECT id FROM due)
+                  AND status = 'pending' AND next_attempt_at <= now()
+                  AND (claimed_until IS NULL OR claimed_until < now())
+                FOR UPDATE SKIP LOCKED)
+           UPDATE webhooks.deliveries d
+              SET attempt_count = d.attempt_count + 1, claimed_until = now() + make_interval(secs => $4),
+                  next_attempt_at = now() + make_interval(secs => $4)
+             FROM webhooks.webhooks w
+            WHERE w.id = d.webhook_id AND d.id IN (SELECT id FROM picked)
+            RETURNING d.id, d.webhook_id, d.event, d.body, d.attempt_count, d.max_attempts, d.request_id,
+                      ${SIGNING_COLUMNS}`,
+          [webhooks.map((w) => w.id), limit, perWebhook, leaseMs / 1000],
+        );
+      },
+      { withoutFlushWait: true },
+    );
+  }
+
+  /**
+   * Applies one stored attempt's outcome to its webhook's circuit breaker (`delivered`: a 2xx), under the
+   * webhook row's lock, and says what changed. The breaker's clock is PostgreSQL's, as the claim's is.
+   */
+  async recordBreaker(webhookId: string, delivered: boolean, threshold: number): Promise<BreakerChange> {
+    return this.sql.transaction(
+      async (tx) => {
+        const row = await tx.one<BreakerRow & { now_ms: number }>(
+          `SELECT consecutive_failures, breaker_opened_at, breaker_pause_ms, breaker_retry_at,
+                  (extract(epoch FROM now()) * 1000)::float8 AS now_ms
+             FROM webhooks.webhooks WHERE id = $1 FOR NO KEY UPDATE`,
+          [webhookId],
+        );
+        if (!row) return 'none';
+        const before = breakerState(row);
+        const { state, change } = afterAttempt(before, delivered, row.now_ms, threshold);
+        if (state === before || (delivered && before.consecutiveFailures === 0 && !before.openedAt))
+          return change;
+        await tx.affected(
+          `UPDATE webhooks.webhooks
+              SET consecutive_failures = $2, breaker_opened_at = $3, breaker_pause_ms = $4, breaker_retry_at = $5
+            WHERE id = $1`,
+          [webhookId, state.consecutiveFailures, state.openedAt, state.pauseMs, state.retryAt],
+        );
+        return change;
+      },
+      { withoutFlushWait: true },
     );
   }
 
@@ -246,21 +299,6 @@ export class DeliveriesRepository {
     return recorded;
   }
 
-  /**
-   * Gives back claims whose attempt was not started (the process is stopping, or the attempt could no longer
-   * finish within its claim), so that any process can claim them again at once.
-   */
-  async release(claims: ReadonlyArray<{ id: string; attempt_count: number }>): Promise<void> {
-    if (claims.length === 0) return;
-    await this.sql.affected(
-      `UPDATE webhooks.deliveries d
-          SET attempt_count = d.attempt_count - 1, claimed_until = NULL, next_attempt_at = now()
-         FROM unnest($1::uuid[], $2::int[]) AS r(id, n)
-        WHERE d.id = r.id AND d.attempt_count = r.n AND d.status = 'pending'`,
-      [claims.map((c) => c.id), claims.map((c) => c.attempt_count)],
-    );
-  }
-
   /** A page of the webhook's delivery log, newest first; `after` is the last row of the previous page. */
   list(
     accountId: AccountId,
@@ -290,17 +328,27 @@ export class DeliveriesRepository {
   /**
    * Makes one more attempt of a delivery due now, with the same id and body. A delivery that had ended gets
    * exactly one more attempt; one still pending keeps its remaining attempts and is simply brought forward.
+   * When the webhook's breaker is open, its probe is brought forward to now as well: a customer who redelivers
+   * has usually just fixed the receiver.
    */
   async redeliver(accountId: AccountId, webhookId: string, deliveryId: string): Promise<boolean> {
-    const redelivered = await this.sql.affected(
-      `UPDATE webhooks.deliveries
-            SET max_attempts = CASE WHEN status = 'pending' THEN max_attempts ELSE attempt_count + 1 END,
-                status = 'pending',
-                next_attempt_at = now()
-          WHERE account_id = $1 AND webhook_id = $2 AND id = $3`,
-      [accountId, webhookId, deliveryId],
-    );
-    return redelivered > 0;
+    return this.sql.transaction(async (tx) => {
+      const redelivered = await tx.affected(
+        `UPDATE webhooks.deliveries
+              SET max_attempts = CASE WHEN status = 'pending' THEN max_attempts ELSE attempt_count + 1 END,
+                  status = 'pending',
+                  next_attempt_at = now()
+            WHERE account_id = $1 AND webhook_id = $2 AND id = $3`,
+        [accountId, webhookId, deliveryId],
+      );
+      if (redelivered === 0) return false;
+      await tx.affected(
+        `UPDATE webhooks.webhooks SET breaker_retry_at = now()
+          WHERE account_id = $1 AND id = $2 AND breaker_retry_at > now()`,
+        [accountId, webhookId],
+      );
+      return true;
+    });
   }
 
   /** Removes ended deliveries older than the retention period (their attempts go with them). */
@@ -429,24 +477,27 @@ async function recordFinalFailure(
   );
   switch (outcome.kind) {
     case 'failed': {
-      const webhook = await m.one<{ is_active: boolean }>(
-        `UPDATE webhooks.webhooks
-              SET last_delivery_status = 'failed', last_delivery_at = now(),
-                  failing_since = COALESCE(failing_since, now()),
-                  is_active = is_active AND COALESCE(failing_since, now()) > now() - make_interval(days => $3),
-                  last_error = CASE
-                    WHEN is_active AND COALESCE(failing_since, now()) <= now() - make_interval(days => $3)
-                    THEN $4 ELSE $2 END
-            WHERE id = $1
-            RETURNING is_active`,
-        [
-          attempt.webhookId,
-          attempt.error,
-          rules.disableAfterDays,
-          `Deactivated: every delivery failed for ${rules.disableAfterDays} days with no success. Last error: ${attempt.error ?? 'unknown'}`,
-        ],
+      const webhook = await m.one<{ is_active: boolean; failing_since: Date | null; now_ms: number }>(
+        `SELECT is_active, failing_since, (extract(epoch FROM now()) * 1000)::float8 AS now_ms
+           FROM webhooks.webhooks WHERE id = $1 FOR NO KEY UPDATE`,
+        [attempt.webhookId],
       );
-      if (webhook && !webhook.is_active) await endPendingDeliveries(m, attempt.webhookId);
+      if (!webhook) break;
+      const { deactivate, lastError } = autoDisable(
+        { isActive: webhook.is_active, failingSince: webhook.failing_since },
+        attempt.error,
+        webhook.now_ms,
+        rules.disableAfterDays,
+      );
+      await m.affected(
+        `UPDATE webhooks.webhooks
+            SET last_delivery_status = 'failed', last_delivery_at = now(),
+                failing_since = COALESCE(failing_since, now()),
+                is_active = is_active AND NOT $3::boolean, last_error = $2
+          WHERE id = $1`,
+        [attempt.webhookId, lastError, deactivate],
+      );
+      if (deactivate || !webhook.is_active) await endPendingDeliveries(m, attempt.webhookId);
       break;
     }
     case 'gone':
@@ -473,4 +524,22 @@ export async function endPendingDeliveries(m: Queryable, webhookId: string): Pro
       WHERE webhook_id = $1 AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < now())`,
     [webhookId],
   );
+}
+
+/** A webhook's breaker columns. */
+export interface BreakerRow {
+  consecutive_failures: number;
+  breaker_opened_at: Date | null;
+  breaker_pause_ms: number | null;
+  breaker_retry_at: Date | null;
+}
+
+/** The breaker stored in a webhook's row. */
+export function breakerState(row: BreakerRow): BreakerState {
+  return {
+    consecutiveFailures: row.consecutive_failures,
+    openedAt: row.breaker_opened_at,
+    pauseMs: row.breaker_pause_ms,
+    retryAt: row.breaker_retry_at,
+  };
 }

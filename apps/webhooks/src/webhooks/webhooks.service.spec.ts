@@ -70,6 +70,10 @@ function webhooksOver(store: Store): Pick<WebhooksRepository, keyof WebhooksRepo
         last_delivery_status: null,
         last_delivery_at: null,
         last_error: null,
+        consecutive_failures: 0,
+        breaker_opened_at: null,
+        breaker_pause_ms: null,
+        breaker_retry_at: null,
       };
       store.webhooks.push(row);
       return row;
