@@ -337,23 +337,22 @@ async function recordAttempt(
   outcome: AttemptOutcome,
   rules: { disableAfterDays: number; breakerFailures: number },
 ): Promise<{ recorded: boolean; breaker: BreakerChange }> {
-  const moved = await m.affected(
-    `UPDATE webhooks.deliveries SET status = $3, next_attempt_at = $4, claimed_until = NULL
-      WHERE id = $1 AND attempt_count = $2 AND status = 'pending'`,
+  // The delivery's state and its attempt row, in one statement: nothing when the claim was taken over.
+  const [moved] = await m.rows<{ n: number }>(
+    `WITH moved AS (
+       UPDATE webhooks.deliveries SET status = $3, next_attempt_at = $4, claimed_until = NULL
+        WHERE id = $1 AND attempt_count = $2 AND status = 'pending'
+        RETURNING id),
+     attempt AS (
+       INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
+       SELECT id, $2, $5, $6, $7, $8, $9 FROM moved
+       ON CONFLICT DO NOTHING)
+     SELECT count(*)::int AS n FROM moved`,
     [
       attempt.deliveryId,
       attempt.n,
       STATUS_AFTER[outcome.kind],
       outcome.kind === 'retry' ? outcome.nextAttemptAt : null,
-    ],
-  );
-  if (moved === 0) return { recorded: false, breaker: 'none' };
-  await m.affected(
-    `INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-    [
-      attempt.deliveryId,
-      attempt.n,
       attempt.at,
       attempt.httpStatus,
       Math.round(attempt.durationMs),
@@ -361,6 +360,7 @@ async function recordAttempt(
       attempt.responseBody,
     ],
   );
+  if (!moved || moved.n === 0) return { recorded: false, breaker: 'none' };
   if (outcome.kind === 'inactive') return { recorded: true, breaker: 'none' };
   const webhook = await m.one<
     BreakerRow & { is_active: boolean; failing_since: Date | null; now_ms: number }
@@ -371,66 +371,60 @@ async function recordAttempt(
     [attempt.webhookId],
   );
   if (!webhook) return { recorded: true, breaker: 'none' };
-  switch (outcome.kind) {
-    case 'success':
-      await m.affected(
-        `UPDATE webhooks.webhooks
-            SET last_delivery_status = 'success', last_delivery_at = now(), last_error = NULL,
-                failing_since = NULL
-          WHERE id = $1`,
-        [attempt.webhookId],
-      );
-      break;
-    case 'failed': {
-      const { deactivate, lastError } = autoDisable(
-        { isActive: webhook.is_active, failingSince: webhook.failing_since },
-        attempt.error,
-        webhook.now_ms,
-        rules.disableAfterDays,
-      );
-      await m.affected(
-        `UPDATE webhooks.webhooks
-            SET last_delivery_status = 'failed', last_delivery_at = now(),
-                failing_since = COALESCE(failing_since, now()),
-                is_active = is_active AND NOT $3::boolean, last_error = $2
-          WHERE id = $1`,
-        [attempt.webhookId, lastError, deactivate],
-      );
-      if (deactivate || !webhook.is_active) await endPendingDeliveries(m, attempt.webhookId);
-      break;
-    }
-    case 'gone':
-      await m.affected(
-        `UPDATE webhooks.webhooks
-            SET last_delivery_status = 'failed', last_delivery_at = now(), last_error = $2,
-                is_active = false, updated_at = now()
-          WHERE id = $1`,
-        [attempt.webhookId, attempt.error],
-      );
-      await endPendingDeliveries(m, attempt.webhookId);
-      // A 410 ends the webhook: its breaker has nothing more to count.
-      return { recorded: true, breaker: 'none' };
-    case 'retry':
-      break;
+  if (outcome.kind === 'gone') {
+    // A 410 ends the webhook: its breaker has nothing more to count.
+    await m.affected(
+      `UPDATE webhooks.webhooks
+          SET last_delivery_status = 'failed', last_delivery_at = now(), last_error = $2,
+              is_active = false, updated_at = now()
+        WHERE id = $1`,
+      [attempt.webhookId, attempt.error],
+    );
+    await endPendingDeliveries(m, attempt.webhookId);
+    return { recorded: true, breaker: 'none' };
   }
-  const before = breakerState(webhook);
-  const { state, change } = afterAttempt(
-    before,
+  const { state: breaker, change } = afterAttempt(
+    breakerState(webhook),
     outcome.kind === 'success',
     webhook.now_ms,
     rules.breakerFailures,
   );
-  const unchanged =
-    state.consecutiveFailures === before.consecutiveFailures &&
-    state.openedAt === before.openedAt &&
-    state.retryAt === before.retryAt;
-  if (!unchanged)
-    await m.affected(
-      `UPDATE webhooks.webhooks
-          SET consecutive_failures = $2, breaker_opened_at = $3, breaker_pause_ms = $4, breaker_retry_at = $5
-        WHERE id = $1`,
-      [attempt.webhookId, state.consecutiveFailures, state.openedAt, state.pauseMs, state.retryAt],
+  // The final outcome (a retry is not final) and the breaker, in one statement.
+  let final: { status: 'success' | 'failed'; error: string | null; deactivate: boolean } | null = null;
+  if (outcome.kind === 'success') final = { status: 'success', error: null, deactivate: false };
+  else if (outcome.kind === 'failed') {
+    const { deactivate, lastError } = autoDisable(
+      { isActive: webhook.is_active, failingSince: webhook.failing_since },
+      attempt.error,
+      webhook.now_ms,
+      rules.disableAfterDays,
     );
+    final = { status: 'failed', error: lastError, deactivate };
+  }
+  await m.affected(
+    `UPDATE webhooks.webhooks
+        SET consecutive_failures = $2, breaker_opened_at = $3, breaker_pause_ms = $4, breaker_retry_at = $5,
+            last_delivery_status = COALESCE($6, last_delivery_status),
+            last_delivery_at = CASE WHEN $6::text IS NULL THEN last_delivery_at ELSE now() END,
+            last_error = CASE WHEN $6::text IS NULL THEN last_error ELSE $7 END,
+            failing_since = CASE $6::text WHEN 'success' THEN NULL
+                                          WHEN 'failed' THEN COALESCE(failing_since, now())
+                                          ELSE failing_since END,
+            is_active = is_active AND NOT $8::boolean
+      WHERE id = $1`,
+    [
+      attempt.webhookId,
+      breaker.consecutiveFailures,
+      breaker.openedAt,
+      breaker.pauseMs,
+      breaker.retryAt,
+      final?.status ?? null,
+      final?.error ?? null,
+      final?.deactivate ?? false,
+    ],
+  );
+  if (outcome.kind === 'failed' && (final?.deactivate || !webhook.is_active))
+    await endPendingDeliveries(m, attempt.webhookId);
   return { recorded: true, breaker: change };
 }
 
