@@ -24,18 +24,20 @@ function expectConsoleHeaders(headers: Headers): void {
 }
 
 describe('the web console at /console', () => {
-  const work = mkdtempSync(path.join(tmpdir(), 'ev-console-'));
+  // Under a directory whose name starts with a dot, as npm start's build is (.data/builds/start-<pid>).
+  const top = mkdtempSync(path.join(tmpdir(), 'ev-console-'));
+  const work = path.join(top, '.data', 'console');
   let gateway: GatewayHarness;
 
   beforeAll(async () => {
-    mkdirSync(path.join(work, 'assets'));
+    mkdirSync(path.join(work, 'assets'), { recursive: true });
     writeFileSync(path.join(work, 'index.html'), INDEX);
     writeFileSync(path.join(work, 'assets', 'index-Ab12.js'), SCRIPT);
     gateway = await GatewayHarness.start({ env: { CONSOLE_DIR: work } });
   });
   afterAll(async () => {
     await gateway?.close();
-    rmSync(work, { recursive: true, force: true });
+    rmSync(top, { recursive: true, force: true });
   });
 
   it('states the policy the issue asks for', () => {

@@ -68,20 +68,19 @@ export function consoleHandler(dir: string, logger: Logger): RequestHandler {
     (req: Request, res: Response) =>
       notFound(req, res, `No such console file: ${req.originalUrl.split('?')[0]}`),
   );
+  // Relative to `dir`: a directory above it may start with a dot (npm start's .data/builds/...), which
+  // sendFile refuses in a path of its own.
+  const page = { root: dir, headers: { 'Cache-Control': 'no-cache' }, cacheControl: false };
   router.use((req: Request, res: Response, next: NextFunction) => {
-    res.sendFile(
-      index,
-      { headers: { 'Cache-Control': 'no-cache' }, cacheControl: false },
-      (err?: unknown) => {
-        if (!err) return;
-        if ((err as { code?: unknown }).code !== 'ENOENT' || res.headersSent) return next(err);
-        notFound(
-          req,
-          res,
-          `The web console is not built on this installation (no index.html in ${path.basename(dir)}/): build it with npm run build, or set CONSOLE_DIR`,
-        );
-      },
-    );
+    res.sendFile('index.html', page, (err?: unknown) => {
+      if (!err) return;
+      if ((err as { code?: unknown }).code !== 'ENOENT' || res.headersSent) return next(err);
+      notFound(
+        req,
+        res,
+        `The web console is not built on this installation (no index.html in ${path.basename(dir)}/): build it with npm run build, or set CONSOLE_DIR`,
+      );
+    });
   });
   return router;
 }
