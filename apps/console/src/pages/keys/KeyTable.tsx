@@ -50,12 +50,7 @@ export function KeyTable({ keys, currentKeyId, onRevoked, listHeading }: Props) 
   return (
     <>
       {/* Focusable, so the keyboard can scroll it on a narrow screen. */}
-      <div
-        className="table-wrap"
-        role="region"
-        aria-label="API keys table"
-        tabIndex={0}
-      >
+      <div className="table-wrap" role="region" aria-label="API keys table" tabIndex={0}>
         <table>
           <caption className="visually-hidden">Your API keys, oldest first</caption>
           <thead>
