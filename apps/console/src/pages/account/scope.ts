@@ -7,3 +7,8 @@ import { ApiProblem } from '../../api/problem';
 export function isScopeRefusal(error: unknown): boolean {
   return error instanceof ApiProblem && error.code === 'INSUFFICIENT_SCOPE';
 }
+
+/** A loading label, or what it waits for when the query is paused because the browser is offline. */
+export function loadingWords(fetchStatus: 'fetching' | 'paused' | 'idle', words: string): string {
+  return fetchStatus === 'paused' ? 'Waiting for the network: this loads once you are back online…' : words;
+}

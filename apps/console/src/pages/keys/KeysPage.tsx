@@ -6,7 +6,7 @@ import { EmptyState } from '../../components/EmptyState';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
-import { isScopeRefusal } from '../account/scope';
+import { isScopeRefusal, loadingWords } from '../account/scope';
 import { ShownOnce } from '../account/ShownOnce';
 import { CreateKey } from './CreateKey';
 import { keyPrefixWords, modeLook, scopeWords } from './key-display';
@@ -40,7 +40,7 @@ export default function KeysPage() {
         <p className="hint account-status" role="status" aria-live="polite">
           {said}
         </p>
-        {keys.isPending ? <Loading label="Loading your keys…" /> : null}
+        {keys.isPending ? <Loading label={loadingWords(keys.fetchStatus, 'Loading your keys…')} /> : null}
         {keys.isError ? (
           <ErrorMessage
             error={keys.error}

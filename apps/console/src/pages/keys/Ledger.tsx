@@ -6,6 +6,7 @@ import { Loading } from '../../components/Loading';
 import { formatCount, formatDateTime } from '../../format/numbers';
 import { useCursorPages } from '../account/cursor-pages';
 import { Pager } from '../account/Pager';
+import { loadingWords } from '../account/scope';
 import { amountWords, ledgerEntryWords, ledgerReference, signedAmount } from './ledger';
 import { fetchLedger, keyKeys } from './queries';
 
@@ -18,7 +19,7 @@ export function Ledger() {
     placeholderData: (previous) => previous,
   });
 
-  if (ledger.isPending) return <Loading label="Loading the ledger…" />;
+  if (ledger.isPending) return <Loading label={loadingWords(ledger.fetchStatus, 'Loading the ledger…')} />;
   if (ledger.isError) {
     return (
       <ErrorMessage error={ledger.error} context="Loading the ledger" onRetry={() => void ledger.refetch()} />

@@ -8,6 +8,7 @@ import { Loading } from '../../components/Loading';
 import { formatDateTime } from '../../format/numbers';
 import { useCursorPages } from '../account/cursor-pages';
 import { Pager } from '../account/Pager';
+import { loadingWords } from '../account/scope';
 import { LookBadge } from '../account/Tone';
 import {
   attemptWords,
@@ -65,7 +66,7 @@ export function DeliveryLog({ webhookId, id }: { webhookId: string; id: string }
           {breaker}
         </p>
       ) : null}
-      {log.isPending ? <Loading label="Loading the deliveries…" /> : null}
+      {log.isPending ? <Loading label={loadingWords(log.fetchStatus, 'Loading the deliveries…')} /> : null}
       {log.isError ? (
         <ErrorMessage error={log.error} context="Loading the deliveries" onRetry={() => void log.refetch()} />
       ) : null}

@@ -5,7 +5,7 @@ import { EmptyState } from '../../components/EmptyState';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
-import { isScopeRefusal } from '../account/scope';
+import { isScopeRefusal, loadingWords } from '../account/scope';
 import { ShownOnce } from '../account/ShownOnce';
 import { CreateWebhook } from './CreateWebhook';
 import { fetchWebhooks, webhookKeys } from './queries';
@@ -63,7 +63,7 @@ export default function WebhooksPage() {
         <p className="hint account-status" role="status" aria-live="polite">
           {said}
         </p>
-        {list.isPending ? <Loading label="Loading your webhooks…" /> : null}
+        {list.isPending ? <Loading label={loadingWords(list.fetchStatus, 'Loading your webhooks…')} /> : null}
         {list.isError && !refused ? (
           <ErrorMessage
             error={list.error}
