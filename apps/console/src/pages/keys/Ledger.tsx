@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
+import { TableWrap } from '../../components/TableWrap';
 import { formatCount, formatDateTime } from '../../format/numbers';
 import { useCursorPages } from '../account/cursor-pages';
 import { Pager } from '../account/Pager';
@@ -35,8 +36,7 @@ export function Ledger() {
   }
   return (
     <>
-      {/* Focusable, so the keyboard can scroll it on a narrow screen. */}
-      <div className="table-wrap" role="region" aria-label="Credit ledger table" tabIndex={0}>
+      <TableWrap label="Credit ledger table">
         <table>
           <caption className="visually-hidden">Credit ledger, newest first, page {pages.page}</caption>
           <thead>
@@ -79,7 +79,7 @@ export function Ledger() {
             })}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       <Pager
         label="Ledger pages"
         things="entries"
