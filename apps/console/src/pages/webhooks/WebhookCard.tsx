@@ -176,7 +176,7 @@ export function WebhookCard({ webhook, onDeleted, listHeading }: Props) {
         busy={rotate.isPending}
         error={rotate.error}
         errorContext="Rotating the secret"
-        onConfirm={() => rotate.mutate()}
+        onConfirm={() => rotate.mutate(undefined, { onSuccess: () => rotate.reset() })}
         onCancel={() => {
           rotate.reset();
           setDialog(undefined);
