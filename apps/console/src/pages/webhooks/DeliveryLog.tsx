@@ -34,6 +34,8 @@ export function DeliveryLog({ webhookId, url, id }: { webhookId: string; url: st
     queryKey: webhookKeys.deliveries(webhookId, pages.cursor),
     queryFn: ({ signal }) => fetchDeliveries(webhookId, pages.cursor, signal),
     refetchInterval: (query) => {
+      // A failure is shown with its own "Try again".
+      if (query.state.status === 'error') return false;
       const deliveries = query.state.data?.deliveries;
       const waiting =
         !deliveries || deliveries.length === 0 || deliveries.some((d) => d.status === 'pending');
