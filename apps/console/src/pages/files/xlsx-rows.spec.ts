@@ -111,6 +111,27 @@ describe('readXlsxFirstRows on what writers do', () => {
     ]);
   });
 
+  it('reads the first worksheet in tab order, passing over a chart sheet, and refuses a DTD', async () => {
+    const parts = (sheet: string): Blob =>
+      new Blob([
+        zipSync({
+          'xl/workbook.xml': strToU8(
+            `<workbook xmlns="${NS}" xmlns:r="${REL}"><sheets><sheet name="C" sheetId="1" r:id="c"/><sheet name="L" sheetId="2" r:id="l"/></sheets></workbook>`,
+          ),
+          'xl/_rels/workbook.xml.rels': strToU8(
+            `<Relationships><Relationship Id="c" Type="${REL}/chartsheet" Target="chartsheets/sheet1.xml"/><Relationship Id="l" Type="${REL}/worksheet" Target="worksheets/sheet9.xml"/></Relationships>`,
+          ),
+          'xl/chartsheets/sheet1.xml': strToU8(`<chartsheet xmlns="${NS}"/>`),
+          'xl/worksheets/sheet9.xml': strToU8(sheet),
+        }),
+      ]);
+    const sheet = `<worksheet xmlns="${NS}"><sheetData><row><c t="inlineStr"><is><t>a@example.com</t></is></c></row></sheetData></worksheet>`;
+    expect(await readXlsxFirstRows(parts(sheet), 101)).toEqual([['a@example.com']]);
+    await expect(readXlsxFirstRows(parts(`<!DOCTYPE x [<!ENTITY a "b">]>${sheet}`), 101)).rejects.toThrow(
+      'declares a DTD',
+    );
+  });
+
   it('reads the shared strings whether they come before or after the sheet', async () => {
     const sheet = '<row><c t="s"><v>1</v></c></row>';
     const before = workbook(sheet, ['a', 'b@example.com'], 6, true);
