@@ -10,6 +10,7 @@ import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { Client } from 'pg';
 import { eventually } from '../eventually';
 import type { MailWorld } from '../mail-world';
+import { compileCacheDir } from './compile-cache';
 import {
   freePort,
   GATEWAY_NODE_FLAGS,
@@ -145,6 +146,7 @@ export class TestSuite {
   env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     return {
       PATH: process.env.PATH,
+      ...(compileCacheDir() ? { NODE_COMPILE_CACHE: compileCacheDir() } : {}),
       NODE_ENV: 'test',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL || 'warn',
       DATABASE_URL: this.databaseUrl,
