@@ -52,3 +52,11 @@ export function asProblem(error: unknown): ApiProblem {
   if (error instanceof ApiProblem) return error;
   return new ApiProblem(0, 'NETWORK', error instanceof Error ? error.message : String(error));
 }
+
+/**
+ * The signed-in key may not manage this (a `verify`-scope key asking for keys or webhooks): trying again does
+ * not help, and the forms that would be refused too are not offered.
+ */
+export function isScopeRefusal(error: unknown): boolean {
+  return error instanceof ApiProblem && error.code === 'INSUFFICIENT_SCOPE';
+}

@@ -1,6 +1,7 @@
 // Chart.js, tree-shaken: only the controllers, elements and scales the console draws are registered. Import
 // this module from a page (a lazy chunk), never from the shell, so chart.js stays out of the first load.
 import {
+  type ChartOptions,
   ArcElement,
   BarController,
   BarElement,
@@ -38,6 +39,32 @@ export function statusColor(status: VerificationStatus): string {
 /** Axis and label colours of the current scheme. */
 export function chartTheme() {
   return { text: themeColor('--fg'), grid: themeColor('--border') };
+}
+
+/**
+ * A bar chart of counts as the console draws them: at once (no animation), filling its box, without a legend
+ * (each bar is named on its axis), the counts from zero in whole numbers, in the current scheme's colours.
+ * `indexAxis` 'y' lays the bars across, their names down the side.
+ */
+export function countBarOptions(
+  indexAxis: 'x' | 'y',
+  categoryTicks: { maxRotation?: number; autoSkipPadding?: number } = {},
+): ChartOptions<'bar'> {
+  const theme = chartTheme();
+  const categories = { ticks: { color: theme.text, ...categoryTicks }, grid: { display: false } };
+  const counts = {
+    beginAtZero: true,
+    ticks: { color: theme.text, precision: 0 },
+    grid: { color: theme.grid },
+  };
+  return {
+    indexAxis,
+    responsive: true,
+    maintainAspectRatio: false,
+    animation: false,
+    plugins: { legend: { display: false } },
+    scales: indexAxis === 'x' ? { x: categories, y: counts } : { x: counts, y: categories },
+  };
 }
 
 const DARK = '(prefers-color-scheme: dark)';

@@ -1,6 +1,6 @@
 // The API's error catalogue (docs/api.md "Keys, styles and errors") in plain words: what happened, and what
 // the person can do about it. Never the raw reply.
-import type { ApiProblem } from '../api/problem';
+import { type ApiProblem, asProblem } from '../api/problem';
 
 export interface ErrorWords {
   title: string;
@@ -130,4 +130,10 @@ export function errorWords(problem: ApiProblem): ErrorWords {
         action: 'retry',
       };
   }
+}
+
+/** Whether asking again may work (a network fault, a busy service, a rate limit), not after a refusal (402, 404…). */
+export function retryable(error: unknown): boolean {
+  const action = errorWords(asProblem(error)).action;
+  return action === 'retry' || action === 'wait';
 }

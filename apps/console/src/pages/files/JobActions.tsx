@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorMessage } from '../../components/ErrorMessage';
-import { ConfirmDialog } from './ConfirmDialog';
 import type { JobCard } from './job-card';
 import { runJobAction, type JobAction } from './queries';
 
@@ -86,9 +86,10 @@ export function JobActions({ jobId, fileName, card, onDeleted }: Props) {
         open={confirming === 'cancel'}
         title={`Cancel verifying ${fileName}?`}
         confirmLabel="Cancel the job"
-        dismissLabel="Keep it running"
+        cancelLabel="Keep it running"
+        danger
         onConfirm={() => run('cancel')}
-        onDismiss={() => setConfirming(undefined)}
+        onCancel={() => setConfirming(undefined)}
       >
         <p>
           Addresses already verified stay charged; the credits reserved for the rest are given back. A
@@ -99,9 +100,10 @@ export function JobActions({ jobId, fileName, card, onDeleted }: Props) {
         open={confirming === 'delete'}
         title={`Delete ${fileName}?`}
         confirmLabel="Delete the job"
-        dismissLabel="Keep the job"
+        cancelLabel="Keep the job"
+        danger
         onConfirm={() => run('delete')}
-        onDismiss={() => setConfirming(undefined)}
+        onCancel={() => setConfirming(undefined)}
       >
         <p>
           The uploaded file, its results and the job itself are erased at once and cannot be downloaded again.

@@ -1,12 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
-import { useRef, useState } from 'react';
+import { useRef } from 'react';
 import { Link } from 'react-router';
 import { EmptyState } from '../../components/EmptyState';
-import { ErrorMessage } from '../../components/ErrorMessage';
 import { JobStateBadge } from '../../components/JobStateBadge';
-import { Loading } from '../../components/Loading';
+import { Pager } from '../../components/Pager';
+import { QueryState } from '../../components/QueryState';
 import { formatCount, formatDateTime } from '../../format/numbers';
-import { retryable } from './errors';
+import { useCursorPages } from '../../hooks/cursor-pages';
 import { jobCard, pollDelay, retryAfterMs } from './job-card';
 import { JobActions } from './JobActions';
 import { fetchPage, filesKeys, type JobListItem } from './queries';
@@ -26,9 +26,8 @@ function movement(jobs: JobListItem[]): string {
  * listed job runs or the tab is hidden.
  */
 export function JobList() {
-  // The cursors of the pages before this one: back is a pop, on is a push.
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors.at(-1);
+  const pages = useCursorPages();
+  const cursor = pages.cursor;
   const seen = useRef({ updatedAt: 0, movement: '', unchanged: 0 });
   const list = useQuery({
     queryKey: filesKeys.page(cursor),
@@ -51,26 +50,14 @@ export function JobList() {
   return (
     <section aria-labelledby="jobs-heading" className="files-jobs">
       <h2 id="jobs-heading">Your lists</h2>
-      {list.isPending && list.fetchStatus === 'paused' ? (
-        <p className="notice notice--warn" role="status">
-          You are offline: your lists load as soon as the connection is back.
-        </p>
-      ) : null}
-      {list.isPending && list.fetchStatus !== 'paused' ? <Loading label="Loading your lists…" /> : null}
-      {list.isError && !list.data ? (
-        <ErrorMessage
-          error={list.error}
-          context="Loading your lists"
-          onRetry={retryable(list.error) ? () => void list.refetch() : undefined}
-        />
-      ) : null}
-      {list.isError && list.data ? (
-        <p className="notice notice--warn" role="status">
-          The lists could not be refreshed just now; they show the last known progress. The console tries
-          again on its own.
-        </p>
-      ) : null}
-      {list.data && list.data.jobs.length === 0 && cursors.length === 0 ? (
+      <QueryState
+        query={list}
+        loading="Loading your lists…"
+        offline="You are offline: your lists load as soon as the connection is back."
+        context="Loading your lists"
+        stale="The lists could not be refreshed just now; they show the last known progress. The console tries again on its own."
+      />
+      {list.data && list.data.jobs.length === 0 && pages.page === 1 ? (
         <EmptyState title="Upload your first list">
           <p>
             Drop a CSV, XLSX or TXT file of addresses above. You can watch it being verified here, then
@@ -85,28 +72,8 @@ export function JobList() {
           ))}
         </ul>
       ) : null}
-      {list.data && (cursors.length > 0 || list.data.next_cursor) ? (
-        <nav className="actions files-pages" aria-label="Pages of lists">
-          <button
-            type="button"
-            className="button"
-            disabled={cursors.length === 0}
-            onClick={() => setCursors((stack) => stack.slice(0, -1))}
-          >
-            Newer lists
-          </button>
-          <button
-            type="button"
-            className="button"
-            disabled={!list.data.next_cursor}
-            onClick={() => {
-              const next = list.data.next_cursor;
-              if (next) setCursors((stack) => [...stack, next]);
-            }}
-          >
-            Older lists
-          </button>
-        </nav>
+      {list.data ? (
+        <Pager label="Pages of lists" things="lists" pages={pages} next={list.data.next_cursor} />
       ) : null}
     </section>
   );

@@ -2,13 +2,11 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { useEffect, useRef } from 'react';
 import { queryClient, queryKeys } from '../../api/queries';
-import { ErrorMessage } from '../../components/ErrorMessage';
 import { JobStateBadge } from '../../components/JobStateBadge';
-import { Loading } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
+import { QueryState } from '../../components/QueryState';
 import { formatCount, formatDateTime } from '../../format/numbers';
 import { DownloadPanel } from './DownloadPanel';
-import { retryable } from './errors';
 import { jobCard, retryAfterMs, verdictRows } from './job-card';
 import { JobActions } from './JobActions';
 import {
@@ -61,27 +59,20 @@ export default function JobPage() {
       <PageHeader title={title}>
         <Link to="/files">All lists</Link>
       </PageHeader>
-      {status.isPending && status.fetchStatus === 'paused' ? (
-        <p className="notice notice--warn" role="status">
-          You are offline: the job loads as soon as the connection is back.
-        </p>
-      ) : null}
-      {status.isPending && status.fetchStatus !== 'paused' ? <Loading label="Loading the job…" /> : null}
-      {status.isError && !status.data ? (
-        <ErrorMessage
-          error={status.error}
-          context="Loading the job"
-          onRetry={retryable(status.error) ? () => void status.refetch() : undefined}
-        />
-      ) : null}
-      {status.isError && status.data ? (
-        <p className="notice notice--warn" role="status">
-          The job could not be refreshed just now; this is its last known state.{' '}
-          <button type="button" className="button button--link" onClick={() => void status.refetch()}>
-            Refresh
-          </button>
-        </p>
-      ) : null}
+      <QueryState
+        query={status}
+        loading="Loading the job…"
+        offline="You are offline: the job loads as soon as the connection is back."
+        context="Loading the job"
+        stale={
+          <>
+            The job could not be refreshed just now; this is its last known state.{' '}
+            <button type="button" className="button button--link" onClick={() => void status.refetch()}>
+              Refresh
+            </button>
+          </>
+        }
+      />
       {status.data ? (
         <JobDetails
           job={status.data}

@@ -4,7 +4,7 @@ import { queryClient } from '../../api/queries';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { formatCount } from '../../format/numbers';
 import { fileKind, guessEmailColumn, type ColumnGuess, type FileKind } from './columns';
-import { retryable } from './errors';
+import { retryable } from '../../format/error-words';
 import { readFirstRows } from './first-rows';
 import { formatBytes, uploadPercent } from './job-card';
 import { filesKeys } from './queries';

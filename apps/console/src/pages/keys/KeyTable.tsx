@@ -1,12 +1,12 @@
 import { useMutation } from '@tanstack/react-query';
 import { type RefObject, useState } from 'react';
 import { api, unwrap } from '../../api/client';
-import { TableWrap } from '../../components/TableWrap';
 import { queryClient } from '../../api/queries';
 import { signOut } from '../../api/session';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { DataTable, unseen } from '../../components/DataTable';
+import { LookBadge } from '../../components/LookBadge';
 import { formatDateTime } from '../../format/numbers';
-import { ConfirmDialog } from '../account/ConfirmDialog';
-import { LookBadge } from '../account/Tone';
 import {
   type ApiKey,
   expiryWords,
@@ -18,6 +18,8 @@ import {
   scopeWords,
 } from './key-display';
 import { keyKeys } from './queries';
+
+const COLUMNS = ['Name', 'Key', 'Mode', 'Scope', 'Created', 'Expires', 'State', unseen('Actions')];
 
 interface Props {
   keys: ApiKey[];
@@ -42,66 +44,42 @@ export function KeyTable({ keys, currentKeyId, onRevoked, listHeading }: Props) 
       void queryClient.invalidateQueries({ queryKey: keyKeys.list });
     },
   });
-  const close = () => {
-    revoke.reset();
-    setChosen(undefined);
-  };
+  const close = () => setChosen(undefined);
   const chosenIsCurrent = chosen !== undefined && isCurrentKey(chosen, currentKeyId);
 
   return (
     <>
-      <TableWrap label="API keys table">
-        <table>
-          <caption className="visually-hidden">Your API keys, oldest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Mode</th>
-              <th scope="col">Scope</th>
-              <th scope="col">Created</th>
-              <th scope="col">Expires</th>
-              <th scope="col">State</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
+      <DataTable label="API keys table" caption="Your API keys, oldest first" columns={COLUMNS}>
+        {keys.map((key) => {
+          const current = isCurrentKey(key, currentKeyId);
+          return (
+            <tr key={key.id} className={current ? 'keys-row--current' : undefined}>
+              <th scope="row">
+                {key.name}
+                {current ? <span className="keys-current">Signed in with this key</span> : null}
               </th>
+              <td className="mono keys-prefix">{keyPrefixWords(key.prefix)}</td>
+              <td>
+                <LookBadge look={modeLook(key.mode)} />
+              </td>
+              <td>{scopeWords(key.scope)}</td>
+              <td>{formatDateTime(key.created_at)}</td>
+              <td>{expiryWords(key.expires_at)}</td>
+              <td>
+                <LookBadge look={keyStateLook(key)} />
+                {key.revoked_at ? <span className="keys-when">{formatDateTime(key.revoked_at)}</span> : null}
+              </td>
+              <td>
+                {isUsable(key) ? (
+                  <button type="button" className="button button--quiet" onClick={() => setChosen(key)}>
+                    Revoke
+                  </button>
+                ) : null}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {keys.map((key) => {
-              const current = isCurrentKey(key, currentKeyId);
-              return (
-                <tr key={key.id} className={current ? 'keys-row--current' : undefined}>
-                  <th scope="row">
-                    {key.name}
-                    {current ? <span className="keys-current">Signed in with this key</span> : null}
-                  </th>
-                  <td className="mono keys-prefix">{keyPrefixWords(key.prefix)}</td>
-                  <td>
-                    <LookBadge look={modeLook(key.mode)} />
-                  </td>
-                  <td>{scopeWords(key.scope)}</td>
-                  <td>{formatDateTime(key.created_at)}</td>
-                  <td>{expiryWords(key.expires_at)}</td>
-                  <td>
-                    <LookBadge look={keyStateLook(key)} />
-                    {key.revoked_at ? (
-                      <span className="keys-when">{formatDateTime(key.revoked_at)}</span>
-                    ) : null}
-                  </td>
-                  <td>
-                    {isUsable(key) ? (
-                      <button type="button" className="button button--quiet" onClick={() => setChosen(key)}>
-                        Revoke
-                      </button>
-                    ) : null}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </TableWrap>
+          );
+        })}
+      </DataTable>
 
       <ConfirmDialog
         open={chosen !== undefined && !chosenIsCurrent}
@@ -109,10 +87,9 @@ export function KeyTable({ keys, currentKeyId, onRevoked, listHeading }: Props) 
         confirmLabel="Revoke key"
         busyLabel="Revoking…"
         danger
-        busy={revoke.isPending}
-        error={revoke.error}
+        action={revoke}
         errorContext="Revoking the key"
-        returnFocusTo={revoke.isSuccess ? listHeading : undefined}
+        returnFocusTo={listHeading}
         onConfirm={() => chosen && revoke.mutate(chosen.id)}
         onCancel={close}
       >

@@ -1,20 +1,19 @@
 import type { Schemas } from '@emailverify/client';
 import { useQuery } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
+import { isScopeRefusal } from '../../api/problem';
 import { useCredits } from '../../api/queries';
 import { EmptyState } from '../../components/EmptyState';
-import { ErrorMessage } from '../../components/ErrorMessage';
-import { Loading } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
-import { isScopeRefusal, loadingWords } from '../account/scope';
-import { ShownOnce } from '../account/ShownOnce';
+import { QueryState } from '../../components/QueryState';
+import { ShownOnce } from '../../components/ShownOnce';
+import { StatusLine } from '../../components/StatusLine';
 import { CreateKey } from './CreateKey';
 import { keyPrefixWords, modeLook, scopeWords } from './key-display';
 import { KeyTable } from './KeyTable';
 import { Ledger } from './Ledger';
 import { fetchKeys, keyKeys } from './queries';
 import { UsageTotals } from './UsageTotals';
-import '../account/account.css';
 import './keys.css';
 
 export default function KeysPage() {
@@ -37,17 +36,8 @@ export default function KeysPage() {
         <h2 id="keys-list-heading" ref={listHeading} tabIndex={-1}>
           API keys
         </h2>
-        <p className="hint account-status" role="status" aria-live="polite">
-          {said}
-        </p>
-        {keys.isPending ? <Loading label={loadingWords(keys.fetchStatus, 'Loading your keys…')} /> : null}
-        {keys.isError ? (
-          <ErrorMessage
-            error={keys.error}
-            context="Loading your keys"
-            onRetry={refused ? undefined : () => void keys.refetch()}
-          />
-        ) : null}
+        <StatusLine>{said}</StatusLine>
+        <QueryState query={keys} loading="Loading your keys…" context="Loading your keys" />
         {keys.data && keys.data.keys.length === 0 ? (
           <EmptyState title="No keys to show">
             <p>Create one below.</p>

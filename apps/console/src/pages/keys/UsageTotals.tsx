@@ -5,7 +5,7 @@ import { queryKeys, useCredits } from '../../api/queries';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
 import { formatCount } from '../../format/numbers';
-import { loadingWords } from '../account/scope';
+import { loadingWords } from '../../format/waiting';
 
 /** The balance and the last 30 days' totals (the chart is on the Overview). */
 export function UsageTotals() {

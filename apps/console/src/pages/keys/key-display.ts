@@ -2,7 +2,7 @@
 // key this page is signed in with.
 import type { Schemas } from '@emailverify/client';
 import { formatDateTime } from '../../format/numbers';
-import type { Look } from '../account/Tone';
+import type { Look } from '../../components/LookBadge';
 
 export type ApiKey = Schemas['ApiKey'];
 

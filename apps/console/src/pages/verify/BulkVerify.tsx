@@ -1,5 +1,4 @@
 import { useMutation } from '@tanstack/react-query';
-import { TableWrap } from '../../components/TableWrap';
 import { type FormEvent, useId, useState } from 'react';
 import { Link } from 'react-router';
 import { api, unwrap } from '../../api/client';
@@ -7,9 +6,13 @@ import { queryClient, queryKeys } from '../../api/queries';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
 import { StatusBadge } from '../../components/StatusBadge';
+import { DataTable, numeric } from '../../components/DataTable';
 import { formatCount, formatScore } from '../../format/numbers';
 import { STATUS_LOOK, countByStatus } from '../../format/status';
 import { BULK_LIMIT, parseAddresses } from './addresses';
+
+const CAPTION = 'Results of the addresses verified';
+const COLUMNS = ['Address', 'Status', numeric('Score'), 'Deliverable'];
 
 function plural(n: number): string {
   return `${formatCount(n)} address${n === 1 ? '' : 'es'}`;
@@ -89,35 +92,20 @@ export function BulkVerify() {
               .join(', ')}
             ; {formatCount(verify.data.credits_used)} credit{verify.data.credits_used === 1 ? '' : 's'} used.
           </p>
-          <TableWrap label="Results of the addresses verified">
-            <table>
-              <caption className="visually-hidden">Results of the addresses verified</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Address</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" className="num">
-                    Score
-                  </th>
-                  <th scope="col">Deliverable</th>
-                </tr>
-              </thead>
-              <tbody>
-                {verify.data.results.map((result) => (
-                  <tr key={result.email}>
-                    <th scope="row" className="mono">
-                      {result.email}
-                    </th>
-                    <td>
-                      <StatusBadge status={result.status} />
-                    </td>
-                    <td className="num">{formatScore(result.score)}</td>
-                    <td>{result.is_deliverable ? 'Yes' : 'No'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableWrap>
+          <DataTable label={CAPTION} caption={CAPTION} columns={COLUMNS}>
+            {verify.data.results.map((result) => (
+              <tr key={result.email}>
+                <th scope="row" className="mono">
+                  {result.email}
+                </th>
+                <td>
+                  <StatusBadge status={result.status} />
+                </td>
+                <td className="num">{formatScore(result.score)}</td>
+                <td>{result.is_deliverable ? 'Yes' : 'No'}</td>
+              </tr>
+            ))}
+          </DataTable>
         </>
       ) : null}
     </section>

@@ -3,27 +3,23 @@ import { useId, useState } from 'react';
 import { Link } from 'react-router';
 import { api, unwrap } from '../../api/client';
 import { queryClient } from '../../api/queries';
+import { DataTable, unseen } from '../../components/DataTable';
 import { ErrorMessage } from '../../components/ErrorMessage';
-import { Loading } from '../../components/Loading';
-import { TableWrap } from '../../components/TableWrap';
+import { LookBadge } from '../../components/LookBadge';
+import { Pager } from '../../components/Pager';
+import { QueryState } from '../../components/QueryState';
+import { StatusLine } from '../../components/StatusLine';
 import { formatDateTime } from '../../format/numbers';
-import { useCursorPages } from '../account/cursor-pages';
-import { Pager } from '../account/Pager';
-import { loadingWords } from '../account/scope';
-import { LookBadge } from '../account/Tone';
-import {
-  attemptWords,
-  breakerOf,
-  breakerWords,
-  deliveryLook,
-  deliveryProgressWords,
-  eventWords,
-} from './delivery';
+import { useCursorPages } from '../../hooks/cursor-pages';
+import { BreakerNotice } from './BreakerNotice';
+import { attemptWords, breakerOf, deliveryLook, deliveryProgressWords, eventWords } from './delivery';
 import { fetchDeliveries, webhookKeys } from './queries';
 
 /** How often an open log looks again: sooner while a delivery is still being tried, or none has come yet. */
 const REFRESH_MS = 15_000;
 const REFRESH_PENDING_MS = 5_000;
+
+const COLUMNS = ['Sent', 'Event', 'State', 'Attempts', 'Latest attempt', 'List', unseen('Actions')];
 
 /** A webhook's deliveries, newest first, a page at a time, each with its attempts and a redeliver button. */
 export function DeliveryLog({ webhookId, url, id }: { webhookId: string; url: string; id: string }) {
@@ -58,25 +54,14 @@ export function DeliveryLog({ webhookId, url, id }: { webhookId: string; url: st
       void queryClient.invalidateQueries({ queryKey: webhookKeys.all });
     },
   });
-  const breaker = breakerWords(breakerOf(log.data));
 
   return (
     <section id={id} className="webhook-log" aria-labelledby={headingId}>
       <h4 id={headingId} className="webhook-log__title">
         Delivery log<span className="visually-hidden"> of {url}</span>
       </h4>
-      {breaker ? (
-        <p className="notice notice--warn">
-          <span className="notice__glyph" aria-hidden="true">
-            ‖
-          </span>
-          {breaker}
-        </p>
-      ) : null}
-      {log.isPending ? <Loading label={loadingWords(log.fetchStatus, 'Loading the deliveries…')} /> : null}
-      {log.isError ? (
-        <ErrorMessage error={log.error} context="Loading the deliveries" onRetry={() => void log.refetch()} />
-      ) : null}
+      <BreakerNotice breaker={breakerOf(log.data)} />
+      <QueryState query={log} loading="Loading the deliveries…" context="Loading the deliveries" />
       {log.data && log.data.deliveries.length === 0 && pages.page === 1 ? (
         <p className="hint">
           No deliveries yet. One is sent when a list you upload finishes verifying (or fails); it shows here
@@ -84,62 +69,40 @@ export function DeliveryLog({ webhookId, url, id }: { webhookId: string; url: st
         </p>
       ) : null}
       {log.data && log.data.deliveries.length > 0 ? (
-        <TableWrap label={`Deliveries to ${url}`}>
-          <table>
-            <caption className="visually-hidden">Deliveries, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Sent</th>
-                <th scope="col">Event</th>
-                <th scope="col">State</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Latest attempt</th>
-                <th scope="col">List</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
+        <DataTable label={`Deliveries to ${url}`} caption="Deliveries, newest first" columns={COLUMNS}>
+          {log.data.deliveries.map((delivery) => {
+            const last = delivery.attempts[delivery.attempts.length - 1];
+            return (
+              <tr key={delivery.id}>
+                <th scope="row">{formatDateTime(delivery.created_at)}</th>
+                <td>{eventWords(delivery.event)}</td>
+                <td>
+                  <LookBadge look={deliveryLook(delivery)} />
+                </td>
+                <td>{deliveryProgressWords(delivery)}</td>
+                <td className="webhook-log__attempt">{last ? attemptWords(last) : '—'}</td>
+                <td>
+                  <Link to={`/files/${delivery.job_id}`}>Open the list</Link>
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    className="button button--quiet"
+                    disabled={redeliver.isPending && redeliver.variables === delivery.id}
+                    onClick={() => {
+                      setSaid('');
+                      redeliver.mutate(delivery.id);
+                    }}
+                  >
+                    {redeliver.isPending && redeliver.variables === delivery.id ? 'Sending…' : 'Redeliver'}
+                  </button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {log.data.deliveries.map((delivery) => {
-                const last = delivery.attempts[delivery.attempts.length - 1];
-                return (
-                  <tr key={delivery.id}>
-                    <th scope="row">{formatDateTime(delivery.created_at)}</th>
-                    <td>{eventWords(delivery.event)}</td>
-                    <td>
-                      <LookBadge look={deliveryLook(delivery)} />
-                    </td>
-                    <td>{deliveryProgressWords(delivery)}</td>
-                    <td className="webhook-log__attempt">{last ? attemptWords(last) : '—'}</td>
-                    <td>
-                      <Link to={`/files/${delivery.job_id}`}>Open the list</Link>
-                    </td>
-                    <td>
-                      <button
-                        type="button"
-                        className="button button--quiet"
-                        disabled={redeliver.isPending && redeliver.variables === delivery.id}
-                        onClick={() => {
-                          setSaid('');
-                          redeliver.mutate(delivery.id);
-                        }}
-                      >
-                        {redeliver.isPending && redeliver.variables === delivery.id
-                          ? 'Sending…'
-                          : 'Redeliver'}
-                      </button>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </TableWrap>
+            );
+          })}
+        </DataTable>
       ) : null}
-      <p className="hint account-status" role="status" aria-live="polite">
-        {said}
-      </p>
+      <StatusLine>{said}</StatusLine>
       {redeliver.isError ? (
         <ErrorMessage error={redeliver.error} context="Sending the delivery again" />
       ) : null}
@@ -147,10 +110,8 @@ export function DeliveryLog({ webhookId, url, id }: { webhookId: string; url: st
         <Pager
           label="Delivery log pages"
           things="deliveries"
-          page={pages.page}
-          hasOlder={Boolean(log.data.next_cursor)}
-          onNewer={pages.newer}
-          onOlder={() => pages.older(log.data.next_cursor)}
+          pages={pages}
+          next={log.data.next_cursor}
           busy={log.isFetching && log.isPlaceholderData}
         />
       ) : null}

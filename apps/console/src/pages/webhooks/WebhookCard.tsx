@@ -4,18 +4,11 @@ import { api, unwrap } from '../../api/client';
 import { queryClient } from '../../api/queries';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { formatDateTime } from '../../format/numbers';
-import { ConfirmDialog } from '../account/ConfirmDialog';
-import { ShownOnce } from '../account/ShownOnce';
-import { LookBadge } from '../account/Tone';
-import {
-  activeLook,
-  breakerOf,
-  breakerWords,
-  eventsWords,
-  lastDeliveryLook,
-  secretWords,
-  type Webhook,
-} from './delivery';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { LookBadge } from '../../components/LookBadge';
+import { ShownOnce } from '../../components/ShownOnce';
+import { BreakerNotice } from './BreakerNotice';
+import { activeLook, breakerOf, eventsWords, lastDeliveryLook, secretWords, type Webhook } from './delivery';
 import { DeliveryLog } from './DeliveryLog';
 import { webhookKeys } from './queries';
 
@@ -61,7 +54,6 @@ export function WebhookCard({ webhook, onDeleted, listHeading }: Props) {
       void queryClient.invalidateQueries({ queryKey: webhookKeys.list });
     },
   });
-  const breaker = breakerWords(breakerOf(webhook));
   const last = lastDeliveryLook(webhook.last_delivery_status);
 
   return (
@@ -103,14 +95,7 @@ export function WebhookCard({ webhook, onDeleted, listHeading }: Props) {
         <dt>Added</dt>
         <dd>{formatDateTime(webhook.created_at)}</dd>
       </dl>
-      {breaker ? (
-        <p className="notice notice--warn">
-          <span className="notice__glyph" aria-hidden="true">
-            ‖
-          </span>
-          {breaker}
-        </p>
-      ) : null}
+      <BreakerNotice breaker={breakerOf(webhook)} />
       {!webhook.is_active ? (
         <p className="hint">Disabled: no new deliveries are made until you enable it again.</p>
       ) : null}
@@ -153,15 +138,11 @@ export function WebhookCard({ webhook, onDeleted, listHeading }: Props) {
         confirmLabel="Delete webhook"
         busyLabel="Deleting…"
         danger
-        busy={remove.isPending}
-        error={remove.error}
+        action={remove}
         errorContext="Deleting the webhook"
-        returnFocusTo={remove.isSuccess ? listHeading : undefined}
+        returnFocusTo={listHeading}
         onConfirm={() => remove.mutate()}
-        onCancel={() => {
-          remove.reset();
-          setDialog(undefined);
-        }}
+        onCancel={() => setDialog(undefined)}
       >
         <p className="mono">{webhook.url}</p>
         <p>
@@ -174,14 +155,10 @@ export function WebhookCard({ webhook, onDeleted, listHeading }: Props) {
         title="Rotate the signing secret?"
         confirmLabel="Rotate secret"
         busyLabel="Rotating…"
-        busy={rotate.isPending}
-        error={rotate.error}
+        action={rotate}
         errorContext="Rotating the secret"
         onConfirm={() => rotate.mutate(undefined, { onSuccess: () => rotate.reset() })}
-        onCancel={() => {
-          rotate.reset();
-          setDialog(undefined);
-        }}
+        onCancel={() => setDialog(undefined)}
       >
         <p>
           A new secret is made and shown once. For a while (24 hours unless the service is set otherwise)

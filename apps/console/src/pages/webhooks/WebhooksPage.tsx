@@ -1,16 +1,16 @@
 import type { Schemas } from '@emailverify/client';
 import { useQuery } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
+import { isScopeRefusal } from '../../api/problem';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorMessage } from '../../components/ErrorMessage';
-import { Loading } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
-import { isScopeRefusal, loadingWords } from '../account/scope';
-import { ShownOnce } from '../account/ShownOnce';
+import { QueryState } from '../../components/QueryState';
+import { ShownOnce } from '../../components/ShownOnce';
+import { StatusLine } from '../../components/StatusLine';
 import { CreateWebhook } from './CreateWebhook';
 import { fetchWebhooks, webhookKeys } from './queries';
 import { WebhookCard } from './WebhookCard';
-import '../account/account.css';
 import './webhooks.css';
 
 /** The list looks again this often, for the last delivery of each webhook. */
@@ -60,17 +60,10 @@ export default function WebhooksPage() {
         <h2 id="webhook-list-heading" ref={listHeading} tabIndex={-1}>
           Your webhooks
         </h2>
-        <p className="hint account-status" role="status" aria-live="polite">
-          {said}
-        </p>
-        {list.isPending ? <Loading label={loadingWords(list.fetchStatus, 'Loading your webhooks…')} /> : null}
-        {list.isError && !refused ? (
-          <ErrorMessage
-            error={list.error}
-            context="Loading your webhooks"
-            onRetry={() => void list.refetch()}
-          />
-        ) : null}
+        <StatusLine>{said}</StatusLine>
+        {refused ? null : (
+          <QueryState query={list} loading="Loading your webhooks…" context="Loading your webhooks" />
+        )}
         {list.data && list.data.webhooks.length === 0 ? (
           <EmptyState title="No webhooks yet">
             <p>Add one above: your server then hears of each finished list without having to ask.</p>

@@ -2,7 +2,7 @@
 // circuit breaker that pauses deliveries to a receiver that keeps failing.
 import type { Schemas } from '@emailverify/client';
 import { formatDateTime } from '../../format/numbers';
-import type { Look } from '../account/Tone';
+import type { Look } from '../../components/LookBadge';
 
 export type Webhook = Schemas['Webhook'];
 export type Delivery = Schemas['Delivery'];

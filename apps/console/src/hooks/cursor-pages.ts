@@ -31,6 +31,9 @@ export function newerPage(pages: CursorPages): CursorPages {
   return { stack: pages.stack.slice(0, -1) };
 }
 
+/** The page of a cursor-paginated list that is shown, and the steps to the others. */
+export type CursorPaging = ReturnType<typeof useCursorPages>;
+
 export function useCursorPages() {
   const [pages, setPages] = useState<CursorPages>(FIRST_PAGE);
   return {

@@ -1,5 +1,6 @@
 import { type ReactNode, type RefObject, useEffect, useId, useRef } from 'react';
-import { ErrorMessage } from '../../components/ErrorMessage';
+import { ErrorMessage } from './ErrorMessage';
+import './dialog.css';
 
 interface Props {
   /** Open while true: a modal <dialog> (focus kept inside, Escape cancels). */
@@ -14,23 +15,39 @@ interface Props {
   cancelLabel?: string;
   /** A destructive action: the confirming button is marked so, and focus starts on Cancel. */
   danger?: boolean;
-  /** The action is under way: both buttons wait. */
-  busy?: boolean;
+  /**
+   * The mutation the dialog confirms, run while it stays open: both buttons wait while it is under way, its
+   * failure is told inside the dialog, and cancelling forgets it.
+   */
+  action?: DialogAction;
   busyLabel?: string;
-  /** The action's failure, in plain words inside the dialog. */
-  error?: unknown;
+  /** What was being done, for the failure's heading: "Revoking the key". */
   errorContext?: string;
   /**
-   * Where focus goes when the dialog closes (set it once the action is done, when its opener goes away with
-   * what it acted on); otherwise the browser gives focus back to the opener.
+   * Where focus goes when the dialog closes after its action succeeded (when the opener goes away with what it
+   * acted on); otherwise the browser gives focus back to the opener.
    */
   returnFocusTo?: RefObject<HTMLElement | null>;
 }
 
+/** The parts of a TanStack mutation the dialog follows. */
+interface DialogAction {
+  isPending: boolean;
+  isSuccess: boolean;
+  error: unknown;
+  reset: () => void;
+}
+
 /** A confirmation as a native modal dialog: labelled by its heading, focus on the safe choice, Escape cancels. */
 export function ConfirmDialog(props: Props) {
-  const { open, title, children, confirmLabel, onConfirm, onCancel, danger, busy, error, returnFocusTo } =
-    props;
+  const { open, title, children, confirmLabel, onConfirm, danger, action } = props;
+  const busy = action?.isPending ?? false;
+  const error = action?.error;
+  const returnFocusTo = action?.isSuccess ? props.returnFocusTo : undefined;
+  const onCancel = () => {
+    action?.reset();
+    props.onCancel();
+  };
   const dialog = useRef<HTMLDialogElement>(null);
   const cancel = useRef<HTMLButtonElement>(null);
   const confirm = useRef<HTMLButtonElement>(null);

@@ -1,5 +1,6 @@
 import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { type CopyOutcome, copyOutcomeWords, copySecret } from './copy';
+import './shown-once.css';
 
 interface Props {
   /** The heading: "Signing secret of the new webhook". */

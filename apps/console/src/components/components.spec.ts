@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ApiProblem } from '../../api/problem';
+import { ApiProblem, isScopeRefusal } from '../api/problem';
+import { retryable } from '../format/error-words';
+import { loadingWords } from '../format/waiting';
+import { currentCursor, FIRST_PAGE, newerPage, olderPage, pageNumber } from '../hooks/cursor-pages';
 import { copyOutcomeWords, copySecret } from './copy';
-import { currentCursor, FIRST_PAGE, newerPage, olderPage, pageNumber } from './cursor-pages';
-import { isScopeRefusal, loadingWords } from './scope';
 
 describe('paging by cursor', () => {
   it('goes to older pages by the reply’s next_cursor and back through the ones seen', () => {
@@ -51,6 +52,10 @@ describe('a refusal for the key’s scope', () => {
     expect(isScopeRefusal(new ApiProblem(403, 'INSUFFICIENT_SCOPE', 'verify scope'))).toBe(true);
     expect(isScopeRefusal(new ApiProblem(0, 'NETWORK', 'offline'))).toBe(false);
     expect(isScopeRefusal(new Error('x'))).toBe(false);
+    expect(retryable(new ApiProblem(403, 'INSUFFICIENT_SCOPE', 'verify scope'))).toBe(false);
+    expect(retryable(new ApiProblem(404, 'NOT_FOUND', 'no such job'))).toBe(false);
+    expect(retryable(new ApiProblem(0, 'NETWORK', 'offline'))).toBe(true);
+    expect(retryable(new ApiProblem(429, 'RATE_LIMIT_EXCEEDED', 'slow down', 3))).toBe(true);
   });
 });
 
@@ -58,5 +63,8 @@ describe('loading words', () => {
   it('say what the page waits for while the browser is offline', () => {
     expect(loadingWords('fetching', 'Loading the ledger…')).toBe('Loading the ledger…');
     expect(loadingWords('paused', 'Loading the ledger…')).toMatch(/^Waiting for the network/);
+    expect(loadingWords('paused', 'Loading the job…', 'You are offline: the job loads later.')).toBe(
+      'You are offline: the job loads later.',
+    );
   });
 });
