@@ -157,6 +157,18 @@ describe('the browser-test harness, against pages on loopback', () => {
     await s.close();
   });
 
+  it('scales a screenshot down for the docs', async () => {
+    const s = await open('/clean');
+    await s.audit('to-scale');
+    const source = path.join(shots, 'to-scale-light-1280.png');
+    const small = path.join(shots, 'small.png');
+    const bytes = await browser.scalePng(source, small, { width: 640, height: 400 });
+    expect(pngSize(small)).toEqual({ width: 640, height: 400 });
+    expect(bytes).toBe(readFileSync(small).length);
+    expect(bytes).toBeLessThan(readFileSync(source).length);
+    await s.close();
+  });
+
   it('reports a serious violation that only the dark scheme has', async () => {
     const s = await open('/dark-fault');
     const failure = await s.audit('dark-fault').then(

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, ConsoleMessage, Page, WebError } from 'playwright-core';
 import { repoRoot } from '../suite/processes';
@@ -66,6 +66,27 @@ export class TestBrowser {
     this.sessions.add(session);
     session.onClose(() => this.sessions.delete(session));
     return session;
+  }
+
+  /**
+   * Writes the PNG `source` as a smaller PNG `target` for the docs: scaled to `width` px wide and cut to `height`
+   * px from the top, drawn by this browser (so no image library is needed). Returns the new file's size in bytes.
+   */
+  async scalePng(source: string, target: string, size: { width: number; height: number }): Promise<number> {
+    const context = await this.browser.newContext({ viewport: size, deviceScaleFactor: 1 });
+    try {
+      const page = await context.newPage();
+      const data = (await readFile(source)).toString('base64');
+      await page.setContent(
+        `<!doctype html><style>body{margin:0}img{display:block;width:${size.width}px}</style>` +
+          `<img alt="" src="data:image/png;base64,${data}">`,
+      );
+      await page.locator('img').evaluate('(img) => img.decode()');
+      await page.screenshot({ path: target, clip: { x: 0, y: 0, ...size } });
+    } finally {
+      await context.close();
+    }
+    return (await stat(target)).size;
   }
 
   async close(): Promise<void> {
