@@ -1,0 +1,146 @@
+// The web console, driven in a real Chromium against the real services and a mail world on loopback: what a
+// person does with it, page by page. Every page visited is audited (axe-core in the light and the dark scheme, no
+// sideways scrolling at 375 px) and photographed into .data/console-screenshots/; no request may leave the
+// gateway's origin. CONSOLE_DOCS_SCREENSHOTS=1 also writes the README's two small images into docs/.
+import path from 'node:path';
+import {
+  type Account,
+  type BrowserSession,
+  MailWorld,
+  repoRoot,
+  SCREENSHOT_DIR,
+  TestBrowser,
+  TestSuite,
+  WebhookReceiver,
+} from '@emailverify/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+/** The README's images: a page's desktop screenshot, scaled and cut, at most DOCS_IMAGE_MAX_BYTES each. */
+const DOCS_IMAGES = [
+  { page: 'verify', file: 'docs/console-verify.png' },
+  { page: 'job', file: 'docs/console-files.png' },
+];
+const DOCS_IMAGE_SIZE = { width: 800, height: 500 };
+const DOCS_IMAGE_MAX_BYTES = 150 * 1024;
+
+describe('the web console, in a browser', () => {
+  let world: MailWorld;
+  let receiver: WebhookReceiver;
+  let suite: TestSuite;
+  let browser: TestBrowser;
+  let account: Account;
+  const sessions: BrowserSession[] = [];
+  /** Pages audited so far (each once is enough: the audit is the same whoever looks). */
+  const audited = new Set<string>();
+
+  beforeAll(async () => {
+    world = await MailWorld.start();
+    world.domain('console.test', {
+      mx: [{ priority: 10, host: 'mx.console.test', smtp: { mailboxes: ['jane', 'bob', 'ann', 'info'] } }],
+    });
+    receiver = await WebhookReceiver.start();
+    [suite, browser] = await Promise.all([
+      TestSuite.start({
+        world,
+        env: {
+          NODE_EXTRA_CA_CERTS: receiver.caFile,
+          // The receiver lives on loopback.
+          WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+          WEBHOOK_POLL_INTERVAL_MS: '100',
+          SMTP_MAX_CONCURRENCY_PER_MX: '50',
+          // Small chunks, so a 200-row file's progress moves in steps a person can watch.
+          FILE_CHUNK_SIZE: '20',
+        },
+      }),
+      TestBrowser.launch(),
+    ]);
+    account = await suite.createAccount({ credits: 10_000, name: 'Console tour' });
+  });
+
+  afterEach(async () => {
+    // Each session's close() fails the test on an off-origin request or an unexpected console or page error.
+    const open = sessions.splice(0);
+    const failures: unknown[] = [];
+    for (const session of open) await session.close().catch((err: unknown) => failures.push(err));
+    if (failures.length > 0) throw failures[0];
+  });
+
+  afterAll(async () => {
+    if (process.env.CONSOLE_DOCS_SCREENSHOTS && browser) {
+      for (const { page, file } of DOCS_IMAGES) {
+        const source = path.join(SCREENSHOT_DIR, `${page}-light-1280.png`);
+        const bytes = await browser.scalePng(source, path.join(repoRoot, file), DOCS_IMAGE_SIZE);
+        if (bytes > DOCS_IMAGE_MAX_BYTES)
+          throw new Error(`${file} is ${bytes} bytes, over ${DOCS_IMAGE_MAX_BYTES}`);
+      }
+    }
+    await browser?.close();
+    await suite?.stop();
+    await receiver?.stop();
+  });
+
+  /** A fresh browser context on the gateway, closed (and checked) after the test. */
+  async function openSession(): Promise<BrowserSession> {
+    const session = await browser.session({ origin: suite.gatewayUrl() });
+    sessions.push(session);
+    return session;
+  }
+
+  /** Audits the page once per run under `name` (axe in both schemes, 375 px, screenshots). */
+  async function audit(session: BrowserSession, name: string): Promise<void> {
+    if (audited.has(name)) return;
+    audited.add(name);
+    await session.audit(name);
+  }
+
+  /** Opens the console and signs in with `key`, as a person would; ends on the overview. */
+  async function signIn(session: BrowserSession, key: string): Promise<void> {
+    const { page } = session;
+    await page.goto('/console/');
+    await page.getByRole('heading', { name: /sign in/i }).waitFor();
+    await audit(session, 'sign-in');
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  }
+
+  /** Follows a link of the main navigation and waits for the page's heading. */
+  async function navigate(session: BrowserSession, link: string, heading = link): Promise<void> {
+    await session.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
+    await session.page.getByRole('heading', { level: 1, name: heading }).waitFor();
+  }
+
+  it('signs in with a key kept in the tab only, shows the overview, and signs out', async () => {
+    const session = await openSession();
+    const { page } = session;
+    await signIn(session, account.apiKey);
+    await audit(session, 'overview');
+
+    // The key lives in this tab's sessionStorage: never in a URL, a cookie or localStorage.
+    expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).toContain(account.apiKey);
+    expect(await page.evaluate<string[]>('Object.values(localStorage)')).toEqual([]);
+    expect(await session.context.cookies()).toEqual([]);
+    expect(session.requests.filter((url) => url.includes(account.apiKey))).toEqual([]);
+    expect(page.url()).not.toContain(account.apiKey);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).not.toContain(account.apiKey);
+    session.expectSameOrigin();
+  });
+
+  it('visits every page of the console', async () => {
+    const session = await openSession();
+    await signIn(session, account.apiKey);
+    for (const [link, name] of [
+      ['Verify', 'verify'],
+      ['Files', 'files'],
+      ['Webhooks', 'webhooks'],
+      ['Keys & usage', 'keys'],
+    ] as const) {
+      await navigate(session, link);
+      await audit(session, name);
+    }
+    session.expectSameOrigin();
+  });
+});
