@@ -143,4 +143,28 @@ describe('the web console, in a browser', () => {
     }
     session.expectSameOrigin();
   });
+
+  it("marks every page of a sandbox key's tour, and charges nothing", async () => {
+    const made = await suite.call('/v1/keys', {
+      key: account.apiKey,
+      body: { name: 'sandbox tour', sandbox: true },
+    });
+    expect(made.status, made.text).toBe(200);
+    const sandboxKey = made.json.data.api_key as string;
+    const balance = async () =>
+      (await suite.call('/v1/credits', { key: account.apiKey })).json.data.credits_balance as number;
+    const before = await balance();
+
+    const session = await openSession();
+    await signIn(session, sandboxKey);
+    const marker = session.page.getByText('Sandbox key', { exact: true });
+    await marker.waitFor();
+    await audit(session, 'overview-sandbox');
+    for (const link of ['Verify', 'Files', 'Webhooks', 'Keys & usage', 'Overview']) {
+      await navigate(session, link);
+      expect(await marker.isVisible()).toBe(true);
+    }
+    expect(await balance()).toBe(before);
+    session.expectSameOrigin();
+  });
 });
