@@ -49,7 +49,11 @@ export function Shell() {
             ))}
           </ul>
         </nav>
-        {sandbox ? <SandboxMarker /> : null}
+        {sandbox ? (
+          <div className="top__marker">
+            <SandboxMarker />
+          </div>
+        ) : null}
       </header>
       <OfflineBanner />
       <main id="main" tabIndex={-1}>

@@ -24,18 +24,20 @@ function expectConsoleHeaders(headers: Headers): void {
 }
 
 describe('the web console at /console', () => {
-  const work = mkdtempSync(path.join(tmpdir(), 'ev-console-'));
+  // Under a directory whose name starts with a dot, as npm start's build is (.data/builds/start-<pid>).
+  const top = mkdtempSync(path.join(tmpdir(), 'ev-console-'));
+  const work = path.join(top, '.data', 'console');
   let gateway: GatewayHarness;
 
   beforeAll(async () => {
-    mkdirSync(path.join(work, 'assets'));
+    mkdirSync(path.join(work, 'assets'), { recursive: true });
     writeFileSync(path.join(work, 'index.html'), INDEX);
     writeFileSync(path.join(work, 'assets', 'index-Ab12.js'), SCRIPT);
     gateway = await GatewayHarness.start({ env: { CONSOLE_DIR: work } });
   });
   afterAll(async () => {
     await gateway?.close();
-    rmSync(work, { recursive: true, force: true });
+    rmSync(top, { recursive: true, force: true });
   });
 
   it('states the policy the issue asks for', () => {
@@ -105,5 +107,14 @@ describe('the web console where it was not built', () => {
     const legacy = await gateway.call('/console', { key: null, style: 'legacy' });
     expectError('legacy', legacy, 404, 'NOT_FOUND');
     expect((await gateway.call('/v1/verify/disposable?email=a@mailinator.com')).status).toBe(200);
+  });
+
+  it('serves a console built after it started, from then on', async () => {
+    mkdirSync(path.join(empty, 'assets'), { recursive: true });
+    writeFileSync(path.join(empty, 'index.html'), INDEX);
+    const res = await gateway.call('/console/keys', { key: null });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(INDEX);
+    expectConsoleHeaders(res.headers);
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
@@ -42,34 +42,20 @@ function notFound(req: Request, res: Response, message: string): void {
 /**
  * The console's files from `dir` (Vite's output: index.html and hashed assets/): assets cached for a year (their
  * names change with their content), index.html for any other path (the console's own routes), revalidated on
- * every load. A directory without index.html (not built) answers 404 in the API's error style. Only GET and
- * HEAD are answered; other methods fall through to the API's not-found reply.
+ * every load. Both are read from disk on each request, so a console built after the gateway started is served.
+ * Without index.html (not built) /console answers 404 in the API's error style. Only GET and HEAD are answered;
+ * other methods fall through to the API's not-found reply.
  */
 export function consoleHandler(dir: string, logger: Logger): RequestHandler {
+  const index = path.join(dir, 'index.html');
+  if (existsSync(index)) logger.info({ dir }, 'serving the web console at /console');
+  else logger.info({ dir }, 'the web console is not built here: /console answers 404');
   const router = express.Router();
-  router.use((_req, res, next) => {
+  router.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next('router');
     for (const [name, value] of Object.entries(CONSOLE_HEADERS)) res.setHeader(name, value);
     next();
   });
-  let index: string | undefined;
-  try {
-    index = readFileSync(path.join(dir, 'index.html'), 'utf8');
-  } catch {
-    index = undefined;
-  }
-  if (index === undefined) {
-    logger.info({ dir }, 'the web console is not built here: /console answers 404');
-    router.use((req: Request, res: Response, next: NextFunction) => {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-      notFound(
-        req,
-        res,
-        `The web console is not built on this installation (no index.html in ${path.basename(dir)}/): build it with npm run build, or set CONSOLE_DIR`,
-      );
-    });
-    return router;
-  }
-  const page = index;
   router.use(
     '/assets',
     express.static(path.join(dir, 'assets'), {
@@ -79,15 +65,22 @@ export function consoleHandler(dir: string, logger: Logger): RequestHandler {
       immutable: true,
       maxAge: '365d',
     }),
-    (req: Request, res: Response, next: NextFunction) => {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-      notFound(req, res, `No such console file: ${req.originalUrl.split('?')[0]}`);
-    },
+    (req: Request, res: Response) =>
+      notFound(req, res, `No such console file: ${req.originalUrl.split('?')[0]}`),
   );
+  // Relative to `dir`: a directory above it may start with a dot (npm start's .data/builds/...), which
+  // sendFile refuses in a path of its own.
+  const page = { root: dir, headers: { 'Cache-Control': 'no-cache' }, cacheControl: false };
   router.use((req: Request, res: Response, next: NextFunction) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    res.setHeader('Cache-Control', 'no-cache');
-    res.type('html').send(page);
+    res.sendFile('index.html', page, (err?: unknown) => {
+      if (!err) return;
+      if ((err as { code?: unknown }).code !== 'ENOENT' || res.headersSent) return next(err);
+      notFound(
+        req,
+        res,
+        `The web console is not built on this installation (no index.html in ${path.basename(dir)}/): build it with npm run build, or set CONSOLE_DIR`,
+      );
+    });
   });
   return router;
 }
