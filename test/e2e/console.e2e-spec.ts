@@ -57,10 +57,19 @@ describe('the web console, in a browser', () => {
     account = await suite.createAccount({ credits: 10_000, name: 'Console tour' });
   });
 
-  afterEach(async () => {
+  afterEach(async (context) => {
     // Each session's close() fails the test on an off-origin request or an unexpected console or page error.
     const open = sessions.splice(0);
     const failures: unknown[] = [];
+    if (context.task.result?.state === 'fail') {
+      // What the page showed when the test failed, beside the audits' screenshots.
+      const name = context.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+      for (const [i, session] of open.entries()) {
+        await session.page
+          .screenshot({ path: path.join(SCREENSHOT_DIR, `failed-${name}-${i}.png`), fullPage: true })
+          .catch(() => undefined);
+      }
+    }
     for (const session of open) await session.close().catch((err: unknown) => failures.push(err));
     if (failures.length > 0) throw failures[0];
   });
@@ -110,18 +119,21 @@ describe('the web console, in a browser', () => {
     await session.page.getByRole('heading', { level: 1, name: heading }).waitFor();
   }
 
-  it('signs in with a key kept in the tab only, shows the overview, and signs out', async () => {
+  it('signs in with a key kept in the tab only, shows a first visit, and signs out', async () => {
     const session = await openSession();
     const { page } = session;
     await signIn(session, account.apiKey);
-    await audit(session, 'overview');
+    // A new account: its balance, and an invitation to upload a first list.
+    await page.getByRole('region', { name: 'Upload your first list' }).waitFor();
+    await page.getByRole('region', { name: 'Balance' }).getByText('10,000 credits').waitFor();
+    await page.getByRole('img', { name: /Bar chart of credits used per day/ }).waitFor();
+    await audit(session, 'overview-first-visit');
 
     // The key lives in this tab's sessionStorage: never in a URL, a cookie or localStorage.
     expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).toContain(account.apiKey);
     expect(await page.evaluate<string[]>('Object.values(localStorage)')).toEqual([]);
     expect(await session.context.cookies()).toEqual([]);
     expect(session.requests.filter((url) => url.includes(account.apiKey))).toEqual([]);
-    expect(page.url()).not.toContain(account.apiKey);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
@@ -129,11 +141,100 @@ describe('the web console, in a browser', () => {
     session.expectSameOrigin();
   });
 
+  it('refuses a wrong key in plain words', async () => {
+    const session = await openSession();
+    session.expectErrors(/Failed to load resource: .* 401/);
+    const { page } = session;
+    await page.goto('/console/');
+    await page.getByLabel('API key').fill('ev_not_a_key_of_anyone');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.innerText()).not.toMatch(/[{}]/);
+    await audit(session, 'sign-in-refused');
+    expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).toEqual([]);
+  });
+
+  it('verifies one address with its result card, takes a suggestion, and verifies a pasted list', async () => {
+    const session = await openSession();
+    const { page } = session;
+    await signIn(session, account.apiKey);
+    await navigate(session, 'Verify');
+
+    const single = page.getByRole('region', { name: 'One address' });
+    const address = single.getByLabel('E-mail address');
+    await address.fill('jane@gmial.com');
+    await single.getByRole('button', { name: 'Verify' }).click();
+    const suggestion = single.getByRole('button', { name: 'jane@gmail.com' });
+    await suggestion.click();
+    expect(await address.inputValue()).toBe('jane@gmail.com');
+
+    await address.fill('jane@console.test');
+    await single.getByLabel(/Ask the mail server/).check();
+    await single.getByRole('button', { name: 'Verify' }).click();
+    const card = single.getByRole('article', { name: 'jane@console.test' });
+    await card.waitFor();
+    const said = await card.innerText();
+    expect(said).toContain('Valid');
+    expect(said).toContain('Deliverable');
+    expect(said).toContain('mx.console.test');
+    expect(said).toContain('The mail server accepted this mailbox.');
+
+    const bulk = page.getByRole('region', { name: 'Several addresses' });
+    await bulk
+      .getByLabel(/Addresses, one per line/)
+      .fill('bob@console.test\nghost@nx.console.test\ninfo@console.test\n');
+    await bulk.getByRole('button', { name: 'Verify 3 addresses' }).click();
+    const table = bulk.getByRole('table', { name: 'Results of the addresses verified' });
+    await table.waitFor();
+    const rows = await table.getByRole('row').allInnerTexts();
+    expect(
+      rows.slice(1).map((row) =>
+        row
+          .split('\t')
+          .slice(0, 2)
+          .map((cell) => cell.trim()),
+      ),
+    ).toEqual([
+      ['bob@console.test', expect.stringContaining('Valid')],
+      ['ghost@nx.console.test', expect.stringContaining('Invalid')],
+      ['info@console.test', expect.stringContaining('Role account')],
+    ]);
+    await audit(session, 'verify');
+    session.expectSameOrigin();
+  });
+
+  it('signs out, with a message, once the key is revoked', async () => {
+    const made = await suite.call('/v1/keys', { key: account.apiKey, body: { name: 'to be revoked' } });
+    expect(made.status, made.text).toBe(200);
+    const session = await openSession();
+    const { page } = session;
+    await signIn(session, made.json.data.api_key as string);
+    await navigate(session, 'Verify');
+
+    const revoked = await suite.call(`/v1/keys/${made.json.data.id}`, {
+      method: 'DELETE',
+      key: account.apiKey,
+    });
+    expect(revoked.status, revoked.text).toBe(200);
+    session.expectErrors(/Failed to load resource: .* 401/);
+    // The next thing asked of the API with the revoked key signs the console out.
+    const single = page.getByRole('region', { name: 'One address' });
+    await single.getByLabel('E-mail address').fill('jane@console.test');
+    await single.getByRole('button', { name: 'Verify' }).click();
+    await page.getByLabel('API key').waitFor();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.innerText()).toMatch(/no longer accepts that API key/);
+    expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).toEqual([]);
+    await audit(session, 'signed-out');
+  });
+
   it('visits every page of the console', async () => {
     const session = await openSession();
     await signIn(session, account.apiKey);
+    await audit(session, 'overview');
     for (const [link, name] of [
-      ['Verify', 'verify'],
       ['Files', 'files'],
       ['Webhooks', 'webhooks'],
       ['Keys & usage', 'keys'],
