@@ -18,7 +18,7 @@ export const STATUS_LOOK: Record<VerificationStatus, StatusLook> = {
   risky: { label: 'Risky', glyph: '!', meaning: 'May bounce or harm your sending reputation', tone: 'warn' },
   disposable: {
     label: 'Disposable',
-    glyph: '⌛',
+    glyph: '⊘',
     meaning: 'A throwaway mailbox that will soon stop working',
     tone: 'bad',
   },
@@ -70,6 +70,16 @@ export const REASON_WORDS: Record<Reason, string> = {
     'The mail server is busy with other checks; only its mail setup was checked this time.',
   verification_failed: 'The check could not be completed.',
 };
+
+/** How many results have each status, in STATUS_ORDER, leaving out the statuses none has. */
+export function countByStatus(
+  results: ReadonlyArray<{ status: string }>,
+): Array<[VerificationStatus, number]> {
+  return STATUS_ORDER.map((status): [VerificationStatus, number] => [
+    status,
+    results.filter((result) => result.status === status).length,
+  ]).filter(([, count]) => count > 0);
+}
 
 /** The reason in words; an unknown reason (a newer service) as the service wrote it. */
 export function reasonWords(reason: string): string {

@@ -7,6 +7,7 @@ import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
 import { StatusBadge } from '../../components/StatusBadge';
 import { formatCount, formatScore } from '../../format/numbers';
+import { STATUS_LOOK, countByStatus } from '../../format/status';
 import { BULK_LIMIT, parseAddresses } from './addresses';
 
 function plural(n: number): string {
@@ -62,7 +63,7 @@ export function BulkVerify() {
             className="button button--primary"
             disabled={verify.isPending || addresses.length === 0 || tooMany}
           >
-            {addresses.length > 0 ? `Verify ${plural(addresses.length)}` : 'Verify'}
+            {addresses.length > 0 ? `Verify ${plural(addresses.length)}` : 'Verify the addresses'}
           </button>
         </div>
       </form>
@@ -73,9 +74,11 @@ export function BulkVerify() {
       {verify.data ? (
         <>
           <p className="verify-bulk__summary">
-            {formatCount(verify.data.total_emails)} verified: {formatCount(verify.data.valid_emails)} valid,{' '}
-            {formatCount(verify.data.invalid_emails)} invalid; {formatCount(verify.data.credits_used)} credits
-            used.
+            {plural(verify.data.total_emails)} verified:{' '}
+            {countByStatus(verify.data.results)
+              .map(([status, count]) => `${formatCount(count)} ${STATUS_LOOK[status].label.toLowerCase()}`)
+              .join(', ')}
+            ; {formatCount(verify.data.credits_used)} credit{verify.data.credits_used === 1 ? '' : 's'} used.
           </p>
           <div className="table-wrap">
             <table>

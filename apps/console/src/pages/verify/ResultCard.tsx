@@ -10,6 +10,12 @@ interface Props {
   onSuggestion: (address: string) => void;
 }
 
+/** Whether two sentences say the same, ignoring case and the full stop. */
+function sameWords(a: string, b: string): boolean {
+  const plain = (text: string) => text.trim().replace(/\.$/, '').toLowerCase();
+  return plain(a) === plain(b);
+}
+
 function flagsOf(result: VerificationResult): string[] {
   const flags: string[] = [];
   if (result.is_deliverable) flags.push('Deliverable');
@@ -93,7 +99,7 @@ export function ResultCard({ result, onSuggestion }: Props) {
             <dd className="mono">{result.smtp_response}</dd>
           </>
         ) : null}
-        {result.error_message ? (
+        {result.error_message && !sameWords(result.error_message, reasonWords(result.reason)) ? (
           <>
             <dt>Note</dt>
             <dd>{result.error_message}</dd>
