@@ -11,6 +11,7 @@ import {
   SCREENSHOT_DIR,
   TestBrowser,
   TestSuite,
+  verifySignatures,
   WebhookReceiver,
 } from '@emailverify/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -204,41 +205,117 @@ describe('the web console, in a browser', () => {
     session.expectSameOrigin();
   });
 
-  it('signs out, with a message, once the key is revoked', async () => {
-    const made = await suite.call('/v1/keys', { key: account.apiKey, body: { name: 'to be revoked' } });
-    expect(made.status, made.text).toBe(200);
-    const session = await openSession();
-    const { page } = session;
-    await signIn(session, made.json.data.api_key as string);
-    await navigate(session, 'Verify');
+  it('creates a key shown once, revokes it, and a browser signed in with it is signed out', async () => {
+    const owner = await openSession();
+    await signIn(owner, account.apiKey);
+    await navigate(owner, 'Keys & usage');
+    const page = owner.page;
 
-    const revoked = await suite.call(`/v1/keys/${made.json.data.id}`, {
-      method: 'DELETE',
-      key: account.apiKey,
-    });
-    expect(revoked.status, revoked.text).toBe(200);
-    session.expectErrors(/Failed to load resource: .* 401/);
-    // The next thing asked of the API with the revoked key signs the console out.
-    const single = page.getByRole('region', { name: 'One address' });
+    // The ledger already holds the account's opening grant.
+    const ledger = page.getByRole('table', { name: /Credit ledger, newest first/ });
+    await ledger.getByRole('row').nth(1).waitFor();
+
+    const create = page.getByRole('form', { name: 'Create a key' });
+    await create.getByLabel('Name').fill('second browser');
+    await create.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByLabel('API key', { exact: true });
+    await shown.waitFor();
+    const secondKey = await shown.inputValue();
+    expect(secondKey).toMatch(/^ev_/);
+    await page.getByText('it will not be shown again').waitFor();
+    await audit(owner, 'keys');
+    await page.getByRole('button', { name: 'I have saved it' }).click();
+    expect(await page.getByLabel('API key', { exact: true }).count()).toBe(0);
+
+    // A key cannot revoke itself: the page explains the way round instead.
+    const keys = page.getByRole('table', { name: 'Your API keys, oldest first' });
+    const own = keys.getByRole('row').filter({ hasText: 'Signed in with this key' });
+    await own.getByRole('button', { name: 'Revoke' }).click();
+    const explained = page.getByRole('dialog', { name: 'This is the key you are signed in with' });
+    await explained.waitFor();
+    await explained.getByRole('button', { name: 'Keep it' }).click();
+
+    const other = await openSession();
+    await signIn(other, secondKey);
+    await navigate(other, 'Verify');
+
+    const row = keys.getByRole('row').filter({ hasText: 'second browser' });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Revoke the key “second browser”?' });
+    await confirm.getByRole('button', { name: 'Revoke key' }).click();
+    await page.getByRole('status').filter({ hasText: 'was revoked' }).waitFor();
+    await row.getByText('Revoked').waitFor();
+
+    // The other browser's next request with the revoked key signs it out, saying why.
+    other.expectErrors(/Failed to load resource: .* 401/);
+    const single = other.page.getByRole('region', { name: 'One address' });
     await single.getByLabel('E-mail address').fill('jane@console.test');
     await single.getByRole('button', { name: 'Verify' }).click();
-    await page.getByLabel('API key').waitFor();
-    const alert = page.getByRole('alert');
-    await alert.waitFor();
-    expect(await alert.innerText()).toMatch(/no longer accepts that API key/);
-    expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).toEqual([]);
-    await audit(session, 'signed-out');
+    await other.page.getByLabel('API key').waitFor();
+    expect(await other.page.getByRole('alert').innerText()).toMatch(/no longer accepts that API key/);
+    expect(await other.page.evaluate<string[]>('Object.values(sessionStorage)')).toEqual([]);
+    await audit(other, 'signed-out');
+    owner.expectSameOrigin();
+    other.expectSameOrigin();
+  });
+
+  it('creates a webhook, shows its secret once, and lists a delivery in its log', async () => {
+    const session = await openSession();
+    const { page, context } = session;
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: suite.gatewayUrl() });
+    await signIn(session, account.apiKey);
+    await navigate(session, 'Webhooks');
+    await page.getByText('No webhooks yet').waitFor();
+
+    const form = page.getByRole('form', { name: 'Add a webhook' });
+    await form.getByLabel('Address that receives the notifications').fill(receiver.url('/console-hook'));
+    await form.getByRole('button', { name: 'Add webhook' }).click();
+    const secretField = page.getByLabel('Signing secret', { exact: true });
+    await secretField.waitFor();
+    const secret = await secretField.inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    await page.getByText('it will not be shown again').waitFor();
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => page.evaluate<string>('navigator.clipboard.readText()')).toBe(secret);
+    await page.getByRole('button', { name: 'I have saved it' }).click();
+    expect(await page.getByLabel('Signing secret', { exact: true }).count()).toBe(0);
+
+    // A list finishes; its file.completed notification reaches the receiver, signed with the secret shown.
+    const job = await suite.upload({
+      key: account.apiKey,
+      file: { name: 'hooked.csv', content: 'email\njane@console.test\nbob@console.test\n' },
+    });
+    expect(job.status, job.text).toBe(200);
+    const [delivery] = await receiver.waitFor('/console-hook', 1);
+    expect(verifySignatures({ secret, headers: delivery!.headers, rawBody: delivery!.rawBody })).toEqual({
+      xWebhookSignature: true,
+      standardWebhooks: true,
+    });
+
+    const card = page.getByRole('article', { name: receiver.url('/console-hook') });
+    await card.getByRole('button', { name: 'Show deliveries' }).click();
+    const log = card.getByRole('table', { name: 'Deliveries, newest first' });
+    const first = log.getByRole('row').filter({ hasText: 'List finished' });
+    await first.getByText('Delivered').waitFor();
+    expect(await first.innerText()).toContain('HTTP 200');
+    await audit(session, 'webhooks');
+
+    await first.getByRole('button', { name: 'Redeliver' }).click();
+    await card.getByRole('status').filter({ hasText: 'Sent again. Delivered' }).waitFor();
+    expect(await receiver.waitFor('/console-hook', 2)).toHaveLength(2);
+
+    await card.getByRole('button', { name: 'Disable' }).click();
+    await card.getByText('Disabled', { exact: true }).waitFor();
+    await card.getByRole('button', { name: 'Enable' }).click();
+    await card.getByText('Enabled', { exact: true }).waitFor();
+    session.expectSameOrigin();
   });
 
   it('visits every page of the console', async () => {
     const session = await openSession();
     await signIn(session, account.apiKey);
     await audit(session, 'overview');
-    for (const [link, name] of [
-      ['Files', 'files'],
-      ['Webhooks', 'webhooks'],
-      ['Keys & usage', 'keys'],
-    ] as const) {
+    for (const [link, name] of [['Files', 'files']] as const) {
       await navigate(session, link);
       await audit(session, name);
     }

@@ -211,8 +211,12 @@ export class BrowserSession {
           });
           if (width !== NARROW_WIDTH) continue;
           const wide = await page.evaluate<number>('document.documentElement.scrollWidth');
-          if (wide > width)
-            problems.push(`${scheme}: at ${width} px wide the page is ${wide} px wide (it scrolls sideways)`);
+          if (wide > width) {
+            const culprits = await page.evaluate<string[]>(WIDEST_ELEMENTS);
+            problems.push(
+              `${scheme}: at ${width} px wide the page is ${wide} px wide (it scrolls sideways): ${culprits.join(', ')}`,
+            );
+          }
         }
       }
     } finally {
@@ -273,6 +277,40 @@ export function staysWith(url: string, origin: string): boolean {
     return false;
   }
 }
+
+/**
+ * The innermost elements that stick out past the window's right edge, as `tag.class (width px)`: where to look
+ * when a page scrolls sideways. What a scrolling box clips (a wide table in its wrapper) counts as that box,
+ * which is at fault only when it sticks out itself. Run in the page.
+ */
+const WIDEST_ELEMENTS = `(() => {
+  const edge = document.documentElement.clientWidth + 1;
+  const out = (el) => el.getBoundingClientRect().right > edge;
+  // The box that clips el: the nearest scrolling ancestor, but an absolutely positioned element escapes every
+  // one below its containing block (the nearest positioned ancestor).
+  const scroller = (el) => {
+    const position = getComputedStyle(el).position;
+    let escapes = position === 'absolute' || position === 'fixed';
+    for (let up = el.parentElement; up && up !== document.body; up = up.parentElement) {
+      const style = getComputedStyle(up);
+      if (!escapes && style.overflowX !== 'visible') return up;
+      if (position === 'absolute' && style.position !== 'static') escapes = false;
+    }
+    return undefined;
+  };
+  const culprits = new Set();
+  for (const el of document.body.querySelectorAll('*')) {
+    if (!out(el)) continue;
+    const box = scroller(el);
+    if (!box) culprits.add(el);
+    else if (out(box)) culprits.add(box);
+  }
+  const named = (el) => el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).join('.') : '');
+  return [...culprits]
+    .filter((el) => ![...culprits].some((other) => other !== el && el.contains(other)))
+    .slice(0, 5)
+    .map((el) => named(el) + ' (' + Math.round(el.getBoundingClientRect().width) + ' px)');
+})()`;
 
 /** Waits two animation frames, so a layout after a resize or a scheme change has been painted. */
 async function settled(page: Page): Promise<void> {
