@@ -301,13 +301,17 @@ describe('the web console, in a browser', () => {
     await audit(session, 'webhooks');
 
     await first.getByRole('button', { name: 'Redeliver' }).click();
-    await card.getByRole('status').filter({ hasText: 'Sent again. Delivered' }).waitFor();
     expect(await receiver.waitFor('/console-hook', 2)).toHaveLength(2);
+    // The log catches up with the second attempt by itself.
+    await first.getByText('2 attempts').waitFor();
+    await first.getByText('Delivered').waitFor();
 
+    const disabled = card.getByText('Disabled: no new deliveries are made');
     await card.getByRole('button', { name: 'Disable' }).click();
-    await card.getByText('Disabled', { exact: true }).waitFor();
+    await disabled.waitFor();
     await card.getByRole('button', { name: 'Enable' }).click();
-    await card.getByText('Enabled', { exact: true }).waitFor();
+    await disabled.waitFor({ state: 'detached' });
+    await card.getByRole('button', { name: 'Disable' }).waitFor();
     session.expectSameOrigin();
   });
 
