@@ -91,5 +91,22 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Unit files share their worker's modules (vitest.config.ts, isolate: false): a module replaced for one
+    // file would stay replaced for the next.
+    files: ['**/*.spec.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'vi', property: 'mock', message: 'Unit files share modules: pass a stand-in instead.' },
+        { object: 'vi', property: 'doMock', message: 'Unit files share modules: pass a stand-in instead.' },
+        {
+          object: 'vi',
+          property: 'stubGlobal',
+          message: 'Unit files share modules: pass a stand-in instead.',
+        },
+      ],
+    },
+  },
   prettier,
 );

@@ -54,7 +54,9 @@ function listensOn(pid: number, port: number): boolean | undefined {
   let fds: string[];
   try {
     fds = readdirSync(`/proc/${pid}/fd`);
-  } catch {
+  } catch (err) {
+    // Gone already (its exit not yet seen by this process): it listens on nothing.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
     return undefined;
   }
   return fds.some((fd) => {

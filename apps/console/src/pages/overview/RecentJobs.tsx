@@ -1,5 +1,6 @@
 import type { Schemas } from '@emailverify/client';
 import { Link } from 'react-router';
+import { TableWrap } from '../../components/TableWrap';
 import { EmptyState } from '../../components/EmptyState';
 import { JobStateBadge } from '../../components/JobStateBadge';
 import { formatCount, formatDateTime } from '../../format/numbers';
@@ -22,7 +23,7 @@ export function RecentJobs({ jobs }: { jobs: Job[] }) {
   }
   return (
     <>
-      <div className="table-wrap">
+      <TableWrap label="Your latest uploaded lists">
         <table>
           <caption className="visually-hidden">Your latest uploaded lists</caption>
           <thead>
@@ -56,7 +57,7 @@ export function RecentJobs({ jobs }: { jobs: Job[] }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       <p>
         <Link to="/files">All lists</Link>
       </p>

@@ -1,4 +1,5 @@
 import { Bar } from 'react-chartjs-2';
+import { TableWrap } from '../../components/TableWrap';
 import { chartTheme, themeColor } from '../../components/charts';
 import { formatCount } from '../../format/numbers';
 import { creditSeries, type Usage } from './usage';
@@ -42,7 +43,7 @@ export function UsageChart({ usage }: { usage: Usage }) {
       </div>
       <details className="overview-numbers">
         <summary>Show the numbers</summary>
-        <div className="table-wrap">
+        <TableWrap label="Credits used and addresses verified per day">
           <table>
             <caption className="visually-hidden">Credits used and addresses verified per day</caption>
             <thead>
@@ -68,7 +69,7 @@ export function UsageChart({ usage }: { usage: Usage }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       </details>
     </>
   );

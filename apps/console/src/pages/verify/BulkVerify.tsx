@@ -1,4 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
+import { TableWrap } from '../../components/TableWrap';
 import { type FormEvent, useId, useState } from 'react';
 import { Link } from 'react-router';
 import { api, unwrap } from '../../api/client';
@@ -68,7 +69,15 @@ export function BulkVerify() {
         </div>
       </form>
       <div aria-live="polite">
-        {verify.isPending ? <Loading label={`Verifying ${plural(addresses.length)}…`} /> : null}
+        {verify.isPending ? (
+          <Loading
+            label={
+              verify.isPaused
+                ? 'Offline: the verification waits for the connection…'
+                : `Verifying ${plural(addresses.length)}…`
+            }
+          />
+        ) : null}
         {verify.isError ? <ErrorMessage error={verify.error} context="Verifying the addresses" /> : null}
       </div>
       {verify.data ? (
@@ -80,7 +89,7 @@ export function BulkVerify() {
               .join(', ')}
             ; {formatCount(verify.data.credits_used)} credit{verify.data.credits_used === 1 ? '' : 's'} used.
           </p>
-          <div className="table-wrap">
+          <TableWrap label="Results of the addresses verified">
             <table>
               <caption className="visually-hidden">Results of the addresses verified</caption>
               <thead>
@@ -108,7 +117,7 @@ export function BulkVerify() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         </>
       ) : null}
     </section>

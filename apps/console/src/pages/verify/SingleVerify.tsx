@@ -68,7 +68,11 @@ export function SingleVerify() {
         </label>
       </form>
       <div aria-live="polite">
-        {verify.isPending ? <Loading label="Verifying…" /> : null}
+        {verify.isPending ? (
+          <Loading
+            label={verify.isPaused ? 'Offline: the verification waits for the connection…' : 'Verifying…'}
+          />
+        ) : null}
         {verify.isError ? <ErrorMessage error={verify.error} context="Verifying" /> : null}
         {verify.data ? <ResultCard result={verify.data} onSuggestion={takeSuggestion} /> : null}
       </div>
