@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useId, useRef } from 'react';
+import { type ReactNode, type RefObject, useEffect, useId, useRef } from 'react';
 import { ErrorMessage } from '../../components/ErrorMessage';
 
 interface Props {
@@ -20,11 +20,17 @@ interface Props {
   /** The action's failure, in plain words inside the dialog. */
   error?: unknown;
   errorContext?: string;
+  /**
+   * Where focus goes when the dialog closes (set it once the action is done, when its opener goes away with
+   * what it acted on); otherwise the browser gives focus back to the opener.
+   */
+  returnFocusTo?: RefObject<HTMLElement | null>;
 }
 
 /** A confirmation as a native modal dialog: labelled by its heading, focus on the safe choice, Escape cancels. */
 export function ConfirmDialog(props: Props) {
-  const { open, title, children, confirmLabel, onConfirm, onCancel, danger, busy, error } = props;
+  const { open, title, children, confirmLabel, onConfirm, onCancel, danger, busy, error, returnFocusTo } =
+    props;
   const dialog = useRef<HTMLDialogElement>(null);
   const cancel = useRef<HTMLButtonElement>(null);
   const confirm = useRef<HTMLButtonElement>(null);
@@ -39,8 +45,9 @@ export function ConfirmDialog(props: Props) {
       (danger || !onConfirm ? cancel.current : confirm.current)?.focus();
     } else if (!open && element.open) {
       element.close();
+      returnFocusTo?.current?.focus();
     }
-  }, [open, danger, onConfirm]);
+  }, [open, danger, onConfirm, returnFocusTo]);
 
   return (
     <dialog

@@ -25,8 +25,12 @@ export function ShownOnce({ title, label, secret, children, onDone }: Props) {
   const warningId = useId();
 
   useEffect(() => {
-    field.current?.focus();
-    field.current?.select();
+    // After the confirming dialog (if any) has closed and given focus back to its opener.
+    const timer = window.setTimeout(() => {
+      field.current?.focus();
+      field.current?.select();
+    }, 0);
+    return () => window.clearTimeout(timer);
   }, [secret]);
 
   async function copy(): Promise<void> {

@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { useState } from 'react';
+import { type RefObject, useState } from 'react';
 import { api, unwrap } from '../../api/client';
 import { queryClient } from '../../api/queries';
 import { signOut } from '../../api/session';
@@ -24,10 +24,12 @@ interface Props {
   currentKeyId: string | undefined;
   /** Called after a revocation, with the words to announce. */
   onRevoked: (words: string) => void;
+  /** Where focus goes once a key is revoked (its Revoke button goes away). */
+  listHeading: RefObject<HTMLElement | null>;
 }
 
 /** The account's keys, oldest first, each revocable behind a confirmation. */
-export function KeyTable({ keys, currentKeyId, onRevoked }: Props) {
+export function KeyTable({ keys, currentKeyId, onRevoked, listHeading }: Props) {
   const [chosen, setChosen] = useState<ApiKey>();
   const revoke = useMutation({
     mutationFn: (keyId: string) => unwrap(api().DELETE('/v1/keys/{keyId}', { params: { path: { keyId } } })),
@@ -47,7 +49,8 @@ export function KeyTable({ keys, currentKeyId, onRevoked }: Props) {
 
   return (
     <>
-      <div className="table-wrap">
+      {/* Focusable, so the keyboard can scroll it on a narrow screen. */}
+      <div className="table-wrap" role="region" aria-label="API keys table" tabIndex={0}>
         <table>
           <caption className="visually-hidden">Your API keys, oldest first</caption>
           <thead>
@@ -109,6 +112,7 @@ export function KeyTable({ keys, currentKeyId, onRevoked }: Props) {
         busy={revoke.isPending}
         error={revoke.error}
         errorContext="Revoking the key"
+        returnFocusTo={revoke.isSuccess ? listHeading : undefined}
         onConfirm={() => chosen && revoke.mutate(chosen.id)}
         onCancel={close}
       >

@@ -1,6 +1,6 @@
 import type { Schemas } from '@emailverify/client';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useCredits } from '../../api/queries';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorMessage } from '../../components/ErrorMessage';
@@ -19,6 +19,7 @@ import './keys.css';
 export default function KeysPage() {
   const [created, setCreated] = useState<Schemas['ApiKeyWithSecret']>();
   const [said, setSaid] = useState('');
+  const listHeading = useRef<HTMLHeadingElement>(null);
   const credits = useCredits();
   const keys = useQuery({ queryKey: keyKeys.list, queryFn: ({ signal }) => fetchKeys(signal) });
 
@@ -31,7 +32,9 @@ export default function KeysPage() {
       </section>
 
       <section aria-labelledby="keys-list-heading">
-        <h2 id="keys-list-heading">API keys</h2>
+        <h2 id="keys-list-heading" ref={listHeading} tabIndex={-1}>
+          API keys
+        </h2>
         <p className="hint account-status" role="status" aria-live="polite">
           {said}
         </p>
@@ -45,7 +48,12 @@ export default function KeysPage() {
           </EmptyState>
         ) : null}
         {keys.data && keys.data.keys.length > 0 ? (
-          <KeyTable keys={keys.data.keys} currentKeyId={credits.data?.api_key_id} onRevoked={setSaid} />
+          <KeyTable
+            keys={keys.data.keys}
+            currentKeyId={credits.data?.api_key_id}
+            listHeading={listHeading}
+            onRevoked={setSaid}
+          />
         ) : null}
       </section>
 

@@ -34,7 +34,8 @@ export function Ledger() {
   }
   return (
     <>
-      <div className="table-wrap">
+      {/* Focusable, so the keyboard can scroll it on a narrow screen. */}
+      <div className="table-wrap" role="region" aria-label="Credit ledger table" tabIndex={0}>
         <table>
           <caption className="visually-hidden">Credit ledger, newest first, page {pages.page}</caption>
           <thead>

@@ -22,8 +22,8 @@ export function scopeWords(scope: ApiKey['scope']): string {
 }
 
 export const SCOPE_HINTS: Record<ApiKey['scope'], string> = {
-  full: 'Everything: verification, files, credits, webhooks and keys.',
-  verify: 'Verification, files and the balance only: it cannot manage keys or webhooks.',
+  full: 'everything, including webhooks and keys',
+  verify: 'verification, files and the balance; it cannot manage keys or webhooks',
 };
 
 /** The key's state now: an active key past its expiry is expired, whatever the list said a moment ago. */
@@ -94,8 +94,8 @@ export function expiryOf(
     case 'date': {
       const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
       if (!m) return { problem: 'Choose the day the key should stop working.' };
-      // The first moment of the next day, local time: the key works through the whole chosen day.
-      const end = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + 1);
+      // The last second of that day, local time: the key works through the whole chosen day.
+      const end = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]), 23, 59, 59);
       if (Number.isNaN(end.getTime()) || end.getTime() <= now.getTime()) {
         return { problem: 'Choose a day in the future.' };
       }

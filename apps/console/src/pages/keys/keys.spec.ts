@@ -59,7 +59,7 @@ describe('the expiry chosen for a new key', () => {
 
   it('a chosen day lasts until its end, in the person’s time zone', () => {
     const chosen = expiryOf('date', '2027-06-30', now);
-    expect(chosen).toEqual({ expiresAt: new Date(2027, 6, 1).toISOString() });
+    expect(chosen).toEqual({ expiresAt: new Date(2027, 5, 30, 23, 59, 59).toISOString() });
   });
 
   it('refuses a missing, past or too distant day, in words', () => {

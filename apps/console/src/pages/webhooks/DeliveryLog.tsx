@@ -43,8 +43,10 @@ export function DeliveryLog({ webhookId, id }: { webhookId: string; id: string }
         }),
       ),
     onSuccess: (delivery) => {
-      const last = delivery.attempts[delivery.attempts.length - 1];
-      setSaid(`Sent again. ${deliveryLook(delivery).label}${last ? `: ${attemptWords(last)}` : ''}.`);
+      // The reply is the delivery queued for its attempt; the log shows the outcome when it has one.
+      setSaid(
+        `The delivery of ${formatDateTime(delivery.created_at)} is being sent again now: its outcome shows in the log within seconds.`,
+      );
       void queryClient.invalidateQueries({ queryKey: webhookKeys.all });
     },
   });

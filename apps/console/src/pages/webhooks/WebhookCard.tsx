@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { type RefObject, useId, useState } from 'react';
 import { api, unwrap } from '../../api/client';
 import { queryClient } from '../../api/queries';
 import { ErrorMessage } from '../../components/ErrorMessage';
@@ -23,12 +23,14 @@ type Dialog = 'delete' | 'rotate' | undefined;
 
 interface Props {
   webhook: Webhook;
-  /** Called once the webhook is deleted (focus goes back to the list). */
+  /** Called once the webhook is deleted. */
   onDeleted: (url: string) => void;
+  /** Where focus goes once the webhook is deleted (its card goes away). */
+  listHeading: RefObject<HTMLElement | null>;
 }
 
 /** One webhook: its state and last delivery, its actions, and its delivery log when opened. */
-export function WebhookCard({ webhook, onDeleted }: Props) {
+export function WebhookCard({ webhook, onDeleted, listHeading }: Props) {
   const headingId = useId();
   const logId = useId();
   const [logOpen, setLogOpen] = useState(false);
@@ -54,7 +56,9 @@ export function WebhookCard({ webhook, onDeleted }: Props) {
     onSuccess: () => {
       setDialog(undefined);
       onDeleted(webhook.url);
-      void queryClient.invalidateQueries({ queryKey: webhookKeys.all });
+      // Its log is gone with it: dropped, not asked for again.
+      queryClient.removeQueries({ queryKey: webhookKeys.deliveriesOf(webhook.id) });
+      void queryClient.invalidateQueries({ queryKey: webhookKeys.list });
     },
   });
   const breaker = breakerWords(breakerOf(webhook));
@@ -151,6 +155,7 @@ export function WebhookCard({ webhook, onDeleted }: Props) {
         busy={remove.isPending}
         error={remove.error}
         errorContext="Deleting the webhook"
+        returnFocusTo={remove.isSuccess ? listHeading : undefined}
         onConfirm={() => remove.mutate()}
         onCancel={() => {
           remove.reset();

@@ -77,10 +77,8 @@ export default function WebhooksPage() {
           <WebhookCard
             key={webhook.id}
             webhook={webhook}
-            onDeleted={(url) => {
-              setSaid(`The webhook ${url} was deleted.`);
-              listHeading.current?.focus();
-            }}
+            listHeading={listHeading}
+            onDeleted={(url) => setSaid(`The webhook ${url} was deleted.`)}
           />
         ))}
       </section>

@@ -3,6 +3,7 @@ import { api, unwrap } from '../../api/client';
 export const webhookKeys = {
   all: ['webhooks'] as const,
   list: ['webhooks', 'list'] as const,
+  deliveriesOf: (webhookId: string) => ['webhooks', 'deliveries', webhookId] as const,
   deliveries: (webhookId: string, cursor: string | undefined) =>
     ['webhooks', 'deliveries', webhookId, cursor ?? 'first'] as const,
 };
