@@ -2,6 +2,7 @@
 // person does with it, page by page. Every page visited is audited (axe-core in the light and the dark scheme, no
 // sideways scrolling at 375 px) and photographed into .data/console-screenshots/; no request may leave the
 // gateway's origin. CONSOLE_DOCS_SCREENSHOTS=1 also writes the README's two small images into docs/.
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type Account,
@@ -14,7 +15,54 @@ import {
   verifySignatures,
   WebhookReceiver,
 } from '@emailverify/testing';
+import Papa from 'papaparse';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+/** Role mailboxes of the 200-row list (each a `role` verdict). */
+const ROLES = [
+  'info',
+  'sales',
+  'support',
+  'admin',
+  'contact',
+  'billing',
+  'help',
+  'marketing',
+  'office',
+  'webmaster',
+];
+
+/**
+ * A list of 200 people with a name and a company beside each address: 150 valid, 30 on a domain that does not
+ * exist, 10 role mailboxes and 10 disposable ones, in that order.
+ */
+function leads(): { csv: string; expected: Record<string, number> } {
+  const rows = ['name,email,company'];
+  for (let i = 0; i < 150; i++) rows.push(`Person ${i},person${i}@console.test,Acme ${i % 7}`);
+  for (let i = 0; i < 30; i++) rows.push(`Gone ${i},gone${i}@nx.console.test,Defunct`);
+  for (const role of ROLES) rows.push(`Team ${role},${role}@console.test,Acme`);
+  for (let i = 0; i < 10; i++) rows.push(`Temp ${i},temp${i}@mailinator.com,Nowhere`);
+  return {
+    csv: `${rows.join('\n')}\n`,
+    expected: {
+      Valid: 150,
+      Invalid: 30,
+      Unknown: 0,
+      'Catch-all': 0,
+      'Role account': 10,
+      Disposable: 10,
+      Risky: 0,
+    },
+  };
+}
+
+/** A <progress> bar's value (run in the page). */
+const valueOf = (bar: unknown): number => (bar as { value: number }).value;
+
+/** A CSV's rows, each a list of cells (for comparing two downloads). */
+function csvRows(text: string): string[][] {
+  return Papa.parse<string[]>(text.trimEnd()).data;
+}
 
 /** The README's images: a page's desktop screenshot, scaled and cut, at most DOCS_IMAGE_MAX_BYTES each. */
 const DOCS_IMAGES = [
@@ -36,9 +84,16 @@ describe('the web console, in a browser', () => {
 
   beforeAll(async () => {
     world = await MailWorld.start();
-    world.domain('console.test', {
-      mx: [{ priority: 10, host: 'mx.console.test', smtp: { mailboxes: ['jane', 'bob', 'ann', 'info'] } }],
-    });
+    world
+      .domain('console.test', {
+        mx: [
+          { priority: 10, host: 'mx.console.test', smtp: { mailboxes: ['jane', 'bob', 'ann', ...ROLES] } },
+        ],
+      })
+      .domain('nx.console.test', { nxdomain: true })
+      .domain('mailinator.com', {
+        mx: [{ priority: 10, host: 'mx.mailinator.com', smtp: { catchAll: true } }],
+      });
     receiver = await WebhookReceiver.start();
     [suite, browser] = await Promise.all([
       TestSuite.start({
@@ -315,16 +370,91 @@ describe('the web console, in a browser', () => {
     session.expectSameOrigin();
   });
 
-  it('visits every page of the console', async () => {
+  it('uploads a 200-row CSV, watches it reach 100 %, charts its verdicts and downloads the valid rows', async () => {
+    const { csv, expected } = leads();
     const session = await openSession();
+    const { page } = session;
     await signIn(session, account.apiKey);
-    await audit(session, 'overview');
-    for (const [link, name] of [['Files', 'files']] as const) {
-      await navigate(session, link);
-      await audit(session, name);
+    await navigate(session, 'Files');
+
+    await page.getByLabel('Or choose a file of addresses').setInputFiles({
+      name: 'leads-200.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(csv),
+    });
+    // Read in the browser before anything is sent: the address column, found among the three.
+    const column = page.getByLabel('Address column');
+    await column.waitFor();
+    expect(await column.locator('option:checked').innerText()).toMatch(/^email \(/);
+    expect((await column.locator('option').allInnerTexts()).length).toBe(3);
+    await audit(session, 'files-chosen');
+    await page.getByRole('button', { name: 'Upload and verify' }).click();
+    const accepted = page.getByRole('status').filter({ hasText: 'leads-200.csv was accepted' });
+    await accepted.waitFor();
+    expect(await accepted.innerText()).toContain('200 unique addresses from 200 rows');
+    await accepted.getByRole('link', { name: 'Follow the verification of leads-200.csv' }).click();
+
+    await page.getByRole('heading', { level: 1, name: 'leads-200.csv' }).waitFor();
+    const jobId = page.url().split('/').at(-1)!;
+    const progress = page.getByRole('progressbar', { name: 'Verification progress' });
+    await expect.poll(() => progress.evaluate(valueOf), { timeout: 120_000, interval: 250 }).toBe(100);
+    await page.getByText('200 of 200 addresses verified (100%)').waitFor();
+    const summary = Object.entries(expected)
+      .map(([verdict, count]) => `${verdict} ${count}`)
+      .join(', ');
+    await page.getByRole('img', { name: `Bar chart of the verdicts: ${summary}.` }).waitFor();
+    const table = page.getByRole('table', { name: 'Addresses per verdict' });
+    for (const [verdict, count] of Object.entries(expected)) {
+      const row = table
+        .getByRole('row')
+        .filter({ has: page.getByRole('rowheader', { name: verdict, exact: true }) });
+      expect(await row.getByRole('cell').first().innerText()).toBe(String(count));
     }
+    await audit(session, 'job');
+
+    // The valid rows (ticked by default), as the API's filtered download has them.
+    const [validOnly] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download the ticked verdicts' }).click(),
+    ]);
+    const fromConsole = await readFile((await validOnly.path())!, 'utf8');
+    const fromApi = await suite.call(`/v1/verify/file/${jobId}/results?valid=true`, { key: account.apiKey });
+    expect(fromApi.status).toBe(200);
+    expect(csvRows(fromConsole)).toEqual(csvRows(fromApi.text));
+    expect(csvRows(fromConsole)).toHaveLength(1 + 150);
+
+    // Every row, through the job's signed link on the console's own origin.
+    const [all] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download all rows' }).click(),
+    ]);
+    const everyRow = csvRows(await readFile((await all.path())!, 'utf8'));
+    expect(everyRow).toHaveLength(1 + 200);
+    expect(everyRow.slice(1).map((row) => row[1])).toEqual(
+      csvRows(csv)
+        .slice(1)
+        .map((row) => row[1]),
+    );
+
+    await page.getByRole('link', { name: 'All lists' }).click();
+    const listed = page.getByRole('listitem').filter({ hasText: 'leads-200.csv' });
+    await listed.getByText('Completed').first().waitFor();
+    expect(await listed.getByRole('progressbar').evaluate(valueOf)).toBe(100);
+    await audit(session, 'files');
+    await navigate(session, 'Overview');
+    await page.getByRole('region', { name: 'Recent lists' }).getByText('leads-200.csv').waitFor();
+    await audit(session, 'overview');
+    await navigate(session, 'Files');
+
+    // Deleting asks first, then the list is gone with its files.
+    await listed.getByRole('button', { name: 'Delete leads-200.csv' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete leads-200.csv?' });
+    await confirm.getByRole('button', { name: 'Delete the job' }).click();
+    await listed.waitFor({ state: 'detached' });
+    const gone = await suite.call(`/v1/verify/file/${jobId}`, { key: account.apiKey });
+    expect(gone.status).toBe(404);
     session.expectSameOrigin();
-  });
+  }, 240_000);
 
   it("marks every page of a sandbox key's tour, and charges nothing", async () => {
     const made = await suite.call('/v1/keys', {

@@ -81,7 +81,7 @@ export class TestBrowser {
         `<!doctype html><style>body{margin:0}img{display:block;width:${size.width}px}</style>` +
           `<img alt="" src="data:image/png;base64,${data}">`,
       );
-      await page.locator('img').evaluate('(img) => img.decode()');
+      await page.locator('img').evaluate((img) => (img as unknown as { decode(): Promise<void> }).decode());
       await page.screenshot({ path: target, clip: { x: 0, y: 0, ...size } });
     } finally {
       await context.close();
