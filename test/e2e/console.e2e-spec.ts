@@ -472,10 +472,43 @@ describe('the web console, in a browser', () => {
     const marker = session.page.getByText('Sandbox key', { exact: true });
     await marker.waitFor();
     await audit(session, 'overview-sandbox');
-    for (const link of ['Verify', 'Files', 'Webhooks', 'Keys & usage', 'Overview']) {
+    for (const link of ['Webhooks', 'Keys & usage', 'Overview', 'Verify']) {
       await navigate(session, link);
       expect(await marker.isVisible()).toBe(true);
     }
+    const { page } = session;
+
+    // Canned answers, chosen by the address.
+    const single = page.getByRole('region', { name: 'One address' });
+    await single.getByLabel('E-mail address').fill('catchall@example.com');
+    await single.getByRole('button', { name: 'Verify' }).click();
+    const card = single.getByRole('article', { name: 'catchall@example.com' });
+    await card.waitFor();
+    const said = await card.innerText();
+    expect(said).toContain('Catch-all');
+    expect(said).toContain('The domain accepts mail for any address');
+    expect(said).toContain('mx.sandbox.invalid');
+
+    // A whole list, through the same pipeline, charged nothing.
+    await navigate(session, 'Files');
+    expect(await marker.isVisible()).toBe(true);
+    await page.getByLabel('Or choose a file of addresses').setInputFiles({
+      name: 'sandbox.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from(
+        'valid@example.com\ninvalid@example.com\nrole@example.com\ndisposable@example.com\n',
+      ),
+    });
+    await page.getByRole('button', { name: 'Upload and verify' }).click();
+    await page.getByRole('link', { name: 'Follow the verification of sandbox.txt' }).click();
+    await page.getByRole('heading', { level: 1, name: 'sandbox.txt' }).waitFor();
+    await page
+      .getByRole('img', {
+        name: 'Bar chart of the verdicts: Valid 1, Invalid 1, Unknown 0, Catch-all 0, Role account 1, Disposable 1, Risky 0.',
+      })
+      .waitFor();
+    expect(await marker.isVisible()).toBe(true);
+    await audit(session, 'job-sandbox');
     expect(await balance()).toBe(before);
     session.expectSameOrigin();
   });
