@@ -12,6 +12,7 @@ import {
   Tooltip,
 } from 'chart.js';
 import type { VerificationStatus } from '@emailverify/contracts';
+import { useSyncExternalStore } from 'react';
 
 Chart.register(
   BarController,
@@ -37,4 +38,20 @@ export function statusColor(status: VerificationStatus): string {
 /** Axis and label colours of the current scheme. */
 export function chartTheme() {
   return { text: themeColor('--fg'), grid: themeColor('--border') };
+}
+
+const DARK = '(prefers-color-scheme: dark)';
+
+function subscribeScheme(listener: () => void): () => void {
+  const query = window.matchMedia(DARK);
+  query.addEventListener('change', listener);
+  return () => query.removeEventListener('change', listener);
+}
+
+/**
+ * The colour scheme in use, re-rendering when the system's changes: charts read their colours when drawn, so
+ * a chart keyed by it is drawn again in the new scheme's colours.
+ */
+export function useColorScheme(): 'light' | 'dark' {
+  return useSyncExternalStore(subscribeScheme, () => (window.matchMedia(DARK).matches ? 'dark' : 'light'));
 }

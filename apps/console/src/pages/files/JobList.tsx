@@ -6,7 +6,8 @@ import { ErrorMessage } from '../../components/ErrorMessage';
 import { JobStateBadge } from '../../components/JobStateBadge';
 import { Loading } from '../../components/Loading';
 import { formatCount, formatDateTime } from '../../format/numbers';
-import { jobCard, pollDelay } from './job-card';
+import { retryable } from './errors';
+import { jobCard, pollDelay, retryAfterMs } from './job-card';
 import { JobActions } from './JobActions';
 import { fetchPage, filesKeys, type JobListItem } from './queries';
 
@@ -43,16 +44,25 @@ export function JobList() {
         last.updatedAt = query.state.dataUpdatedAt;
         last.movement = now;
       }
-      return pollDelay(last.unchanged);
+      return Math.max(pollDelay(last.unchanged), retryAfterMs(query.state.error));
     },
   });
 
   return (
     <section aria-labelledby="jobs-heading" className="files-jobs">
       <h2 id="jobs-heading">Your lists</h2>
-      {list.isPending ? <Loading label="Loading your lists…" /> : null}
+      {list.isPending && list.fetchStatus === 'paused' ? (
+        <p className="notice notice--warn" role="status">
+          You are offline: your lists load as soon as the connection is back.
+        </p>
+      ) : null}
+      {list.isPending && list.fetchStatus !== 'paused' ? <Loading label="Loading your lists…" /> : null}
       {list.isError && !list.data ? (
-        <ErrorMessage error={list.error} context="Loading your lists" onRetry={() => void list.refetch()} />
+        <ErrorMessage
+          error={list.error}
+          context="Loading your lists"
+          onRetry={retryable(list.error) ? () => void list.refetch() : undefined}
+        />
       ) : null}
       {list.isError && list.data ? (
         <p className="notice notice--warn" role="status">

@@ -1,13 +1,15 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
-import { queryClient } from '../../api/queries';
+import { useEffect, useRef } from 'react';
+import { queryClient, queryKeys } from '../../api/queries';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { JobStateBadge } from '../../components/JobStateBadge';
 import { Loading } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
 import { formatCount, formatDateTime } from '../../format/numbers';
 import { DownloadPanel } from './DownloadPanel';
-import { jobCard, verdictRows } from './job-card';
+import { retryable } from './errors';
+import { jobCard, retryAfterMs, verdictRows } from './job-card';
 import { JobActions } from './JobActions';
 import {
   fetchLatest,
@@ -47,7 +49,10 @@ export default function JobPage() {
       return fetchStatus(jobId, wait, signal);
     },
     staleTime: 0,
-    refetchInterval: (query) => (query.state.data && jobCard(query.state.data).active ? 1_000 : false),
+    refetchInterval: (query) =>
+      query.state.data && jobCard(query.state.data).active
+        ? Math.max(1_000, retryAfterMs(query.state.error))
+        : false,
   });
   const title = fileName ?? 'List verification';
 
@@ -56,9 +61,18 @@ export default function JobPage() {
       <PageHeader title={title}>
         <Link to="/files">All lists</Link>
       </PageHeader>
-      {status.isPending ? <Loading label="Loading the job…" /> : null}
+      {status.isPending && status.fetchStatus === 'paused' ? (
+        <p className="notice notice--warn" role="status">
+          You are offline: the job loads as soon as the connection is back.
+        </p>
+      ) : null}
+      {status.isPending && status.fetchStatus !== 'paused' ? <Loading label="Loading the job…" /> : null}
       {status.isError && !status.data ? (
-        <ErrorMessage error={status.error} context="Loading the job" onRetry={() => void status.refetch()} />
+        <ErrorMessage
+          error={status.error}
+          context="Loading the job"
+          onRetry={retryable(status.error) ? () => void status.refetch() : undefined}
+        />
       ) : null}
       {status.isError && status.data ? (
         <p className="notice notice--warn" role="status">
@@ -90,12 +104,25 @@ function JobDetails({
 }) {
   const card = jobCard(job);
   const rows = verdictRows(job);
+  const ended = card.look.ended;
+  // Seen ending here: the lists and the balance (refunds, settled credits) are out of date.
+  const wasEnded = useRef(ended);
+  useEffect(() => {
+    if (ended && !wasEnded.current) {
+      void queryClient.invalidateQueries({ queryKey: ['files', 'list'] });
+      void queryClient.invalidateQueries({ queryKey: queryKeys.credits });
+    }
+    wasEnded.current = ended;
+  }, [ended]);
   return (
     <>
       <section aria-labelledby="progress-heading" className="files-section">
         <h2 id="progress-heading">Progress</h2>
         <p>
           <JobStateBadge state={job.status} />
+        </p>
+        <p className="visually-hidden" role="status">
+          {ended ? `${fileName}: ${card.look.label}.` : ''}
         </p>
         <div className="files-progress files-progress--large">
           <label htmlFor="job-progress">Verification progress</label>

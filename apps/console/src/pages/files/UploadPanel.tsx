@@ -1,11 +1,10 @@
 import { useEffect, useId, useRef, useState, type DragEvent } from 'react';
 import { Link } from 'react-router';
 import { queryClient } from '../../api/queries';
-import { asProblem } from '../../api/problem';
 import { ErrorMessage } from '../../components/ErrorMessage';
-import { errorWords } from '../../format/error-words';
 import { formatCount } from '../../format/numbers';
 import { fileKind, guessEmailColumn, type ColumnGuess, type FileKind } from './columns';
+import { retryable } from './errors';
 import { readFirstRows } from './first-rows';
 import { formatBytes, uploadPercent } from './job-card';
 import { filesKeys } from './queries';
@@ -20,12 +19,6 @@ type Reading =
 interface Chosen {
   file: File;
   kind: FileKind | undefined;
-}
-
-/** Whether sending the same file again may work (not after a refusal such as 402 or a bad file). */
-function retryable(error: unknown): boolean {
-  const action = errorWords(asProblem(error)).action;
-  return action === 'retry' || action === 'wait';
 }
 
 const KIND_WORDS: Record<FileKind, string> = { csv: 'CSV', txt: 'text', xlsx: 'XLSX spreadsheet' };
@@ -51,6 +44,8 @@ export function UploadPanel() {
   const [chosen, setChosen] = useState<Chosen | undefined>();
   const [reading, setReading] = useState<Reading>({ state: 'idle' });
   const [column, setColumn] = useState<number | undefined>();
+  /** The column typed by its header, when the first rows could not be read here. */
+  const [named, setNamed] = useState('');
   const [over, setOver] = useState(false);
   const [sent, setSent] = useState<number | undefined>();
   const [uploaded, setUploaded] = useState<{ job: FileJob; columnLabel: string | undefined } | undefined>();
@@ -65,6 +60,7 @@ export function UploadPanel() {
     setError(undefined);
     setSent(undefined);
     setColumn(undefined);
+    setNamed('');
     if (!file) {
       setChosen(undefined);
       setReading({ state: 'idle' });
@@ -72,12 +68,12 @@ export function UploadPanel() {
     }
     const kind = fileKind(file.name);
     setChosen({ file, kind });
-    if (kind !== 'csv' && kind !== 'txt') {
+    if (!kind) {
       setReading({ state: 'idle' });
       return;
     }
     setReading({ state: 'reading' });
-    readFirstRows(file).then(
+    readFirstRows(file, kind).then(
       (rows) => {
         const guess = guessEmailColumn(rows);
         setReading({ state: 'read', guess });
@@ -96,6 +92,8 @@ export function UploadPanel() {
 
   const guess = reading.state === 'read' ? reading.guess : undefined;
   const picked = guess && column !== undefined ? guess.columns[column] : undefined;
+  const emailColumn =
+    picked?.field ?? (reading.state === 'unreadable' && named.trim() ? named.trim() : undefined);
   const uploading = sent !== undefined && !uploaded && error === undefined;
 
   async function send() {
@@ -108,7 +106,7 @@ export function UploadPanel() {
     try {
       const job = await uploadFile({
         file: chosen.file,
-        ...(picked ? { emailColumn: picked.field } : {}),
+        ...(emailColumn ? { emailColumn } : {}),
         onProgress: (loaded, total) => setSent(uploadPercent(loaded, total)),
         signal: controller.signal,
       });
@@ -177,17 +175,24 @@ export function UploadPanel() {
               </p>
             </div>
           ) : null}
-          {chosen.kind === 'xlsx' ? (
-            <p className="hint">
-              The address column of a spreadsheet is found by the service: it is shown once the file is
-              uploaded.
-            </p>
-          ) : null}
           {reading.state === 'reading' ? <p role="status">Reading the first rows…</p> : null}
           {reading.state === 'unreadable' ? (
-            <p className="hint">
-              The first rows could not be read here; the service will find the address column.
-            </p>
+            <div className="form files-column">
+              <label htmlFor={columnId}>Address column (optional)</label>
+              <input
+                id={columnId}
+                className="input"
+                value={named}
+                disabled={uploading}
+                aria-describedby={`${columnId}-hint`}
+                onChange={(event) => setNamed(event.target.value)}
+              />
+              <p className="hint" id={`${columnId}-hint`}>
+                The first rows of this file could not be read here, so the service finds the address column
+                and names it once the file is uploaded. To choose it yourself, type its header as written in
+                the first row, such as Email.
+              </p>
+            </div>
           ) : null}
           {reading.state === 'read' && !guess ? (
             <div className="notice notice--warn" role="alert">

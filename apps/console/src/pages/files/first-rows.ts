@@ -1,10 +1,11 @@
-// The first rows of a CSV or TXT file, read in the browser (papaparse guesses the delimiter as the service's
-// reader does), for the column picker. XLSX files are not read here: the console has no spreadsheet reader, so
-// their column is the one the service detects, shown once the upload is accepted.
+// The first rows of a file, read in the browser for the column picker: CSV and TXT with papaparse (which guesses
+// the delimiter as the service's reader does), XLSX with the console's own small reader (xlsx-rows.ts).
 import Papa from 'papaparse';
-import { SAMPLE_ROWS } from './columns';
+import { SAMPLE_ROWS, type FileKind } from './columns';
+import { readXlsxFirstRows } from './xlsx-rows';
 
-export function readFirstRows(file: File): Promise<string[][]> {
+export function readFirstRows(file: File, kind: FileKind): Promise<string[][]> {
+  if (kind === 'xlsx') return readXlsxFirstRows(file, SAMPLE_ROWS);
   return new Promise((resolve, reject) => {
     Papa.parse<string[]>(file, {
       preview: SAMPLE_ROWS,

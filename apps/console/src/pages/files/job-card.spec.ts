@@ -5,6 +5,7 @@ import {
   jobCard,
   pollDelay,
   progressPercent,
+  retryAfterMs,
   uploadPercent,
   verdictRows,
 } from './job-card';
@@ -148,6 +149,15 @@ describe('verdictRows', () => {
 
   it('reads no share while nothing is counted', () => {
     expect(verdictRows({ valid_emails: 0, invalid_emails: 0, unknown_emails: 0 })[0]?.share).toBe('0%');
+  });
+});
+
+describe('retryAfterMs', () => {
+  it('waits as long as a refusal asked, and not otherwise', () => {
+    expect(retryAfterMs({ retryAfterSeconds: 30 })).toBe(30_000);
+    expect(retryAfterMs({ retryAfterSeconds: undefined })).toBe(0);
+    expect(retryAfterMs(new Error('offline'))).toBe(0);
+    expect(retryAfterMs(null)).toBe(0);
   });
 });
 

@@ -144,3 +144,9 @@ export function verdictRows(job: VerdictCounts): VerdictRow[] {
 export function pollDelay(unchangedReplies: number): number {
   return Math.min(15_000, Math.round(2_000 * 1.5 ** Math.max(0, unchangedReplies)));
 }
+
+/** The wait a refusal asked for (429's or 503's Retry-After), in milliseconds; 0 when none. */
+export function retryAfterMs(error: unknown): number {
+  const seconds = (error as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0;
+}

@@ -1,12 +1,13 @@
 import { Bar } from 'react-chartjs-2';
 import { TableWrap } from '../../components/TableWrap';
-import { chartTheme, themeColor } from '../../components/charts';
+import { chartTheme, themeColor, useColorScheme } from '../../components/charts';
 import { formatCount } from '../../format/numbers';
 import { creditSeries, type Usage } from './usage';
 
 /** Credits used per day as bars, with the same numbers as a table for screen readers and keyboard users. */
 export function UsageChart({ usage }: { usage: Usage }) {
   const { labels, values } = creditSeries(usage);
+  const scheme = useColorScheme();
   const theme = chartTheme();
   const total = usage.totals.credits_used;
   const verified = usage.totals.verifications.total + usage.totals.sandbox_verifications.total;
@@ -16,6 +17,7 @@ export function UsageChart({ usage }: { usage: Usage }) {
       <p>{summary}</p>
       <div className="overview-chart">
         <Bar
+          key={scheme}
           role="img"
           aria-label={`Bar chart of credits used per day. ${summary}`}
           data={{
