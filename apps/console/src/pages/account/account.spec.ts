@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { ApiProblem } from '../../api/problem';
 import { copyOutcomeWords, copySecret } from './copy';
 import { currentCursor, FIRST_PAGE, newerPage, olderPage, pageNumber } from './cursor-pages';
+import { isScopeRefusal, loadingWords } from './scope';
 
 describe('paging by cursor', () => {
   it('goes to older pages by the reply’s next_cursor and back through the ones seen', () => {
@@ -41,5 +43,20 @@ describe('copying a secret shown once', () => {
   it('says what happened, and how to copy by hand', () => {
     expect(copyOutcomeWords('copied')).toBe('Copied to the clipboard.');
     expect(copyOutcomeWords('selected')).toMatch(/selected in the field, press Ctrl\+C/);
+  });
+});
+
+describe('a refusal for the key’s scope', () => {
+  it('is told apart from other failures, which a retry may mend', () => {
+    expect(isScopeRefusal(new ApiProblem(403, 'INSUFFICIENT_SCOPE', 'verify scope'))).toBe(true);
+    expect(isScopeRefusal(new ApiProblem(0, 'NETWORK', 'offline'))).toBe(false);
+    expect(isScopeRefusal(new Error('x'))).toBe(false);
+  });
+});
+
+describe('loading words', () => {
+  it('say what the page waits for while the browser is offline', () => {
+    expect(loadingWords('fetching', 'Loading the ledger…')).toBe('Loading the ledger…');
+    expect(loadingWords('paused', 'Loading the ledger…')).toMatch(/^Waiting for the network/);
   });
 });

@@ -40,12 +40,16 @@ export function CreateKey({ onCreated }: { onCreated: (key: Created) => void }) 
     const chosen = expiryOf(expiry, date);
     if ('problem' in chosen) return setProblem({ field: 'date', words: chosen.problem });
     setProblem(undefined);
-    create.mutate({
-      name: trimmed,
-      sandbox: sandboxSession || sandbox,
-      scope,
-      ...(chosen.expiresAt ? { expires_at: chosen.expiresAt } : {}),
-    });
+    create.mutate(
+      {
+        name: trimmed,
+        sandbox: sandboxSession || sandbox,
+        scope,
+        ...(chosen.expiresAt ? { expires_at: chosen.expiresAt } : {}),
+      },
+      // The reply holds the key: handed to the page once, then not kept in the mutation's state.
+      { onSuccess: () => create.reset() },
+    );
   }
 
   const tomorrow = dateFieldValue(new Date(Date.now() + 24 * 60 * 60 * 1000));

@@ -1,6 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { type RefObject, useState } from 'react';
 import { api, unwrap } from '../../api/client';
+import { TableWrap } from '../../components/TableWrap';
 import { queryClient } from '../../api/queries';
 import { signOut } from '../../api/session';
 import { formatDateTime } from '../../format/numbers';
@@ -49,8 +50,7 @@ export function KeyTable({ keys, currentKeyId, onRevoked, listHeading }: Props) 
 
   return (
     <>
-      {/* Focusable, so the keyboard can scroll it on a narrow screen. */}
-      <div className="table-wrap" role="region" aria-label="API keys table" tabIndex={0}>
+      <TableWrap label="API keys table">
         <table>
           <caption className="visually-hidden">Your API keys, oldest first</caption>
           <thead>
@@ -101,7 +101,7 @@ export function KeyTable({ keys, currentKeyId, onRevoked, listHeading }: Props) 
             })}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
 
       <ConfirmDialog
         open={chosen !== undefined && !chosenIsCurrent}

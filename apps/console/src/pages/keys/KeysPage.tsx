@@ -6,6 +6,7 @@ import { EmptyState } from '../../components/EmptyState';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
+import { isScopeRefusal, loadingWords } from '../account/scope';
 import { ShownOnce } from '../account/ShownOnce';
 import { CreateKey } from './CreateKey';
 import { keyPrefixWords, modeLook, scopeWords } from './key-display';
@@ -22,6 +23,7 @@ export default function KeysPage() {
   const listHeading = useRef<HTMLHeadingElement>(null);
   const credits = useCredits();
   const keys = useQuery({ queryKey: keyKeys.list, queryFn: ({ signal }) => fetchKeys(signal) });
+  const refused = isScopeRefusal(keys.error);
 
   return (
     <>
@@ -38,9 +40,13 @@ export default function KeysPage() {
         <p className="hint account-status" role="status" aria-live="polite">
           {said}
         </p>
-        {keys.isPending ? <Loading label="Loading your keys…" /> : null}
+        {keys.isPending ? <Loading label={loadingWords(keys.fetchStatus, 'Loading your keys…')} /> : null}
         {keys.isError ? (
-          <ErrorMessage error={keys.error} context="Loading your keys" onRetry={() => void keys.refetch()} />
+          <ErrorMessage
+            error={keys.error}
+            context="Loading your keys"
+            onRetry={refused ? undefined : () => void keys.refetch()}
+          />
         ) : null}
         {keys.data && keys.data.keys.length === 0 ? (
           <EmptyState title="No keys to show">
@@ -57,7 +63,7 @@ export default function KeysPage() {
         ) : null}
       </section>
 
-      <section aria-labelledby="keys-create-heading">
+      <section aria-labelledby="keys-create-heading" hidden={refused}>
         <h2 id="keys-create-heading">Create a key</h2>
         <CreateKey
           onCreated={(key) => {

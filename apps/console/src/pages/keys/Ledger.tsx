@@ -3,9 +3,11 @@ import { Link } from 'react-router';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
+import { TableWrap } from '../../components/TableWrap';
 import { formatCount, formatDateTime } from '../../format/numbers';
 import { useCursorPages } from '../account/cursor-pages';
 import { Pager } from '../account/Pager';
+import { loadingWords } from '../account/scope';
 import { amountWords, ledgerEntryWords, ledgerReference, signedAmount } from './ledger';
 import { fetchLedger, keyKeys } from './queries';
 
@@ -18,7 +20,7 @@ export function Ledger() {
     placeholderData: (previous) => previous,
   });
 
-  if (ledger.isPending) return <Loading label="Loading the ledger…" />;
+  if (ledger.isPending) return <Loading label={loadingWords(ledger.fetchStatus, 'Loading the ledger…')} />;
   if (ledger.isError) {
     return (
       <ErrorMessage error={ledger.error} context="Loading the ledger" onRetry={() => void ledger.refetch()} />
@@ -34,8 +36,7 @@ export function Ledger() {
   }
   return (
     <>
-      {/* Focusable, so the keyboard can scroll it on a narrow screen. */}
-      <div className="table-wrap" role="region" aria-label="Credit ledger table" tabIndex={0}>
+      <TableWrap label="Credit ledger table">
         <table>
           <caption className="visually-hidden">Credit ledger, newest first, page {pages.page}</caption>
           <thead>
@@ -78,7 +79,7 @@ export function Ledger() {
             })}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
       <Pager
         label="Ledger pages"
         things="entries"

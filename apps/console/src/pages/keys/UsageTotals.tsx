@@ -5,6 +5,7 @@ import { queryKeys, useCredits } from '../../api/queries';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
 import { formatCount } from '../../format/numbers';
+import { loadingWords } from '../account/scope';
 
 /** The balance and the last 30 days' totals (the chart is on the Overview). */
 export function UsageTotals() {
@@ -13,7 +14,8 @@ export function UsageTotals() {
     queryKey: queryKeys.usage,
     queryFn: ({ signal }) => unwrap(api().GET('/v1/credits/usage', { signal })),
   });
-  if (credits.isPending || usage.isPending) return <Loading label="Loading your usage…" />;
+  if (credits.isPending || usage.isPending)
+    return <Loading label={loadingWords(usage.fetchStatus, 'Loading your usage…')} />;
   if (credits.isError || usage.isError) {
     return (
       <ErrorMessage

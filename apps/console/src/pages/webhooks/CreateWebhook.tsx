@@ -34,7 +34,8 @@ export function CreateWebhook({ onCreated }: { onCreated: (webhook: Created) => 
     if (urlProblem) return setProblem({ field: 'url', words: urlProblem });
     if (events.length === 0) return setProblem({ field: 'events', words: 'Tick at least one event.' });
     setProblem(undefined);
-    create.mutate({ url: url.trim(), events });
+    // The reply holds the secret: handed to the page once, then not kept in the mutation's state.
+    create.mutate({ url: url.trim(), events }, { onSuccess: () => create.reset() });
   }
 
   return (

@@ -5,9 +5,11 @@ import { api, unwrap } from '../../api/client';
 import { queryClient } from '../../api/queries';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
+import { TableWrap } from '../../components/TableWrap';
 import { formatDateTime } from '../../format/numbers';
 import { useCursorPages } from '../account/cursor-pages';
 import { Pager } from '../account/Pager';
+import { loadingWords } from '../account/scope';
 import { LookBadge } from '../account/Tone';
 import {
   attemptWords,
@@ -24,7 +26,7 @@ const REFRESH_MS = 15_000;
 const REFRESH_PENDING_MS = 5_000;
 
 /** A webhook's deliveries, newest first, a page at a time, each with its attempts and a redeliver button. */
-export function DeliveryLog({ webhookId, id }: { webhookId: string; id: string }) {
+export function DeliveryLog({ webhookId, url, id }: { webhookId: string; url: string; id: string }) {
   const pages = useCursorPages();
   const headingId = useId();
   const [said, setSaid] = useState('');
@@ -55,7 +57,7 @@ export function DeliveryLog({ webhookId, id }: { webhookId: string; id: string }
   return (
     <section id={id} className="webhook-log" aria-labelledby={headingId}>
       <h4 id={headingId} className="webhook-log__title">
-        Delivery log
+        Delivery log<span className="visually-hidden"> of {url}</span>
       </h4>
       {breaker ? (
         <p className="notice notice--warn">
@@ -65,7 +67,7 @@ export function DeliveryLog({ webhookId, id }: { webhookId: string; id: string }
           {breaker}
         </p>
       ) : null}
-      {log.isPending ? <Loading label="Loading the deliveries…" /> : null}
+      {log.isPending ? <Loading label={loadingWords(log.fetchStatus, 'Loading the deliveries…')} /> : null}
       {log.isError ? (
         <ErrorMessage error={log.error} context="Loading the deliveries" onRetry={() => void log.refetch()} />
       ) : null}
@@ -76,7 +78,7 @@ export function DeliveryLog({ webhookId, id }: { webhookId: string; id: string }
         </p>
       ) : null}
       {log.data && log.data.deliveries.length > 0 ? (
-        <div className="table-wrap">
+        <TableWrap label={`Deliveries to ${url}`}>
           <table>
             <caption className="visually-hidden">Deliveries, newest first</caption>
             <thead>
@@ -127,7 +129,7 @@ export function DeliveryLog({ webhookId, id }: { webhookId: string; id: string }
               })}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       ) : null}
       <p className="hint account-status" role="status" aria-live="polite">
         {said}

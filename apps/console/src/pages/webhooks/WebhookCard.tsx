@@ -144,7 +144,7 @@ export function WebhookCard({ webhook, onDeleted, listHeading }: Props) {
           context={webhook.is_active ? 'Disabling the webhook' : 'Enabling the webhook'}
         />
       ) : null}
-      {logOpen ? <DeliveryLog webhookId={webhook.id} id={logId} /> : null}
+      {logOpen ? <DeliveryLog webhookId={webhook.id} url={webhook.url} id={logId} /> : null}
 
       <ConfirmDialog
         open={dialog === 'delete'}
@@ -176,7 +176,7 @@ export function WebhookCard({ webhook, onDeleted, listHeading }: Props) {
         busy={rotate.isPending}
         error={rotate.error}
         errorContext="Rotating the secret"
-        onConfirm={() => rotate.mutate()}
+        onConfirm={() => rotate.mutate(undefined, { onSuccess: () => rotate.reset() })}
         onCancel={() => {
           rotate.reset();
           setDialog(undefined);

@@ -5,6 +5,7 @@ import { EmptyState } from '../../components/EmptyState';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
+import { isScopeRefusal, loadingWords } from '../account/scope';
 import { ShownOnce } from '../account/ShownOnce';
 import { CreateWebhook } from './CreateWebhook';
 import { fetchWebhooks, webhookKeys } from './queries';
@@ -22,15 +23,17 @@ export default function WebhooksPage() {
   const list = useQuery({
     queryKey: webhookKeys.list,
     queryFn: ({ signal }) => fetchWebhooks(signal),
-    refetchInterval: REFRESH_MS,
+    refetchInterval: (query) => (isScopeRefusal(query.state.error) ? false : REFRESH_MS),
   });
+  const refused = isScopeRefusal(list.error);
 
   return (
     <>
       <PageHeader title="Webhooks">
         Get a notification on your server when a list finishes verifying, and see each delivery.
       </PageHeader>
-      <section aria-labelledby="webhook-add-heading">
+      {refused ? <ErrorMessage error={list.error} context="Webhooks" /> : null}
+      <section aria-labelledby="webhook-add-heading" hidden={refused}>
         <h2 id="webhook-add-heading">Add a webhook</h2>
         <CreateWebhook
           onCreated={(webhook) => {
@@ -53,15 +56,15 @@ export default function WebhooksPage() {
           </ShownOnce>
         ) : null}
       </section>
-      <section aria-labelledby="webhook-list-heading">
+      <section aria-labelledby="webhook-list-heading" hidden={refused}>
         <h2 id="webhook-list-heading" ref={listHeading} tabIndex={-1}>
           Your webhooks
         </h2>
         <p className="hint account-status" role="status" aria-live="polite">
           {said}
         </p>
-        {list.isPending ? <Loading label="Loading your webhooks…" /> : null}
-        {list.isError ? (
+        {list.isPending ? <Loading label={loadingWords(list.fetchStatus, 'Loading your webhooks…')} /> : null}
+        {list.isError && !refused ? (
           <ErrorMessage
             error={list.error}
             context="Loading your webhooks"
