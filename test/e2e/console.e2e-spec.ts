@@ -168,6 +168,36 @@ describe('the web console, in a browser', () => {
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
   }
 
+  /** What has the keyboard's focus: its accessible text, and whether a focus ring is drawn around it. */
+  const focused = (session: BrowserSession) =>
+    session.page.evaluate<{ text: string; ring: boolean }>(`(() => {
+      const el = document.activeElement;
+      const style = el ? getComputedStyle(el) : undefined;
+      return {
+        text: el ? (el.getAttribute('aria-label') || el.textContent || el.getAttribute('name') || '').trim() : '',
+        ring: Boolean(style && style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2),
+      };
+    })()`);
+
+  /**
+   * Signs in with the keyboard alone: Tab to the key's field (with a visible focus ring), type, Enter; then Tab
+   * reaches the skip link first, and Enter on it moves on to the page's content.
+   */
+  async function signInByKeyboard(session: BrowserSession, key: string): Promise<void> {
+    const { page } = session;
+    await page.goto('/console/');
+    await page.getByLabel('API key').waitFor();
+    await page.keyboard.press('Tab');
+    expect(await focused(session)).toEqual({ text: 'api-key', ring: true });
+    await page.keyboard.type(key);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await focused(session)).toEqual({ text: 'Skip to content', ring: true });
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate<string>('document.activeElement.id')).toBe('main');
+  }
+
   /** Follows a link of the main navigation and waits for the page's heading. */
   async function navigate(session: BrowserSession, link: string, heading = link): Promise<void> {
     await session.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link }).click();
@@ -467,7 +497,7 @@ describe('the web console, in a browser', () => {
     const before = await balance();
 
     const session = await openSession();
-    await signIn(session, sandboxKey);
+    await signInByKeyboard(session, sandboxKey);
     const marker = session.page.getByText('Sandbox key', { exact: true });
     await marker.waitFor();
     await audit(session, 'overview-sandbox');
