@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -177,6 +178,55 @@ describe('deploy: the Helm chart, its monitoring and scaling, the dashboard and 
         bundled.find((m) => m.kind === 'ConfigMap' && m.metadata.name === 't-emailverify-config')?.data
           .NATS_STREAM_REPLICAS ?? '1',
       ).toBe('1');
+    },
+  );
+
+  withHelm(
+    "rolls the apps' pods when a key of their Secret changes, WEBHOOK_SECRET_KEYS among them",
+    (helm) => {
+      const key = (digit: string) => digit.repeat(64);
+      // Every generated value given, so that a render is the same each time.
+      const fixed = [
+        `secret.webhookSecretKey=${key('1')}`,
+        'bundled.postgresql.password=pg',
+        ...['gateway', 'credits', 'verifier', 'file-jobs', 'webhooks', 'admin'].map(
+          (user) => `secret.natsPasswords.${user}=p-${user}`,
+        ),
+      ];
+      const rolls = (...set: string[]) =>
+        Object.fromEntries(
+          template(helm, ...fixed, ...set)
+            .filter((m) => m.kind === 'Deployment' || m.kind === 'StatefulSet')
+            .map((m) => [m.metadata.name, m.spec.template.metadata.annotations?.['checksum/secret']])
+            .filter(([, checksum]) => checksum !== undefined),
+        );
+      // A key change: the new key first, the old one kept to open what it sealed (helm's --set escapes the comma).
+      const before = rolls();
+      const changing = rolls(`secret.webhookSecretKeys=new:${key('2')}\\,default:${key('1')}`);
+      const changed = rolls(`secret.webhookSecretKeys=new:${key('2')}`);
+      // Every app, and the bundled NATS (whose users' passwords are in the Secret).
+      expect(Object.keys(before).sort()).toEqual(
+        ['credits', 'file-jobs', 'gateway', 'nats', 'verifier', 'webhooks'].map((c) => `t-emailverify-${c}`),
+      );
+      expect(rolls()).toEqual(before);
+      for (const [name, checksum] of Object.entries(before)) {
+        expect(checksum, name).toMatch(/^[0-9a-f]{64}$/);
+        expect(changing[name], name).not.toBe(checksum);
+        expect(changed[name], name).not.toBe(changing[name]);
+      }
+
+      // With an existing Secret the chart renders none: the checksum is of that Secret's data in the cluster,
+      // looked up at install and upgrade (`helm template` cannot look it up: no data).
+      const existing = template(helm, 'secret.existingSecret=ours');
+      expect(existing.some((m) => m.kind === 'Secret' && m.metadata.name === 't-emailverify-secret')).toBe(
+        false,
+      );
+      const noData = createHash('sha256').update('{}').digest('hex');
+      const workloads = existing.filter((m) => m.kind === 'Deployment' || m.kind === 'StatefulSet');
+      for (const name of Object.keys(before)) {
+        const m = workloads.find((w) => w.metadata.name === name);
+        expect(m?.spec.template.metadata.annotations['checksum/secret'], name).toBe(noData);
+      }
     },
   );
 });

@@ -16,7 +16,10 @@ const WEBHOOK_FIELDS = [
   'last_error',
   'secret_rotated_at',
   'previous_secret_expires_at',
+  'breaker',
 ];
+/** The circuit breaker of a webhook no attempt has failed for. */
+const CLOSED = { state: 'closed', retry_at: null, consecutive_failures: 0 };
 
 /** The payload of a successful reply: the envelope's `data` (current) or the unwrapped body (legacy). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary reply shapes
@@ -115,6 +118,7 @@ describe('webhooks API: create, list, update, delete', () => {
         last_error: null,
         secret_rotated_at: null,
         previous_secret_expires_at: null,
+        breaker: CLOSED,
       });
       expect(Buffer.from(created.secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
 
@@ -410,7 +414,7 @@ describe('webhooks API: create, list, update, delete', () => {
       key: account.apiKey,
       style,
     });
-    expect(payloadOf(style, log)).toEqual({ deliveries: [], next_cursor: null });
+    expect(payloadOf(style, log)).toEqual({ deliveries: [], next_cursor: null, breaker: CLOSED });
     expectFieldError(
       style,
       await suite.call(`/v1/webhooks/${created.id}/deliveries?limit=101`, { key: account.apiKey, style }),

@@ -105,6 +105,13 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/** Nearest-rank percentile (p in 0..100). */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
 /** Per-key median of CPU figures (cores) of several runs. */
 export function medianCpu(list: readonly Record<string, number>[]): Record<string, number> {
   const keys = [...new Set(list.flatMap((c) => Object.keys(c)))];

@@ -59,6 +59,13 @@ export const webhooksConfigSchema = z.object({
   WEBHOOK_DISABLE_AFTER_DAYS: int(5, 1, 365),
   /** Attempts in flight in one process. */
   WEBHOOK_DELIVERY_CONCURRENCY: int(32, 1, 1000),
+  /** Attempts in flight to one webhook, across all replicas. */
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: int(4, 1, 100),
+  /**
+   * A webhook whose last this many attempts all failed is paused (its circuit breaker opens): its deliveries
+   * wait, one probe goes after 30 s, then after twice as long after each failed probe, up to an hour.
+   */
+  WEBHOOK_BREAKER_FAILURES: int(10, 1, 1000),
   /** How often each replica looks for attempts that have come due (fresh deliveries go at once). */
   WEBHOOK_POLL_INTERVAL_MS: int(1000, 50, 60_000),
   /** Deliveries and their attempts are kept this long for the delivery log. */

@@ -15,5 +15,10 @@ export function webhooksMetrics(metrics: Metrics): DispatcherMetrics {
       ['outcome'],
       [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     ),
+    breakerChanges: metrics.counter(
+      'webhook_breaker_changes_total',
+      'Circuit breakers of webhooks opened, opened again after a failed probe, or closed',
+      ['change'],
+    ),
   };
 }

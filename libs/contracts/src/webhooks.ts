@@ -13,6 +13,23 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 /** Page size of the delivery log: 1..100, default 20. */
 export const DELIVERY_PAGE = { min: 1, max: 100, default: 20 } as const;
 
+/** States of a webhook's circuit breaker. */
+export const BREAKER_STATES = ['closed', 'open', 'half_open'] as const;
+export type BreakerStateName = (typeof BREAKER_STATES)[number];
+
+/**
+ * A webhook's circuit breaker: `open` after its last WEBHOOK_BREAKER_FAILURES attempts all failed (its
+ * deliveries wait, none failed for it) until `retryAt`, when one probe attempt goes (`half_open` until its
+ * outcome); a delivered attempt closes it.
+ */
+export interface WebhookBreaker {
+  state: BreakerStateName;
+  /** When the next probe goes (open) or went (half-open); null while closed. */
+  retryAt: string | null;
+  /** Attempts failed in a row since the last success. */
+  consecutiveFailures: number;
+}
+
 /** A webhook as the webhooks service reports it (never with its secret). */
 export interface Webhook {
   id: string;
@@ -31,6 +48,7 @@ export interface Webhook {
   secretRotatedAt: string | null;
   /** Until when the rotated-out secret still signs too; null when it no longer does (or never did). */
   previousSecretExpiresAt: string | null;
+  breaker: WebhookBreaker;
 }
 
 export interface WebhookCreateRequest {
@@ -103,6 +121,8 @@ export interface DeliveryListRequest extends WebhookRef {
 export interface DeliveryListReply {
   deliveries: Delivery[];
   nextCursor: string | null;
+  /** The webhook's circuit breaker now: while open, its pending deliveries wait for the probe. */
+  breaker: WebhookBreaker;
 }
 
 export interface RedeliverRequest extends WebhookRef {

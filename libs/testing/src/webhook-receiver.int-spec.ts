@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { verifySignatures, WebhookReceiver } from './index';
+import { eventually, verifySignatures, WebhookReceiver } from './index';
 
 const run = promisify(execFile);
 
@@ -252,6 +252,24 @@ describe('WebhookReceiver', () => {
       setTimeout(() => controller.abort(), 200);
       await expect(sent).rejects.toMatchObject({ name: 'AbortError' });
       expect(answered).toBe(false);
+    });
+
+    it('counts the requests to a path open at once, until their answer ends or their client gives up', async () => {
+      receiver.respond('/crowd', { hang: true });
+      const controllers = Array.from({ length: 3 }, () => new AbortController());
+      const sent = controllers.map((controller) =>
+        post(receiver.url('/crowd'), '{}', { ...trusted, signal: controller.signal }).catch(() => 'aborted'),
+      );
+      await receiver.waitFor('/crowd', 3);
+      expect(receiver.concurrency('/crowd')).toEqual({ now: 3, peak: 3 });
+      for (const controller of controllers) controller.abort();
+      expect(await Promise.all(sent)).toEqual(['aborted', 'aborted', 'aborted']);
+      // The server sees an aborted request's close a moment after the client aborts.
+      await eventually(() => expect(receiver.concurrency('/crowd').now).toBe(0), { intervalMs: 10 });
+      receiver.respond('/crowd', 200);
+      expect((await post(receiver.url('/crowd'), '{}', trusted)).status).toBe(200);
+      expect(receiver.concurrency('/crowd')).toEqual({ now: 0, peak: 3 });
+      expect(receiver.concurrency('/never')).toEqual({ now: 0, peak: 0 });
     });
 
     it('refuses behaviours that are not answers', () => {

@@ -23,6 +23,7 @@ function makeWebhook(overrides: Partial<Webhook> = {}): Webhook {
     lastError: null,
     secretRotatedAt: null,
     previousSecretExpiresAt: null,
+    breaker: { state: 'closed', retryAt: null, consecutiveFailures: 0 },
     ...overrides,
   };
 }
@@ -64,7 +65,14 @@ const webhookJson = {
   last_error: null,
   secret_rotated_at: null,
   previous_secret_expires_at: null,
+  breaker: { state: 'closed', retry_at: null, consecutive_failures: 0 },
 };
+
+/** A breaker opened after ten failed attempts, as the service reports it and as the reply shows it. */
+const OPEN_BREAKER = {
+  reported: { state: 'open', retryAt: '2026-11-23T09:00:30.000Z', consecutiveFailures: 10 },
+  json: { state: 'open', retry_at: '2026-11-23T09:00:30.000Z', consecutive_failures: 10 },
+} as const;
 
 const deliveryJson = {
   id: '9b2e4c71-5d3a-4f8e-b6a1-0c7d2e9f4a58',
@@ -221,6 +229,7 @@ describe('webhook routes over HTTP (in-process gateway, stand-in bus)', () => {
               lastDeliveryStatus: 'failed',
               lastDeliveryAt: '2026-11-23T09:00:00.000Z',
               lastError: 'HTTP 410: webhook deactivated',
+              breaker: OPEN_BREAKER.reported,
             }),
           ),
         ],
@@ -238,6 +247,7 @@ describe('webhook routes over HTTP (in-process gateway, stand-in bus)', () => {
             last_delivery_status: 'failed',
             last_delivery_at: '2026-11-23T09:00:00.000Z',
             last_error: 'HTTP 410: webhook deactivated',
+            breaker: OPEN_BREAKER.json,
           },
         ],
         total: 2,
@@ -347,20 +357,28 @@ describe('webhook routes over HTTP (in-process gateway, stand-in bus)', () => {
       bus.answer(Subjects.webhooksDeliveryList, () => ({
         deliveries: [makeDelivery()],
         nextCursor: 'opaque-cursor-2',
+        breaker: OPEN_BREAKER.reported,
       }));
     });
 
-    it.each(STYLES)('answers a page of deliveries with the next cursor (%s style)', async (style) => {
-      const res = await call(`/v1/webhooks/${WEBHOOK_ID}/deliveries`, { style });
-      expect(payloadOf(style, res)).toEqual({ deliveries: [deliveryJson], next_cursor: 'opaque-cursor-2' });
-      expect(bus.asked).toEqual([
-        {
-          subject: Subjects.webhooksDeliveryList,
-          payload: { accountId: ACCOUNT, webhookId: WEBHOOK_ID, limit: 20 },
-          requestId: res.headers.get('x-request-id'),
-        },
-      ]);
-    });
+    it.each(STYLES)(
+      'answers a page of deliveries, the next cursor and the breaker (%s style)',
+      async (style) => {
+        const res = await call(`/v1/webhooks/${WEBHOOK_ID}/deliveries`, { style });
+        expect(payloadOf(style, res)).toEqual({
+          deliveries: [deliveryJson],
+          next_cursor: 'opaque-cursor-2',
+          breaker: OPEN_BREAKER.json,
+        });
+        expect(bus.asked).toEqual([
+          {
+            subject: Subjects.webhooksDeliveryList,
+            payload: { accountId: ACCOUNT, webhookId: WEBHOOK_ID, limit: 20 },
+            requestId: res.headers.get('x-request-id'),
+          },
+        ]);
+      },
+    );
 
     it('passes limit and cursor on', async () => {
       const res = await call(`/v1/webhooks/${WEBHOOK_ID}/deliveries?limit=100&cursor=opaque-cursor-2`);

@@ -1,4 +1,4 @@
-import { DELIVERY_STATUSES, WEBHOOK_EVENTS } from '@emailverify/contracts';
+import { BREAKER_STATES, DELIVERY_STATUSES, WEBHOOK_EVENTS } from '@emailverify/contracts';
 import { type RouteDocs, sameInBothStyles } from '../openapi/api-route';
 import { named, nullable, object, str, time } from '../openapi/schema';
 
@@ -12,6 +12,26 @@ const event = named(
   'What a webhook is told about',
 );
 const events = { type: 'array', items: event };
+
+const breakerSchema = named(
+  'WebhookBreaker',
+  object({
+    state: {
+      type: 'string',
+      enum: [...BREAKER_STATES],
+      description:
+        '`open` after the last WEBHOOK_BREAKER_FAILURES attempts (10 by default) all failed: deliveries to this ' +
+        'webhook wait, using none of their attempts, until `retry_at`, when one probe attempt goes ' +
+        '(`half_open` until its outcome). A delivered attempt closes it; a failed probe opens it again for twice ' +
+        'as long (30 s first, at most an hour). Other webhooks are not affected.',
+    },
+    retry_at: nullable(time, 'When the probe goes (open) or went (half_open); null while closed'),
+    consecutive_failures: { type: 'integer', description: 'Attempts failed in a row since the last success' },
+  }),
+  "The webhook's circuit breaker",
+);
+
+const closedBreaker = { state: 'closed', retry_at: null, consecutive_failures: 0 };
 
 const webhookProperties = {
   id: str,
@@ -31,6 +51,7 @@ const webhookProperties = {
     time,
     'Until when the rotated-out secret still signs beside the new one; null when it no longer does',
   ),
+  breaker: breakerSchema,
 };
 
 const webhookSchema = named('Webhook', object(webhookProperties), 'A webhook, without its signing secret');
@@ -74,7 +95,10 @@ const deliverySchema = named(
     job_id: str,
     status: named('DeliveryStatus', { type: 'string', enum: [...DELIVERY_STATUSES] }, 'Where a delivery is'),
     attempts: { type: 'array', description: 'Oldest first', items: attemptSchema },
-    next_attempt_at: nullable(time, 'When the next attempt is due; null when none is'),
+    next_attempt_at: nullable(
+      time,
+      "When the next attempt is due (while the webhook's breaker is open, its probe time at the earliest); null when none is",
+    ),
     created_at: time,
   }),
   'A notification of one event to one webhook, with its attempts',
@@ -92,6 +116,7 @@ const webhookExample = {
   last_error: null,
   secret_rotated_at: null,
   previous_secret_expires_at: null,
+  breaker: closedBreaker,
 };
 
 const deliveredWebhookExample = {
@@ -177,8 +202,9 @@ const deliveryListDocs = sameInBothStyles(
   object({
     deliveries: { type: 'array', description: 'Newest first', items: deliverySchema },
     next_cursor: nullable(str, 'Pass as `cursor` for the next page; null on the last page'),
+    breaker: breakerSchema,
   }),
-  { deliveries: [deliveryExample], next_cursor: null },
+  { deliveries: [deliveryExample], next_cursor: null, breaker: closedBreaker },
   'DeliveryList',
 );
 
@@ -247,7 +273,7 @@ export const WebhookRoutes = {
     params: webhookId,
     summary: 'Delivery log of a webhook, newest first (extension)',
     description:
-      'Each delivery lists its attempts with HTTP status and duration. Pages are `limit` long (1-100, default 20); pass `next_cursor` as `cursor` for the next one. Deliveries are kept 30 days.',
+      "Each delivery lists its attempts with HTTP status and duration. Pages are `limit` long (1-100, default 20); pass `next_cursor` as `cursor` for the next one. Deliveries are kept 30 days. `breaker` is the webhook's circuit breaker now: while it is `open`, pending deliveries wait for its probe at `retry_at`.",
     ok: deliveryListDocs,
     errors: ['INSUFFICIENT_SCOPE', 'WEBHOOK_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   },

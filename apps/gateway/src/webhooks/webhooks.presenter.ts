@@ -2,6 +2,7 @@ import type {
   Delivery,
   DeliveryListReply,
   Webhook,
+  WebhookBreaker,
   WebhookCreateReply,
   WebhookDeleteReply,
   WebhookListReply,
@@ -32,6 +33,15 @@ function webhookBody(webhook: Webhook, secret?: string): Record<string, unknown>
     last_error: webhook.lastError,
     secret_rotated_at: webhook.secretRotatedAt,
     previous_secret_expires_at: webhook.previousSecretExpiresAt,
+    breaker: breakerBody(webhook.breaker),
+  };
+}
+
+function breakerBody(breaker: WebhookBreaker): Record<string, unknown> {
+  return {
+    state: breaker.state,
+    retry_at: breaker.retryAt,
+    consecutive_failures: breaker.consecutiveFailures,
   };
 }
 
@@ -76,11 +86,17 @@ export const WebhookDeletedPresenter = inBothStyles<WebhookDeleteReply>(({ webho
   webhook_id: webhookId,
 }));
 
-/** GET /webhooks/{id}/deliveries: newest first, with the cursor of the next page (null on the last). */
-export const DeliveryListPresenter = inBothStyles<DeliveryListReply>(({ deliveries, nextCursor }) => ({
-  deliveries: deliveries.map(deliveryBody),
-  next_cursor: nextCursor,
-}));
+/**
+ * GET /webhooks/{id}/deliveries: newest first, with the cursor of the next page (null on the last) and the
+ * webhook's circuit breaker.
+ */
+export const DeliveryListPresenter = inBothStyles<DeliveryListReply>(
+  ({ deliveries, nextCursor, breaker }) => ({
+    deliveries: deliveries.map(deliveryBody),
+    next_cursor: nextCursor,
+    breaker: breakerBody(breaker),
+  }),
+);
 
 /** POST /webhooks/{id}/deliveries/{delivery_id}/redeliver. */
 export const DeliveryPresenter = inBothStyles<Delivery>(deliveryBody);

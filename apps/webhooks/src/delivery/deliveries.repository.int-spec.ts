@@ -13,6 +13,11 @@ import {
   type NewEvent,
 } from './deliveries.repository';
 
+/** The cap on attempts in flight to one webhook in the tests about it. */
+const CAP = 4;
+/** No cap worth the name, where the cap is not what a test is about. */
+const UNCAPPED = 1_000;
+
 /** A new account's id, as the services receive one. */
 const newAccountId = () => randomUUID() as AccountId;
 
@@ -57,10 +62,9 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     };
   }
 
-  /** The deliveries of one event, due at once; with `claimForMs`, made claimed (as many as there are). */
-  async function make(e: NewEvent, claimForMs?: number) {
-    const claim = claimForMs === undefined ? undefined : { ms: claimForMs, max: 1_000 };
-    const [made] = await deliveries.createForEvents([e], { delayMs: 0, ...(claim ? { claim } : {}) });
+  /** The deliveries of one event, due at once. */
+  async function make(e: NewEvent) {
+    const [made] = await deliveries.createForEvents([e], 0);
     return made!;
   }
 
@@ -77,17 +81,17 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     };
   }
 
-  /** Stores one attempt and its outcome, as the dispatcher stores a batch: whether it was stored. */
-  async function record(a: AttemptRecord, outcome: AttemptOutcome): Promise<boolean | undefined> {
-    const [recorded] = await deliveries.recordAttempts([{ attempt: a, outcome }], { disableAfterDays: 5 });
-    return recorded;
+  /** Stores one attempt and its outcome, as the dispatcher does: whether it was stored, what its breaker did. */
+  async function recordWith(a: AttemptRecord, outcome: AttemptOutcome, breakerFailures = 1_000) {
+    return deliveries.recordAttempt({ attempt: a, outcome }, { disableAfterDays: 5, breakerFailures });
   }
+  const record = async (a: AttemptRecord, outcome: AttemptOutcome) => (await recordWith(a, outcome)).recorded;
 
   /** Claims until nothing is due (other tests' deliveries included), keeping those of `webhookIds`. */
-  async function claimAll(webhookIds: string[]) {
+  async function claimAll(webhookIds: string[], perWebhook = UNCAPPED) {
     const mine = [];
     for (;;) {
-      const claimed = await deliveries.claimDue(100, 60_000);
+      const claimed = await deliveries.claimDue(100, 60_000, perWebhook);
       if (claimed.length === 0) return mine;
       mine.push(...claimed.filter((d) => webhookIds.includes(d.webhook_id)));
     }
@@ -118,9 +122,8 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     const a = event(first);
     const b = event(second);
     const failed = event(second, 'file.failed');
-    const made = await deliveries.createForEvents([a, b, a, earlier, failed], { delayMs: 0 });
+    const made = await deliveries.createForEvents([a, b, a, earlier, failed], 0);
     expect(made.map((m) => m.ids.length)).toEqual([2, 1, 0, 0, 2]);
-    expect(made.every((m) => m.claimed.length === 0)).toBe(true);
     const claimed = await claimAll([...firstHooks.map((h) => h.id), failedOnly.id, secondHook.id]);
     expect(claimed).toHaveLength(2 + 2 + 1 + 2);
     const byBody = (hookId: string) =>
@@ -133,29 +136,13 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     expect(byBody(failedOnly.id)).toEqual(['file.failed']);
   });
 
-  it('makes at most as many deliveries claimed as asked; the others are left for any claimer', async () => {
-    const account = newAccountId();
-    const hooks = await Promise.all(Array.from({ length: 5 }, () => makeWebhook(account)));
-    const made = await deliveries.createForEvents([event(account), event(account)], {
-      delayMs: 0,
-      claim: { ms: 60_000, max: 3 },
-    });
-    const claimed = made.flatMap((m) => m.claimed);
-    expect(claimed).toHaveLength(3);
-    expect(claimed.every((d) => d.attempt_count === 1)).toBe(true);
-    const rest = await claimAll(hooks.map((h) => h.id));
-    expect(rest).toHaveLength(7);
-    expect(rest.every((d) => d.attempt_count === 1)).toBe(true);
-    expect(new Set([...claimed, ...rest].map((d) => d.id)).size).toBe(10);
-  });
-
   it('makes each delivery once when two replicas are given the same events at once', async () => {
     const account = newAccountId();
     const hooks = await Promise.all(Array.from({ length: 5 }, () => makeWebhook(account)));
     const events = Array.from({ length: 20 }, () => event(account));
     const results = await Promise.all(
       [events, [...events].reverse(), events, [...events].reverse()].map((batch) =>
-        deliveries.createForEvents(batch, { delayMs: 0 }),
+        deliveries.createForEvents(batch, 0),
       ),
     );
     expect(results.flat().reduce((n, m) => n + m.ids.length, 0)).toBe(100);
@@ -177,7 +164,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     const account = newAccountId();
     const hook = await makeWebhook(account);
     await make(event(account));
-    const [first] = (await deliveries.claimDue(100, 1)).filter((d) => d.webhook_id === hook.id);
+    const [first] = (await deliveries.claimDue(100, 1, UNCAPPED)).filter((d) => d.webhook_id === hook.id);
     expect(first?.attempt_count).toBe(1);
     await db.query(
       `UPDATE webhooks.deliveries SET claimed_until = now() - interval '1 second' WHERE id = $1`,
@@ -203,17 +190,14 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     const [cGone, cStale] = of(c);
     const stale = { ...attempt(cStale!), n: cStale!.attempt_count + 1 };
     const next = new Date(Date.now() + 60_000);
-    const recorded = await deliveries.recordAttempts(
-      [
-        { attempt: { ...attempt(aOk!), httpStatus: 204, error: null }, outcome: { kind: 'success' } },
-        { attempt: attempt(aRetry!), outcome: { kind: 'retry', nextAttemptAt: next } },
-        { attempt: attempt(bFailed!), outcome: { kind: 'failed' } },
-        { attempt: { ...attempt(bOk!), httpStatus: 200, error: null }, outcome: { kind: 'success' } },
-        { attempt: { ...attempt(cGone!), httpStatus: 410, error: 'gone' }, outcome: { kind: 'gone' } },
-        { attempt: stale, outcome: { kind: 'success' } },
-      ],
-      { disableAfterDays: 5 },
-    );
+    const recorded = [
+      await record({ ...attempt(aOk!), httpStatus: 204, error: null }, { kind: 'success' }),
+      await record(attempt(aRetry!), { kind: 'retry', nextAttemptAt: next }),
+      await record(attempt(bFailed!), { kind: 'failed' }),
+      await record({ ...attempt(bOk!), httpStatus: 200, error: null }, { kind: 'success' }),
+      await record({ ...attempt(cGone!), httpStatus: 410, error: 'gone' }, { kind: 'gone' }),
+      await record(stale, { kind: 'success' }),
+    ];
     expect(recorded).toEqual([true, true, true, true, true, false]);
     const log = async (hook: { id: string }) =>
       new Map((await deliveries.list(account, hook.id, 10)).map((d) => [d.id, d]));
@@ -244,17 +228,17 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
       const account = newAccountId();
       const hook = await makeWebhook(account);
       // Two deliveries claimed for an attempt (in flight), two waiting for theirs.
-      const [answered, inFlight] = [await make(event(account), 60_000), await make(event(account), 60_000)];
+      const inFlight = await make(event(account));
+      await make(event(account));
+      const [answered] = (await claimAll([hook.id])).filter((d) => d.id !== inFlight.ids[0]);
       const waiting = [await make(event(account)), await make(event(account))];
       if (deactivation === 'patch') {
         await webhooks.update(account, hook.id, { isActive: false });
       } else {
-        const gone = answered.claimed[0]!;
-        const recorded = await deliveries.recordAttempts(
-          [{ attempt: { ...attempt(gone), httpStatus: 410, error: 'gone' }, outcome: { kind: 'gone' } }],
-          { disableAfterDays: 5 },
+        const gone = answered!;
+        expect(await record({ ...attempt(gone), httpStatus: 410, error: 'gone' }, { kind: 'gone' })).toBe(
+          true,
         );
-        expect(recorded).toEqual([true]);
       }
       const log = new Map((await deliveries.list(account, hook.id, 10)).map((d) => [d.id, d]));
       expect(log.get(inFlight.ids[0]!), deactivation).toMatchObject({ status: 'pending' });
@@ -268,38 +252,34 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     }
   });
 
-  it('stores concurrent batches over the same webhooks without losing any (rows locked in one order)', async () => {
+  it('stores concurrent outcomes over the same webhooks without losing any', async () => {
     const account = newAccountId();
     const hooks = await Promise.all(Array.from({ length: 6 }, () => makeWebhook(account)));
     for (let i = 0; i < 10; i++) await make(event(account));
     const claimed = await claimAll(hooks.map((h) => h.id));
     expect(claimed).toHaveLength(60);
-    const success = (d: (typeof claimed)[number]) => ({
-      attempt: { ...attempt(d), httpStatus: 200, error: null },
-      outcome: { kind: 'success' as const },
-    });
-    // Four batches at once, each touching every webhook, two of them in the reverse order.
-    const batches = Array.from({ length: 4 }, (_, i) => {
-      const part = claimed.filter((_, j) => j % 4 === i).map(success);
-      return i % 2 ? part.reverse() : part;
-    });
+    // All at once, ten to each webhook, half of them failed attempts (to be retried).
     const results = await Promise.all(
-      batches.map((b) => deliveries.recordAttempts(b, { disableAfterDays: 5 })),
+      claimed.map((d, i) =>
+        i % 2
+          ? record({ ...attempt(d), httpStatus: 200, error: null }, { kind: 'success' })
+          : record(attempt(d), { kind: 'retry', nextAttemptAt: new Date(Date.now() + 60_000) }),
+      ),
     );
-    expect(results.flat().filter(Boolean)).toHaveLength(60);
+    expect(results.filter(Boolean)).toHaveLength(60);
     const [row] = (await db.query(
       `SELECT count(*)::int AS n FROM webhooks.deliveries WHERE account_id = $1 AND status = 'success'`,
       [account],
     )) as Array<{ n: number }>;
-    expect(row!.n).toBe(60);
+    expect(row!.n).toBe(30);
   });
 
-  it('makes deliveries already claimed for their first attempt when asked, which no other claimer gets', async () => {
+  it('claims with what the attempt needs, its next attempt moved to the end of the claim', async () => {
     const account = newAccountId();
     const hook = await makeWebhook(account);
-    const made = await make(event(account), 60_000);
-    expect(made.claimed).toHaveLength(1);
-    expect(made.claimed[0]).toMatchObject({
+    const made = await make(event(account));
+    const [claimed] = await claimAll([hook.id]);
+    expect(claimed).toMatchObject({
       id: made.ids[0],
       webhook_id: hook.id,
       attempt_count: 1,
@@ -307,40 +287,165 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
       is_active: true,
       body: '{"event":"file.completed"}',
     });
-    expect(box.open(made.claimed[0]!.secret_sealed, hook.id)).toBe('whsec_x');
+    expect(box.open(claimed!.secret_sealed, hook.id)).toBe('whsec_x');
     expect(await claimAll([hook.id])).toEqual([]);
-    expect(
-      await record({ ...attempt(made.claimed[0]!), httpStatus: 200, error: null }, { kind: 'success' }),
-    ).toBe(true);
+    // While claimed, its next attempt is when the claim runs out (should this attempt be lost).
+    const [row] = (await db.query(
+      `SELECT next_attempt_at = claimed_until AS at_claim_end, next_attempt_at <= now() AS due
+         FROM webhooks.deliveries WHERE id = $1`,
+      [claimed!.id],
+    )) as Array<{ at_claim_end: boolean; due: boolean }>;
+    expect(row).toEqual({ at_claim_end: true, due: false });
+    expect(await record({ ...attempt(claimed!), httpStatus: 200, error: null }, { kind: 'success' })).toBe(
+      true,
+    );
     const [log] = await deliveries.list(account, hook.id, 10);
     expect(log).toMatchObject({ status: 'success' });
     expect(log!.attempts.map((a) => a.n)).toEqual([1]);
   });
 
-  it('gives back claims not started: the same attempt is claimed again at once', async () => {
+  it('never has more than the cap in flight to one webhook, however many replicas claim at once', async () => {
     const account = newAccountId();
-    const hook = await makeWebhook(account);
-    await make(event(account));
-    const [first] = await claimAll([hook.id]);
-    expect(first?.attempt_count).toBe(1);
-    expect(await claimAll([hook.id])).toEqual([]);
-    // While claimed, its next attempt is when the claim runs out (should this attempt be lost).
-    const nextAttempt = async () =>
+    const hooks = await Promise.all(Array.from({ length: 3 }, () => makeWebhook(account)));
+    // Made in one statement, all due at the same moment: claimers cannot tell which are oldest.
+    await deliveries.createForEvents(
+      Array.from({ length: 20 }, () => event(account)),
+      0,
+    );
+    const ids = hooks.map((h) => h.id);
+    const inFlight = async () =>
       (
         (await db.query(
-          `SELECT next_attempt_at = claimed_until AS at_claim_end, next_attempt_at <= now() AS due
-             FROM webhooks.deliveries WHERE id = $1`,
-          [first!.id],
-        )) as Array<{ at_claim_end: boolean | null; due: boolean }>
-      )[0];
-    expect(await nextAttempt()).toEqual({ at_claim_end: true, due: false });
-    await deliveries.release([first!]);
-    expect(await nextAttempt()).toEqual({ at_claim_end: null, due: true });
-    const [again] = await claimAll([hook.id]);
-    expect(again).toMatchObject({ id: first!.id, attempt_count: 1 });
-    // A claim that is no longer held (taken over meanwhile) is left alone.
-    await deliveries.release([{ id: first!.id, attempt_count: 0 }]);
+          `SELECT webhook_id, count(*)::int AS n FROM webhooks.deliveries
+            WHERE webhook_id = ANY ($1::uuid[]) AND claimed_until > now() GROUP BY webhook_id`,
+          [ids],
+        )) as Array<{ webhook_id: string; n: number }>
+      ).map((r) => r.n);
+    // Eight replicas claim at once, each for up to 3 attempts (so that several claim for one webhook), 4 times.
+    const claimed: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      const claims = await Promise.all(Array.from({ length: 8 }, () => deliveries.claimDue(3, 60_000, CAP)));
+      claimed.push(
+        ...claims
+          .flat()
+          .filter((d) => ids.includes(d.webhook_id))
+          .map((d) => d.id),
+      );
+      expect((await inFlight()).every((n) => n <= CAP)).toBe(true);
+    }
+    expect(new Set(claimed).size).toBe(claimed.length);
+    // Whatever is left to claim fills each webhook up to its cap, and no further.
+    await claimAll(ids, CAP);
+    expect(await inFlight()).toEqual([CAP, CAP, CAP]);
+    // An attempt recorded makes room for exactly one more to that webhook.
+    const [held] = (await db.query(
+      `SELECT id, webhook_id, attempt_count FROM webhooks.deliveries
+        WHERE webhook_id = $1 AND claimed_until > now() LIMIT 1`,
+      [hooks[0]!.id],
+    )) as Array<{ id: string; webhook_id: string; attempt_count: number }>;
+    await record({ ...attempt(held!), httpStatus: 200, error: null }, { kind: 'success' });
+    expect((await claimAll(ids, CAP)).map((d) => d.webhook_id)).toEqual([hooks[0]!.id]);
+  });
+
+  it('claims for other webhooks while one is at its cap, however old its due deliveries', async () => {
+    const account = newAccountId();
+    const [stuck, healthy] = [await makeWebhook(account), await makeWebhook(account, ['file.failed'])];
+    for (let i = 0; i < 10; i++) await make(event(account, 'file.completed'));
+    await db.query(
+      `UPDATE webhooks.deliveries SET next_attempt_at = now() - interval '1 hour' WHERE webhook_id = $1`,
+      [stuck.id],
+    );
+    await make(event(account, 'file.failed'));
+    // One look for CAP + 1 due deliveries: the stuck webhook's are the oldest, yet it gets only its cap.
+    const first = (await deliveries.claimDue(CAP + 1, 60_000, CAP)).map((d) => d.webhook_id);
+    expect(first.filter((id) => id === stuck.id)).toHaveLength(CAP);
+    expect(first.filter((id) => id === healthy.id)).toHaveLength(1);
+    expect(await claimAll([stuck.id], CAP)).toEqual([]);
+  });
+
+  it('opens the breaker after the set number of failed attempts: no claims until one probe at its time', async () => {
+    const account = newAccountId();
+    const hook = await makeWebhook(account);
+    for (let i = 0; i < 5; i++) await make(event(account));
+    const fail = async (d: { id: string; webhook_id: string; attempt_count: number }) => {
+      const next = new Date(Date.now() - 1_000); // due again at once, were it not for the breaker
+      return (await recordWith(attempt(d), { kind: 'retry', nextAttemptAt: next }, 3)).breaker;
+    };
+    const claimed = await claimAll([hook.id]);
+    expect(claimed).toHaveLength(5);
+    expect([await fail(claimed[0]!), await fail(claimed[1]!), await fail(claimed[2]!)]).toEqual([
+      'none',
+      'none',
+      'opened',
+    ]);
+    const open = (await webhooks.find(account, hook.id))!;
+    expect(open).toMatchObject({ consecutive_failures: 3, breaker_pause_ms: 30_000 });
+    expect(open.breaker_retry_at!.getTime() - open.breaker_opened_at!.getTime()).toBe(30_000);
+    // Attempts in flight when it opened only count; their deliveries, due again, wait.
+    expect(await fail(claimed[3]!)).toBe('none');
     expect(await claimAll([hook.id])).toEqual([]);
+    const log = await deliveries.list(account, hook.id, 10);
+    expect(log.filter((d) => d.status === 'pending')).toHaveLength(5);
+    expect(log.every((d) => d.attempts.length <= 1)).toBe(true);
+    // Its probe time comes: one attempt (the last in flight has ended), not more.
+    await db.query(`UPDATE webhooks.webhooks SET breaker_retry_at = now() WHERE id = $1`, [hook.id]);
+    expect(await claimAll([hook.id])).toEqual([]); // one still in flight holds the probe's place
+    await fail(claimed[4]!).then((change) => expect(change).toBe('reopened'));
+    expect((await webhooks.find(account, hook.id))!.breaker_pause_ms).toBe(60_000);
+    await db.query(`UPDATE webhooks.webhooks SET breaker_retry_at = now() WHERE id = $1`, [hook.id]);
+    const probes = await claimAll([hook.id]);
+    expect(probes).toHaveLength(1);
+    const probe = await recordWith(
+      { ...attempt(probes[0]!), httpStatus: 200, error: null },
+      { kind: 'success' },
+      3,
+    );
+    expect(probe).toEqual({ recorded: true, breaker: 'closed' });
+    expect(await webhooks.find(account, hook.id)).toMatchObject({
+      consecutive_failures: 0,
+      breaker_opened_at: null,
+      breaker_retry_at: null,
+    });
+    expect(await claimAll([hook.id])).toHaveLength(4);
+  });
+
+  it('closes the breaker when the webhook gets a new url or is turned back on, not on other changes', async () => {
+    const account = newAccountId();
+    const hook = await makeWebhook(account);
+    const open = () =>
+      db.query(
+        `UPDATE webhooks.webhooks SET consecutive_failures = 10, breaker_opened_at = now(),
+                breaker_pause_ms = 30000, breaker_retry_at = now() + interval '30 seconds'
+          WHERE id = $1`,
+        [hook.id],
+      );
+    const closed = { consecutive_failures: 0, breaker_opened_at: null, breaker_retry_at: null };
+    await open();
+    expect(await webhooks.update(account, hook.id, { events: ['file.failed'] })).toMatchObject({
+      consecutive_failures: 10,
+    });
+    expect(await webhooks.update(account, hook.id, { url: 'https://hooks.example.com/new' })).toMatchObject(
+      closed,
+    );
+    await open();
+    expect(await webhooks.update(account, hook.id, { isActive: true })).toMatchObject(closed);
+  });
+
+  it("brings an open breaker's probe forward to now when a delivery is redelivered", async () => {
+    const account = newAccountId();
+    const hook = await makeWebhook(account);
+    const made = await make(event(account));
+    await db.query(
+      `UPDATE webhooks.webhooks SET consecutive_failures = 10, breaker_opened_at = now(),
+              breaker_pause_ms = 30000, breaker_retry_at = now() + interval '30 seconds'
+        WHERE id = $1`,
+      [hook.id],
+    );
+    expect(await claimAll([hook.id])).toEqual([]);
+    expect(await deliveries.redeliver(account, hook.id, made.ids[0]!)).toBe(true);
+    expect((await claimAll([hook.id])).map((d) => d.id)).toEqual([made.ids[0]]);
+    // Not for another account's webhook.
+    expect(await deliveries.redeliver(newAccountId(), hook.id, made.ids[0]!)).toBe(false);
   });
 
   it('deactivates a webhook whose deliveries all failed for the set number of days, and not before', async () => {

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { AccountId } from '@emailverify/contracts';
-import { columns, isConflictAbort, NO_FLUSH_WAIT, type Queryable, Sql } from '@emailverify/persistence';
+import { columns, isConflictAbort, type Queryable, Sql } from '@emailverify/persistence';
+import { afterAttempt, type BreakerChange, type BreakerState } from './breaker';
+import { autoDisable } from './outcome';
 
 /** An event to be turned into deliveries. */
 export interface NewEvent {
@@ -12,18 +14,9 @@ export interface NewEvent {
   requestId: string | null;
 }
 
-/** When the first attempts of new deliveries are due, and whether some are made claimed by the caller. */
-export interface FirstAttempts {
-  /** Delay before the first attempt. */
-  delayMs: number;
-  /** Make up to `max` of the deliveries claimed for their first attempt by the calling process, for `ms`. */
-  claim?: { ms: number; max: number };
-}
-
-/** The deliveries made for one event: all of their ids, and those made claimed with what their attempts need. */
+/** The deliveries made for one event: their ids (none when the event had been seen already). */
 export interface EventDeliveries {
   ids: string[];
-  claimed: ClaimedDelivery[];
 }
 
 /** A delivery claimed for one attempt, with what the attempt needs of its webhook. */
@@ -117,147 +110,142 @@ export class DeliveriesRepository {
 
   /**
    * One delivery per active webhook of its account subscribed to the event, for every event of a batch, in one
-   * statement. The unique key (event, webhook) makes a repeated event (a JetStream redelivery, or the same event
-   * twice in the batch) add nothing. With `first.claim`, up to `max` of the deliveries are made already claimed
-   * for their first attempt by the calling process, for that long (as `claimDue` claims), which saves claiming
-   * them afterwards (their next attempt is, as for any claim, when the claim runs out). Returns, per event in order, the ids of the deliveries made now for it and those of them
-   * made claimed, with what their attempts need.
+   * statement, the first attempt due after `delayMs`. The unique key (event, webhook) makes a repeated event (a
+   * JetStream redelivery, or the same event twice in the batch) add nothing. Returns, per event in order, the
+   * ids of the deliveries made now for it.
    *
    * This commit waits for its WAL flush: the events are acknowledged on the strength of it. Rows are inserted in
    * (event, webhook) order, so two replicas given the same events cannot deadlock on the unique key; a statement
    * that loses a deadlock anyway is run again.
    */
-  async createForEvents(events: readonly NewEvent[], first: FirstAttempts): Promise<EventDeliveries[]> {
+  async createForEvents(events: readonly NewEvent[], delayMs: number): Promise<EventDeliveries[]> {
     if (events.length === 0) return [];
     const eventColumns = columns(events, ['accountId', 'eventId', 'event', 'jobId', 'body', 'requestId']);
     const rows = await retryConflicts(() =>
-      this.sql.rows<ClaimedDelivery & { account_id: string; event_id: string }>(
+      this.sql.rows<{ id: string; account_id: string; event_id: string }>(
         `WITH input AS (
              SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::uuid[], $5::text[], $6::text[])
-                        AS i(account_id, event_id, event, job_id, body, request_id)),
-           made AS (
-             INSERT INTO webhooks.deliveries
-                    (id, webhook_id, account_id, event_id, event, job_id, body, request_id, next_attempt_at,
-                     attempt_count, claimed_until)
-             SELECT gen_random_uuid(), w.id, w.account_id, i.event_id, i.event, i.job_id, i.body, i.request_id,
-                    CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9
-                         THEN now() + make_interval(secs => $8) ELSE now() + make_interval(secs => $7) END,
-                    CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9 THEN 1 ELSE 0 END,
-                    CASE WHEN row_number() OVER (ORDER BY i.event_id, w.id) <= $9
-                         THEN now() + make_interval(secs => $8) END
-               FROM input i
-               JOIN webhooks.webhooks w ON w.account_id = i.account_id AND w.is_active AND i.event = ANY (w.events)
-              ORDER BY i.event_id, w.id
-             ON CONFLICT (event_id, webhook_id) DO NOTHING
-             RETURNING id, webhook_id, account_id, event_id, event, body, attempt_count, max_attempts, request_id)
-           SELECT made.*, ${SIGNING_COLUMNS}
-             FROM made JOIN webhooks.webhooks w ON w.id = made.webhook_id`,
-        [...eventColumns, first.delayMs / 1000, (first.claim?.ms ?? 0) / 1000, first.claim?.max ?? 0],
+                        AS i(account_id, event_id, event, job_id, body, request_id))
+         INSERT INTO webhooks.deliveries
+                (id, webhook_id, account_id, event_id, event, job_id, body, request_id, next_attempt_at)
+         SELECT gen_random_uuid(), w.id, w.account_id, i.event_id, i.event, i.job_id, i.body, i.request_id,
+                now() + make_interval(secs => $7)
+           FROM input i
+           JOIN webhooks.webhooks w ON w.account_id = i.account_id AND w.is_active AND i.event = ANY (w.events)
+          ORDER BY i.event_id, w.id
+         ON CONFLICT (event_id, webhook_id) DO NOTHING
+         RETURNING id, account_id, event_id`,
+        [...eventColumns, delayMs / 1000],
       ),
     );
     // Each event's deliveries go to its first occurrence in the batch; a repeat made none.
     const byEvent = new Map<string, EventDeliveries>();
     const made = events.map((e) => {
       const key = `${e.accountId}:${e.eventId}`;
-      if (byEvent.has(key)) return { ids: [], claimed: [] };
-      const deliveries: EventDeliveries = { ids: [], claimed: [] };
+      if (byEvent.has(key)) return { ids: [] };
+      const deliveries: EventDeliveries = { ids: [] };
       byEvent.set(key, deliveries);
       return deliveries;
     });
-    for (const { account_id, event_id, ...delivery } of rows) {
-      const deliveries = byEvent.get(`${account_id}:${event_id}`)!;
-      deliveries.ids.push(delivery.id);
-      // A fresh delivery counts its first attempt only when it was made claimed for it.
-      if (delivery.attempt_count > 0) deliveries.claimed.push(delivery);
-    }
+    for (const { id, account_id, event_id } of rows) byEvent.get(`${account_id}:${event_id}`)!.ids.push(id);
     return made;
   }
 
   /**
-   * Claims up to `limit` deliveries whose next attempt is due, skipping rows another replica holds (FOR UPDATE
-   * SKIP LOCKED), and counts the attempt. The claim lasts `leaseMs`: a process that dies mid-attempt leaves the
-   * delivery to be claimed again once it runs out. The claim also moves the delivery's next attempt to its end,
-   * which is when that next attempt happens should this one be lost (the outcome sets the real one): claimed
-   * deliveries leave the due part of the index, so a claim does not look through the attempts in flight.
+   * Claims up to `limit` deliveries whose next attempt is due and counts the attempt, with at most `perWebhook`
+   * attempts in flight to one webhook across all processes, and none to a webhook whose breaker is open (one,
+   * the probe, once its probe time has come). The claim lasts `leaseMs`: a process that dies mid-attempt leaves
+   * the delivery to be claimed again once it runs out. The claim also moves the delivery's next attempt to its
+   * end, which is when that next attempt happens should this one be lost (the outcome sets the real one).
+   *
+   * The cap holds across replicas because a claim first locks the rows of the webhooks it claims for (FOR NO
+   * KEY UPDATE SKIP LOCKED: a webhook another process is claiming for is left to it) and only then, in a second
+   * statement that sees every claim committed before, counts the webhook's attempts in flight. Webhooks are
+   * taken oldest due delivery first, skipping those at their cap or with an open breaker, so a webhook that
+   * hangs holds no more than its cap and delays no other webhook's deliveries.
    *
    * Like the records of attempts, a claim does not wait for its WAL flush: a claim lost in a PostgreSQL crash
    * can only make an attempt that had been made be made again.
    */
-  claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    return this.sql.rows<ClaimedDelivery>(
-      `WITH ${NO_FLUSH_WAIT}
-         UPDATE webhooks.deliveries d
-            SET attempt_count = d.attempt_count + 1, claimed_until = now() + make_interval(secs => $2),
-                next_attempt_at = now() + make_interval(secs => $2)
-           FROM webhooks.webhooks w, no_flush_wait
-          WHERE w.id = d.webhook_id
-            AND d.id IN (SELECT id FROM webhooks.deliveries
-                          WHERE status = 'pending' AND next_attempt_at <= now()
-                            AND (claimed_until IS NULL OR claimed_until < now())
-                          ORDER BY next_attempt_at
-                          LIMIT $1
-                          FOR UPDATE SKIP LOCKED)
-          RETURNING d.id, d.webhook_id, d.event, d.body, d.attempt_count, d.max_attempts, d.request_id,
-                    ${SIGNING_COLUMNS}`,
-      [limit, leaseMs / 1000],
-    );
-  }
-
-  /**
-   * Stores attempts and their outcomes, each as a whole: the attempt row, the delivery's state, and on a final
-   * outcome the webhook's `last_delivery_*` (with the auto-disable rule, and deactivation on 410). The common
-   * outcomes (delivered, to be retried, ended because the webhook went inactive) of the whole batch go in one
-   * statement; each final failure in a transaction of its own. Returns, per attempt, whether it was stored:
-   * false when its claim had expired and another process took the delivery over (nothing of it is stored then).
-   *
-   * These commits do not wait for their WAL flush (NO_FLUSH_WAIT in the batch's statement, `withoutFlushWait`
-   * for a final failure's transaction). A PostgreSQL crash can lose the last few hundred milliseconds of these
-   * records and nothing else: their deliveries then still hold the claim of the attempt that was made, so that
-   * attempt is made again once the claim runs out, a duplicate that at-least-once delivery allows and that
-   * receivers drop by `X-Webhook-Id`. Other sessions see a record as soon as it is
-   * committed, so a delivery is still never claimed by two processes at once. Waiting for a flush per record
-   * was the largest cost of a delivery.
-   *
-   * A transaction that loses a deadlock or serialization conflict anyway is run again.
-   */
-  async recordAttempts(
-    results: readonly AttemptResult[],
-    rules: { disableAfterDays: number },
-  ): Promise<boolean[]> {
-    if (results.length === 0) return [];
-    const stored = await retryConflicts(() =>
-      recordCommonOutcomes(
-        this.sql,
-        results.filter((r): r is CommonResult => isCommon(r.outcome)),
-      ),
-    );
-    const recorded: boolean[] = [];
-    for (const { attempt, outcome } of results) {
-      if (isCommon(outcome)) recorded.push(stored.has(`${attempt.deliveryId}:${attempt.n}`));
-      else
-        recorded.push(
-          await retryConflicts(() =>
-            this.sql.transaction((tx) => recordFinalFailure(tx, attempt, outcome, rules), {
-              withoutFlushWait: true,
-            }),
-          ),
+  claimDue(limit: number, leaseMs: number, perWebhook: number): Promise<ClaimedDelivery[]> {
+    return this.sql.transaction(
+      async (tx) => {
+        const webhooks = await tx.rows<{ id: string }>(
+          `SELECT w.id
+             FROM webhooks.webhooks w
+             JOIN (SELECT webhook_id, min(next_attempt_at) AS due FROM webhooks.deliveries
+                    WHERE status = 'pending' AND next_attempt_at <= now()
+                    GROUP BY webhook_id) d ON d.webhook_id = w.id
+            WHERE (w.breaker_retry_at IS NULL OR w.breaker_retry_at <= now())
+              AND (SELECT count(*) FROM webhooks.deliveries f
+                    WHERE f.webhook_id = w.id AND f.status = 'pending' AND f.claimed_until > now())
+                  < CASE WHEN w.breaker_opened_at IS NULL THEN $2 ELSE 1 END
+            ORDER BY d.due
+            LIMIT $1
+            FOR NO KEY UPDATE OF w SKIP LOCKED`,
+          [limit, perWebhook],
         );
-    }
-    return recorded;
+        if (webhooks.length === 0) return [];
+        return tx.rows<ClaimedDelivery>(
+          `WITH room AS (
+               SELECT w.id, CASE WHEN w.breaker_opened_at IS NULL THEN $3 ELSE 1 END
+                            - (SELECT count(*) FROM webhooks.deliveries f
+                                WHERE f.webhook_id = w.id AND f.status = 'pending' AND f.claimed_until > now())
+                            AS room
+                 FROM webhooks.webhooks w
+                WHERE w.id = ANY ($1::uuid[])
+                  AND (w.breaker_retry_at IS NULL OR w.breaker_retry_at <= now())),
+             due AS (
+               SELECT c.id, c.next_attempt_at
+                 FROM room r
+                 CROSS JOIN LATERAL (
+                   SELECT d.id, d.next_attempt_at FROM webhooks.deliveries d
+                    WHERE d.webhook_id = r.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+                      AND (d.claimed_until IS NULL OR d.claimed_until < now())
+                    ORDER BY d.next_attempt_at
+                    LIMIT greatest(r.room, 0)) c
+                ORDER BY c.next_attempt_at
+                LIMIT $2),
+             picked AS (
+               SELECT id FROM webhooks.deliveries
+                WHERE id IN (SELECT id FROM due)
+                  AND status = 'pending' AND next_attempt_at <= now()
+                  AND (claimed_until IS NULL OR claimed_until < now())
+                FOR UPDATE SKIP LOCKED)
+           UPDATE webhooks.deliveries d
+              SET attempt_count = d.attempt_count + 1, claimed_until = now() + make_interval(secs => $4),
+                  next_attempt_at = now() + make_interval(secs => $4)
+             FROM webhooks.webhooks w
+            WHERE w.id = d.webhook_id AND d.id IN (SELECT id FROM picked)
+            RETURNING d.id, d.webhook_id, d.event, d.body, d.attempt_count, d.max_attempts, d.request_id,
+                      ${SIGNING_COLUMNS}`,
+          [webhooks.map((w) => w.id), limit, perWebhook, leaseMs / 1000],
+        );
+      },
+      { withoutFlushWait: true },
+    );
   }
 
   /**
-   * Gives back claims whose attempt was not started (the process is stopping, or the attempt could no longer
-   * finish within its claim), so that any process can claim them again at once.
+   * Stores one attempt and its outcome as a whole, in one transaction: the attempt row, the delivery's state,
+   * and on its webhook the last final outcome (`last_delivery_*`, with the auto-disable rule, and deactivation
+   * on 410) and the circuit breaker (a 2xx or a failed attempt counts; `breakerFailures` in a row open it).
+   * Returns whether it was stored (false when its claim had expired and another process took the delivery over:
+   * nothing of it is stored then) and what the breaker did. The breaker's clock is PostgreSQL's, as the
+   * claim's is.
+   *
+   * The commit does not wait for its WAL flush. A PostgreSQL crash can lose the last few hundred milliseconds of
+   * these records and nothing else: their deliveries then still hold the claim of the attempt that was made, so
+   * that attempt is made again once the claim runs out, a duplicate that at-least-once delivery allows and that
+   * receivers drop by `X-Webhook-Id`. Other sessions see a record as soon as it is committed, so a delivery is
+   * still never claimed by two processes at once. A transaction that loses a deadlock is run again.
    */
-  async release(claims: ReadonlyArray<{ id: string; attempt_count: number }>): Promise<void> {
-    if (claims.length === 0) return;
-    await this.sql.affected(
-      `UPDATE webhooks.deliveries d
-          SET attempt_count = d.attempt_count - 1, claimed_until = NULL, next_attempt_at = now()
-         FROM unnest($1::uuid[], $2::int[]) AS r(id, n)
-        WHERE d.id = r.id AND d.attempt_count = r.n AND d.status = 'pending'`,
-      [claims.map((c) => c.id), claims.map((c) => c.attempt_count)],
+  recordAttempt(
+    { attempt, outcome }: AttemptResult,
+    rules: { disableAfterDays: number; breakerFailures: number },
+  ): Promise<{ recorded: boolean; breaker: BreakerChange }> {
+    return retryConflicts(() =>
+      this.sql.transaction((tx) => recordAttempt(tx, attempt, outcome, rules), { withoutFlushWait: true }),
     );
   }
 
@@ -290,17 +278,27 @@ export class DeliveriesRepository {
   /**
    * Makes one more attempt of a delivery due now, with the same id and body. A delivery that had ended gets
    * exactly one more attempt; one still pending keeps its remaining attempts and is simply brought forward.
+   * When the webhook's breaker is open, its probe is brought forward to now as well: a customer who redelivers
+   * has usually just fixed the receiver.
    */
   async redeliver(accountId: AccountId, webhookId: string, deliveryId: string): Promise<boolean> {
-    const redelivered = await this.sql.affected(
-      `UPDATE webhooks.deliveries
-            SET max_attempts = CASE WHEN status = 'pending' THEN max_attempts ELSE attempt_count + 1 END,
-                status = 'pending',
-                next_attempt_at = now()
-          WHERE account_id = $1 AND webhook_id = $2 AND id = $3`,
-      [accountId, webhookId, deliveryId],
-    );
-    return redelivered > 0;
+    return this.sql.transaction(async (tx) => {
+      const redelivered = await tx.affected(
+        `UPDATE webhooks.deliveries
+              SET max_attempts = CASE WHEN status = 'pending' THEN max_attempts ELSE attempt_count + 1 END,
+                  status = 'pending',
+                  next_attempt_at = now()
+            WHERE account_id = $1 AND webhook_id = $2 AND id = $3`,
+        [accountId, webhookId, deliveryId],
+      );
+      if (redelivered === 0) return false;
+      await tx.affected(
+        `UPDATE webhooks.webhooks SET breaker_retry_at = now()
+          WHERE account_id = $1 AND id = $2 AND breaker_retry_at > now()`,
+        [accountId, webhookId],
+      );
+      return true;
+    });
   }
 
   /** Removes ended deliveries older than the retention period (their attempts go with them). */
@@ -324,102 +322,37 @@ async function retryConflicts<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-type CommonOutcome = Extract<AttemptOutcome, { kind: 'success' | 'retry' | 'inactive' }>;
-type CommonResult = { attempt: AttemptRecord; outcome: CommonOutcome };
+/** The delivery's status after an attempt's outcome. */
+const STATUS_AFTER: Record<AttemptOutcome['kind'], DeliveryRow['status']> = {
+  success: 'success',
+  retry: 'pending',
+  failed: 'failed',
+  gone: 'failed',
+  inactive: 'failed',
+};
 
-/** Delivered, to be retried, or ended because the webhook went inactive: the outcomes of nearly every attempt. */
-function isCommon(outcome: AttemptOutcome): outcome is CommonOutcome {
-  switch (outcome.kind) {
-    case 'success':
-    case 'retry':
-    case 'inactive':
-      return true;
-    case 'failed':
-    case 'gone':
-      return false;
-  }
-}
-
-/**
- * The common outcomes of many attempts in one statement: each delivery's state, its attempt row and, on
- * success, the webhook's last outcome. Returns `<delivery id>:<attempt number>` of the attempts stored.
- *
- * The webhooks' rows are locked in id order before they are updated: statements of two replicas that update
- * the same webhooks in different orders would deadlock.
- */
-async function recordCommonOutcomes(m: Queryable, results: readonly CommonResult[]): Promise<Set<string>> {
-  if (results.length === 0) return new Set();
-  const inputColumns: unknown[][] = Array.from({ length: 10 }, () => []);
-  for (const { attempt: a, outcome: o } of results) {
-    const row = [
-      a.deliveryId,
-      a.n,
-      o.kind === 'success' ? 'success' : o.kind === 'retry' ? 'pending' : 'failed',
-      o.kind === 'retry' ? o.nextAttemptAt : null,
-      a.at,
-      a.httpStatus,
-      Math.round(a.durationMs),
-      a.error,
-      a.responseBody,
-      a.webhookId,
-    ];
-    row.forEach((value, i) => inputColumns[i]!.push(value));
-  }
-  const rows = await m.rows<{ id: string; n: number }>(
-    `WITH ${NO_FLUSH_WAIT},
-       input AS (
-         SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[],
-                              $6::int[], $7::int[], $8::text[], $9::text[], $10::uuid[])
-                    AS i(delivery_id, n, status, next_attempt_at, at, http_status, duration_ms, error, response_body,
-                         webhook_id)),
-       locked AS MATERIALIZED (
-         SELECT id FROM webhooks.webhooks
-          WHERE id IN (SELECT webhook_id FROM input WHERE status = 'success')
-          ORDER BY id
-          FOR NO KEY UPDATE),
-       moved AS (
-         UPDATE webhooks.deliveries d
-            SET status = i.status, next_attempt_at = i.next_attempt_at, claimed_until = NULL
-           FROM input i
-          WHERE d.id = i.delivery_id AND d.attempt_count = i.n AND d.status = 'pending'
-          RETURNING d.id, d.webhook_id, i.status, i.n, i.at, i.http_status, i.duration_ms, i.error, i.response_body),
-       attempt AS (
-         INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
-         SELECT id, n, at, http_status, duration_ms, error, response_body FROM moved
-         ON CONFLICT DO NOTHING),
-       delivered AS (
-         UPDATE webhooks.webhooks
-            SET last_delivery_status = 'success', last_delivery_at = now(), last_error = NULL,
-                failing_since = NULL
-          WHERE id IN (SELECT id FROM locked) AND id IN (SELECT webhook_id FROM moved WHERE status = 'success'))
-       SELECT moved.id, moved.n FROM moved, no_flush_wait`,
-    inputColumns,
-  );
-  return new Set(rows.map((r) => `${r.id}:${r.n}`));
-}
-
-/**
- * The final failures (the last attempt failed, or the receiver answered 410): the delivery ends `failed` and
- * the webhook's last outcome says why, with the auto-disable rule, or deactivation on 410.
- */
-async function recordFinalFailure(
+async function recordAttempt(
   m: Queryable,
   attempt: AttemptRecord,
-  outcome: Extract<AttemptOutcome, { kind: 'failed' | 'gone' }>,
-  rules: { disableAfterDays: number },
-): Promise<boolean> {
-  const ended = await m.affected(
-    `UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL, claimed_until = NULL
-      WHERE id = $1 AND attempt_count = $2 AND status = 'pending'`,
-    [attempt.deliveryId, attempt.n],
-  );
-  if (ended === 0) return false;
-  await m.affected(
-    `INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+  outcome: AttemptOutcome,
+  rules: { disableAfterDays: number; breakerFailures: number },
+): Promise<{ recorded: boolean; breaker: BreakerChange }> {
+  // The delivery's state and its attempt row, in one statement: nothing when the claim was taken over.
+  const [moved] = await m.rows<{ n: number }>(
+    `WITH moved AS (
+       UPDATE webhooks.deliveries SET status = $3, next_attempt_at = $4, claimed_until = NULL
+        WHERE id = $1 AND attempt_count = $2 AND status = 'pending'
+        RETURNING id),
+     attempt AS (
+       INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
+       SELECT id, $2, $5, $6, $7, $8, $9 FROM moved
+       ON CONFLICT DO NOTHING)
+     SELECT count(*)::int AS n FROM moved`,
     [
       attempt.deliveryId,
       attempt.n,
+      STATUS_AFTER[outcome.kind],
+      outcome.kind === 'retry' ? outcome.nextAttemptAt : null,
       attempt.at,
       attempt.httpStatus,
       Math.round(attempt.durationMs),
@@ -427,40 +360,72 @@ async function recordFinalFailure(
       attempt.responseBody,
     ],
   );
-  switch (outcome.kind) {
-    case 'failed': {
-      const webhook = await m.one<{ is_active: boolean }>(
-        `UPDATE webhooks.webhooks
-              SET last_delivery_status = 'failed', last_delivery_at = now(),
-                  failing_since = COALESCE(failing_since, now()),
-                  is_active = is_active AND COALESCE(failing_since, now()) > now() - make_interval(days => $3),
-                  last_error = CASE
-                    WHEN is_active AND COALESCE(failing_since, now()) <= now() - make_interval(days => $3)
-                    THEN $4 ELSE $2 END
-            WHERE id = $1
-            RETURNING is_active`,
-        [
-          attempt.webhookId,
-          attempt.error,
-          rules.disableAfterDays,
-          `Deactivated: every delivery failed for ${rules.disableAfterDays} days with no success. Last error: ${attempt.error ?? 'unknown'}`,
-        ],
-      );
-      if (webhook && !webhook.is_active) await endPendingDeliveries(m, attempt.webhookId);
-      break;
-    }
-    case 'gone':
-      await m.affected(
-        `UPDATE webhooks.webhooks
-            SET last_delivery_status = 'failed', last_delivery_at = now(), last_error = $2,
-                is_active = false, updated_at = now()
-          WHERE id = $1`,
-        [attempt.webhookId, attempt.error],
-      );
-      await endPendingDeliveries(m, attempt.webhookId);
-      break;
+  if (!moved || moved.n === 0) return { recorded: false, breaker: 'none' };
+  if (outcome.kind === 'inactive') return { recorded: true, breaker: 'none' };
+  const webhook = await m.one<
+    BreakerRow & { is_active: boolean; failing_since: Date | null; now_ms: number }
+  >(
+    `SELECT is_active, failing_since, consecutive_failures, breaker_opened_at, breaker_pause_ms, breaker_retry_at,
+            (extract(epoch FROM now()) * 1000)::float8 AS now_ms
+       FROM webhooks.webhooks WHERE id = $1 FOR NO KEY UPDATE`,
+    [attempt.webhookId],
+  );
+  if (!webhook) return { recorded: true, breaker: 'none' };
+  if (outcome.kind === 'gone') {
+    // A 410 ends the webhook: its breaker has nothing more to count.
+    await m.affected(
+      `UPDATE webhooks.webhooks
+          SET last_delivery_status = 'failed', last_delivery_at = now(), last_error = $2,
+              is_active = false, updated_at = now()
+        WHERE id = $1`,
+      [attempt.webhookId, attempt.error],
+    );
+    await endPendingDeliveries(m, attempt.webhookId);
+    return { recorded: true, breaker: 'none' };
   }
-  return true;
+  const { state: breaker, change } = afterAttempt(
+    breakerState(webhook),
+    outcome.kind === 'success',
+    webhook.now_ms,
+    rules.breakerFailures,
+  );
+  // The final outcome (a retry is not final) and the breaker, in one statement.
+  let final: { status: 'success' | 'failed'; error: string | null; deactivate: boolean } | null = null;
+  if (outcome.kind === 'success') final = { status: 'success', error: null, deactivate: false };
+  else if (outcome.kind === 'failed') {
+    const { deactivate, lastError } = autoDisable(
+      { isActive: webhook.is_active, failingSince: webhook.failing_since },
+      attempt.error,
+      webhook.now_ms,
+      rules.disableAfterDays,
+    );
+    final = { status: 'failed', error: lastError, deactivate };
+  }
+  await m.affected(
+    `UPDATE webhooks.webhooks
+        SET consecutive_failures = $2, breaker_opened_at = $3, breaker_pause_ms = $4, breaker_retry_at = $5,
+            last_delivery_status = COALESCE($6, last_delivery_status),
+            last_delivery_at = CASE WHEN $6::text IS NULL THEN last_delivery_at ELSE now() END,
+            last_error = CASE WHEN $6::text IS NULL THEN last_error ELSE $7 END,
+            failing_since = CASE $6::text WHEN 'success' THEN NULL
+                                          WHEN 'failed' THEN COALESCE(failing_since, now())
+                                          ELSE failing_since END,
+            is_active = is_active AND NOT $8::boolean
+      WHERE id = $1`,
+    [
+      attempt.webhookId,
+      breaker.consecutiveFailures,
+      breaker.openedAt,
+      breaker.pauseMs,
+      breaker.retryAt,
+      final?.status ?? null,
+      final?.error ?? null,
+      final?.deactivate ?? false,
+    ],
+  );
+  if (outcome.kind === 'failed' && (final?.deactivate || !webhook.is_active))
+    await endPendingDeliveries(m, attempt.webhookId);
+  return { recorded: true, breaker: change };
 }
 
 /**
@@ -473,4 +438,22 @@ export async function endPendingDeliveries(m: Queryable, webhookId: string): Pro
       WHERE webhook_id = $1 AND status = 'pending' AND (claimed_until IS NULL OR claimed_until < now())`,
     [webhookId],
   );
+}
+
+/** A webhook's breaker columns. */
+export interface BreakerRow {
+  consecutive_failures: number;
+  breaker_opened_at: Date | null;
+  breaker_pause_ms: number | null;
+  breaker_retry_at: Date | null;
+}
+
+/** The breaker stored in a webhook's row. */
+export function breakerState(row: BreakerRow): BreakerState {
+  return {
+    consecutiveFailures: row.consecutive_failures,
+    openedAt: row.breaker_opened_at,
+    pauseMs: row.breaker_pause_ms,
+    retryAt: row.breaker_retry_at,
+  };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type AttemptReply, type JudgedAttempt, judgeAttempt } from './outcome';
+import { type AttemptReply, autoDisable, type JudgedAttempt, judgeAttempt } from './outcome';
 import { MAX_RETRY_AFTER_MS } from './retry-schedule';
 
 const SECOND = 1_000;
@@ -135,5 +135,37 @@ describe('judgeAttempt', () => {
     });
     // Even a reply that would deliver does not count once the webhook is inactive.
     expect(judge(reply(200), attempt(1, { isActive: false })).outcome).toEqual({ kind: 'inactive' });
+  });
+});
+
+describe('autoDisable', () => {
+  const DAY = 86_400_000;
+  const failingFor = (days: number) => ({ isActive: true, failingSince: new Date(NOW - days * DAY) });
+
+  it("keeps a webhook whose first final failure this is, with the attempt's error", () => {
+    expect(autoDisable({ isActive: true, failingSince: null }, 'HTTP 500', NOW, 5)).toEqual({
+      deactivate: false,
+      lastError: 'HTTP 500',
+    });
+  });
+
+  it('keeps a webhook failing for less than the set days', () => {
+    expect(autoDisable(failingFor(4.99), 'HTTP 500', NOW, 5).deactivate).toBe(false);
+  });
+
+  it('deactivates one failing for the set days or more, and says why', () => {
+    for (const days of [5, 9])
+      expect(autoDisable(failingFor(days), 'HTTP 500', NOW, 5)).toEqual({
+        deactivate: true,
+        lastError: 'Deactivated: every delivery failed for 5 days with no success. Last error: HTTP 500',
+      });
+    expect(autoDisable(failingFor(5), null, NOW, 5).lastError).toMatch(/Last error: unknown$/);
+  });
+
+  it('leaves a webhook that is inactive already as it is', () => {
+    expect(autoDisable({ ...failingFor(9), isActive: false }, 'HTTP 500', NOW, 5)).toEqual({
+      deactivate: false,
+      lastError: 'HTTP 500',
+    });
   });
 });

@@ -21,12 +21,14 @@ export interface Judgement {
   error: string | null;
 }
 
+const DAY_MS = 86_400_000;
+
 /**
  * The outcome rule: 2xx delivers; 410 ends the delivery and deactivates the webhook; anything else (3xx, which
  * is never followed, 4xx, 5xx, a time-out or a network error) is retried after the schedule's next delay (with
  * jitter, and no sooner than a 429's or 503's Retry-After) until the attempts run out, then fails. An attempt
- * claimed for a webhook that went inactive ends its delivery. The auto-disable rule (a webhook whose deliveries
- * all failed for `disableAfterDays`) is applied where a final failure is stored, from the webhook's history.
+ * claimed for a webhook that went inactive ends its delivery. The auto-disable rule (`autoDisable`) is applied
+ * where a final failure is stored, from the webhook's history.
  *
  * `schedule` holds the delay before each attempt (its last one repeats for attempts allowed beyond it by a
  * redelivery); `now` is when the attempt ended; `random` draws the jitter.
@@ -60,4 +62,31 @@ export function judgeAttempt(
     if (retryAfter !== undefined) delayMs = Math.max(delayMs, retryAfter);
   }
   return { outcome: { kind: 'retry', nextAttemptAt: new Date(now + delayMs) }, error };
+}
+
+/** What the auto-disable rule reads of a webhook when one of its deliveries ends failed. */
+export interface FailingWebhook {
+  isActive: boolean;
+  /** The first final failure since the last success; null when the last final outcome was a success. */
+  failingSince: Date | null;
+}
+
+/**
+ * The auto-disable rule, for a delivery that ends failed (its last attempt failed) at `now`: a webhook whose
+ * deliveries have all ended failed for `disableAfterDays` or longer, with no success between, is deactivated,
+ * and its last error says why. Otherwise its last error is the attempt's.
+ */
+export function autoDisable(
+  webhook: FailingWebhook,
+  error: string | null,
+  now: number,
+  disableAfterDays: number,
+): { deactivate: boolean; lastError: string | null } {
+  const since = webhook.failingSince?.getTime() ?? now;
+  if (!webhook.isActive || now - since < disableAfterDays * DAY_MS)
+    return { deactivate: false, lastError: error };
+  return {
+    deactivate: true,
+    lastError: `Deactivated: every delivery failed for ${disableAfterDays} days with no success. Last error: ${error ?? 'unknown'}`,
+  };
 }

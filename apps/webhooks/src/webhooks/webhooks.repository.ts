@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { AccountId } from '@emailverify/contracts';
 import { Sql } from '@emailverify/persistence';
-import { endPendingDeliveries } from '../delivery/deliveries.repository';
+import { type BreakerRow, endPendingDeliveries } from '../delivery/deliveries.repository';
 
-export interface WebhookRow {
+export interface WebhookRow extends BreakerRow {
   id: string;
   account_id: AccountId;
   url: string;
@@ -25,7 +25,8 @@ export interface WebhookRow {
 
 const COLUMNS = `id, account_id, url, events, secret_sealed, secret_key_id, previous_secret_sealed,
                  previous_secret_until, secret_rotated_at, is_active, created_at, updated_at,
-                 last_delivery_status, last_delivery_at, last_error`;
+                 last_delivery_status, last_delivery_at, last_error,
+                 consecutive_failures, breaker_opened_at, breaker_pause_ms, breaker_retry_at`;
 
 /** A webhook's sealed secrets, as the re-encryption reads and rewrites them. */
 export interface SealedSecrets {
@@ -80,7 +81,8 @@ export class WebhooksRepository {
 
   /**
    * Changes url, events and activity. Deactivating ends the webhook's pending deliveries (inactive webhooks
-   * receive nothing); reactivating starts the auto-disable count afresh.
+   * receive nothing); reactivating starts the auto-disable count afresh. A new url or a reactivation closes
+   * the circuit breaker: the receiver is given a fresh start.
    */
   async update(
     accountId: AccountId,
@@ -94,10 +96,21 @@ export class WebhooksRepository {
                   events = COALESCE($4::text[], events),
                   failing_since = CASE WHEN $5::boolean AND NOT is_active THEN NULL ELSE failing_since END,
                   is_active = COALESCE($5, is_active),
+                  consecutive_failures = CASE WHEN $6::boolean THEN 0 ELSE consecutive_failures END,
+                  breaker_opened_at = CASE WHEN $6 THEN NULL ELSE breaker_opened_at END,
+                  breaker_pause_ms = CASE WHEN $6 THEN NULL ELSE breaker_pause_ms END,
+                  breaker_retry_at = CASE WHEN $6 THEN NULL ELSE breaker_retry_at END,
                   updated_at = now()
             WHERE account_id = $1 AND id = $2
             RETURNING ${COLUMNS}`,
-        [accountId, webhookId, change.url ?? null, change.events ?? null, change.isActive ?? null],
+        [
+          accountId,
+          webhookId,
+          change.url ?? null,
+          change.events ?? null,
+          change.isActive ?? null,
+          change.url !== undefined || change.isActive === true,
+        ],
       );
       if (row && change.isActive === false) await endPendingDeliveries(tx, webhookId);
       return row;

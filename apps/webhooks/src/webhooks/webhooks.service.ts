@@ -17,10 +17,17 @@ import {
   type WebhookListReply,
   type WebhookRef,
   type WebhookRotateReply,
+  type WebhookBreaker,
   type WebhookUpdateRequest,
 } from '@emailverify/contracts';
 import { WEBHOOKS_CONFIG, type WebhooksConfig } from '../config';
-import { DeliveriesRepository, type DeliveryRow } from '../delivery/deliveries.repository';
+import { breakerView } from '../delivery/breaker';
+import {
+  type BreakerRow,
+  breakerState,
+  DeliveriesRepository,
+  type DeliveryRow,
+} from '../delivery/deliveries.repository';
 import { Dispatcher } from '../delivery/dispatcher';
 import { newSigningSecret, SecretBox } from './secret-box';
 import { validateEvents, validateTargetUrl } from './target-url';
@@ -118,15 +125,17 @@ export class WebhooksService {
     return { webhook: toWebhook(row), secret };
   }
 
+  /** A page of the delivery log, with the webhook's breaker (while open, its pending deliveries wait for it). */
   async listDeliveries(request: DeliveryListRequest): Promise<DeliveryListReply> {
-    await this.existing(request);
+    const webhook = await this.existing(request);
     const after = request.cursor === undefined ? undefined : decodeCursor(request.cursor);
     const rows = await this.deliveries.list(request.accountId, request.webhookId, request.limit + 1, after);
     const page = rows.slice(0, request.limit);
     const last = page[page.length - 1];
     return {
-      deliveries: page.map(toDelivery),
+      deliveries: page.map((row) => toDelivery(row, webhook.breaker_retry_at)),
       nextCursor: rows.length > request.limit && last ? encodeCursor(last) : null,
+      breaker: toBreaker(webhook),
     };
   }
 
@@ -145,7 +154,7 @@ export class WebhooksService {
     this.options.onRedeliver();
     const row = await this.deliveries.find(accountId, webhookId, deliveryId);
     if (!row) throw new DomainError('NOT_FOUND', `Delivery ${deliveryId} not found`);
-    return toDelivery(row);
+    return toDelivery(row, webhook.breaker_retry_at);
   }
 
   private async existing({ accountId, webhookId }: WebhookRef): Promise<WebhookRow> {
@@ -176,10 +185,28 @@ function toWebhook(row: WebhookRow): Webhook {
       row.previous_secret_until && row.previous_secret_until.getTime() > Date.now()
         ? row.previous_secret_until.toISOString()
         : null,
+    breaker: toBreaker(row),
   };
 }
 
-function toDelivery(row: DeliveryRow): Delivery {
+function toBreaker(row: BreakerRow): WebhookBreaker {
+  const state = breakerState(row);
+  return {
+    state: breakerView(state, Date.now()),
+    retryAt: state.retryAt?.toISOString() ?? null,
+    consecutiveFailures: state.consecutiveFailures,
+  };
+}
+
+/**
+ * A delivery of the log. A pending one whose webhook's breaker is open waits for the breaker's probe at the
+ * earliest, and says so in its next attempt's time.
+ */
+function toDelivery(row: DeliveryRow, breakerRetryAt: Date | null): Delivery {
+  const next =
+    row.status === 'pending' && row.next_attempt_at && breakerRetryAt && breakerRetryAt > row.next_attempt_at
+      ? breakerRetryAt
+      : row.next_attempt_at;
   return {
     id: row.id,
     event: row.event as WebhookEvent,
@@ -192,7 +219,7 @@ function toDelivery(row: DeliveryRow): Delivery {
       error: a.error,
       responseBody: a.response_body,
     })),
-    nextAttemptAt: row.next_attempt_at?.toISOString() ?? null,
+    nextAttemptAt: next?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
   };
 }

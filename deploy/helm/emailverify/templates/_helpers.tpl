@@ -90,6 +90,21 @@ POSTGRES_PASSWORD for the bundled PostgreSQL): the chart's own, or .Values.secre
 {{- end }}
 
 {{/*
+The checksum of the Secret the pods read, as their `checksum/secret` annotation, so that a change of any key in
+it (WEBHOOK_SECRET_KEYS, say) rolls them: the chart's own Secret as rendered, or, with secret.existingSecret,
+that Secret's data as it is in the cluster at install or upgrade (`helm template`, which cannot look it up,
+renders the checksum of no data).
+*/}}
+{{- define "emailverify.secretChecksum" -}}
+{{- if .Values.secret.existingSecret }}
+{{- $existing := (lookup "v1" "Secret" .Release.Namespace .Values.secret.existingSecret) | default dict }}
+{{- get $existing "data" | default dict | toJson | sha256sum }}
+{{- else }}
+{{- include (print .Template.BasePath "/secret.yaml") . | sha256sum }}
+{{- end }}
+{{- end }}
+
+{{/*
 Connection URLs. The bundled components are reached through their (headless) Services.
 */}}
 {{- define "emailverify.postgresql.host" -}}

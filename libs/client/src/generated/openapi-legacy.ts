@@ -343,7 +343,7 @@ export interface paths {
     };
     /**
      * Delivery log of a webhook, newest first (extension)
-     * @description Each delivery lists its attempts with HTTP status and duration. Pages are `limit` long (1-100, default 20); pass `next_cursor` as `cursor` for the next one. Deliveries are kept 30 days.
+     * @description Each delivery lists its attempts with HTTP status and duration. Pages are `limit` long (1-100, default 20); pass `next_cursor` as `cursor` for the next one. Deliveries are kept 30 days. `breaker` is the webhook's circuit breaker now: while it is `open`, pending deliveries wait for its probe at `retry_at`.
      */
     get: operations['listDeliveries'];
     put?: never;
@@ -788,7 +788,7 @@ export interface components {
       attempts: components['schemas']['DeliveryAttempt'][];
       /**
        * Format: date-time
-       * @description When the next attempt is due; null when none is
+       * @description When the next attempt is due (while the webhook's breaker is open, its probe time at the earliest); null when none is
        */
       next_attempt_at: string | null;
       /** Format: date-time */
@@ -837,7 +837,12 @@ export interface components {
      *           "created_at": "2026-11-22T10:02:13.000Z"
      *         }
      *       ],
-     *       "next_cursor": null
+     *       "next_cursor": null,
+     *       "breaker": {
+     *         "state": "closed",
+     *         "retry_at": null,
+     *         "consecutive_failures": 0
+     *       }
      *     }
      */
     DeliveryList: {
@@ -845,6 +850,7 @@ export interface components {
       deliveries: components['schemas']['Delivery'][];
       /** @description Pass as `cursor` for the next page; null on the last page */
       next_cursor: string | null;
+      breaker: components['schemas']['WebhookBreaker'];
     };
     /**
      * @description Where a delivery is
@@ -1486,7 +1492,12 @@ export interface components {
      *       "last_delivery_at": null,
      *       "last_error": null,
      *       "secret_rotated_at": null,
-     *       "previous_secret_expires_at": null
+     *       "previous_secret_expires_at": null,
+     *       "breaker": {
+     *         "state": "closed",
+     *         "retry_at": null,
+     *         "consecutive_failures": 0
+     *       }
      *     }
      */
     Webhook: {
@@ -1521,6 +1532,22 @@ export interface components {
        * @description Until when the rotated-out secret still signs beside the new one; null when it no longer does
        */
       previous_secret_expires_at: string | null;
+      breaker: components['schemas']['WebhookBreaker'];
+    };
+    /** @description The webhook's circuit breaker */
+    WebhookBreaker: {
+      /**
+       * @description `open` after the last WEBHOOK_BREAKER_FAILURES attempts (10 by default) all failed: deliveries to this webhook wait, using none of their attempts, until `retry_at`, when one probe attempt goes (`half_open` until its outcome). A delivered attempt closes it; a failed probe opens it again for twice as long (30 s first, at most an hour). Other webhooks are not affected.
+       * @enum {string}
+       */
+      state: 'closed' | 'open' | 'half_open';
+      /**
+       * Format: date-time
+       * @description When the probe goes (open) or went (half_open); null while closed
+       */
+      retry_at: string | null;
+      /** @description Attempts failed in a row since the last success */
+      consecutive_failures: number;
     };
     /**
      * @example {
@@ -1554,7 +1581,12 @@ export interface components {
      *           "last_delivery_at": "2026-11-22T10:02:14.000Z",
      *           "last_error": null,
      *           "secret_rotated_at": null,
-     *           "previous_secret_expires_at": null
+     *           "previous_secret_expires_at": null,
+     *           "breaker": {
+     *             "state": "closed",
+     *             "retry_at": null,
+     *             "consecutive_failures": 0
+     *           }
      *         }
      *       ],
      *       "total": 1
@@ -1582,7 +1614,12 @@ export interface components {
      *       "last_delivery_at": null,
      *       "last_error": null,
      *       "secret_rotated_at": null,
-     *       "previous_secret_expires_at": null
+     *       "previous_secret_expires_at": null,
+     *       "breaker": {
+     *         "state": "closed",
+     *         "retry_at": null,
+     *         "consecutive_failures": 0
+     *       }
      *     }
      */
     WebhookWithSecret: {
@@ -1617,6 +1654,7 @@ export interface components {
        * @description Until when the rotated-out secret still signs beside the new one; null when it no longer does
        */
       previous_secret_expires_at: string | null;
+      breaker: components['schemas']['WebhookBreaker'];
       /** @description Signing secret (`whsec_` + base64 of 32 random bytes). Returned only here: store it now, it is never shown again. */
       secret: string;
     };
@@ -3705,7 +3743,12 @@ export interface operations {
            *           "last_delivery_at": "2026-11-22T10:02:14.000Z",
            *           "last_error": null,
            *           "secret_rotated_at": null,
-           *           "previous_secret_expires_at": null
+           *           "previous_secret_expires_at": null,
+           *           "breaker": {
+           *             "state": "closed",
+           *             "retry_at": null,
+           *             "consecutive_failures": 0
+           *           }
            *         }
            *       ],
            *       "total": 1
@@ -3823,7 +3866,12 @@ export interface operations {
            *       "last_delivery_at": null,
            *       "last_error": null,
            *       "secret_rotated_at": null,
-           *       "previous_secret_expires_at": null
+           *       "previous_secret_expires_at": null,
+           *       "breaker": {
+           *         "state": "closed",
+           *         "retry_at": null,
+           *         "consecutive_failures": 0
+           *       }
            *     }
            */
           'application/json': components['schemas']['WebhookWithSecret'];
@@ -4065,7 +4113,12 @@ export interface operations {
            *       "last_delivery_at": null,
            *       "last_error": null,
            *       "secret_rotated_at": null,
-           *       "previous_secret_expires_at": null
+           *       "previous_secret_expires_at": null,
+           *       "breaker": {
+           *         "state": "closed",
+           *         "retry_at": null,
+           *         "consecutive_failures": 0
+           *       }
            *     }
            */
           'application/json': components['schemas']['Webhook'];
@@ -4205,7 +4258,12 @@ export interface operations {
            *       "last_delivery_at": null,
            *       "last_error": null,
            *       "secret_rotated_at": "2026-11-23T09:00:00.000Z",
-           *       "previous_secret_expires_at": "2026-11-24T09:00:00.000Z"
+           *       "previous_secret_expires_at": "2026-11-24T09:00:00.000Z",
+           *       "breaker": {
+           *         "state": "closed",
+           *         "retry_at": null,
+           *         "consecutive_failures": 0
+           *       }
            *     }
            */
           'application/json': components['schemas']['WebhookWithSecret'];
@@ -4360,7 +4418,12 @@ export interface operations {
            *           "created_at": "2026-11-22T10:02:13.000Z"
            *         }
            *       ],
-           *       "next_cursor": null
+           *       "next_cursor": null,
+           *       "breaker": {
+           *         "state": "closed",
+           *         "retry_at": null,
+           *         "consecutive_failures": 0
+           *       }
            *     }
            */
           'application/json': components['schemas']['DeliveryList'];

@@ -343,7 +343,7 @@ export interface paths {
     };
     /**
      * Delivery log of a webhook, newest first (extension)
-     * @description Each delivery lists its attempts with HTTP status and duration. Pages are `limit` long (1-100, default 20); pass `next_cursor` as `cursor` for the next one. Deliveries are kept 30 days.
+     * @description Each delivery lists its attempts with HTTP status and duration. Pages are `limit` long (1-100, default 20); pass `next_cursor` as `cursor` for the next one. Deliveries are kept 30 days. `breaker` is the webhook's circuit breaker now: while it is `open`, pending deliveries wait for its probe at `retry_at`.
      */
     get: operations['listDeliveries'];
     put?: never;
@@ -833,7 +833,7 @@ export interface components {
       attempts: components['schemas']['DeliveryAttempt'][];
       /**
        * Format: date-time
-       * @description When the next attempt is due; null when none is
+       * @description When the next attempt is due (while the webhook's breaker is open, its probe time at the earliest); null when none is
        */
       next_attempt_at: string | null;
       /** Format: date-time */
@@ -882,7 +882,12 @@ export interface components {
      *           "created_at": "2026-11-22T10:02:13.000Z"
      *         }
      *       ],
-     *       "next_cursor": null
+     *       "next_cursor": null,
+     *       "breaker": {
+     *         "state": "closed",
+     *         "retry_at": null,
+     *         "consecutive_failures": 0
+     *       }
      *     }
      */
     DeliveryList: {
@@ -890,6 +895,7 @@ export interface components {
       deliveries: components['schemas']['Delivery'][];
       /** @description Pass as `cursor` for the next page; null on the last page */
       next_cursor: string | null;
+      breaker: components['schemas']['WebhookBreaker'];
     };
     /** @description A successful reply: the envelope around a DeliveryList */
     DeliveryListReply: {
@@ -1712,7 +1718,12 @@ export interface components {
      *       "last_delivery_at": null,
      *       "last_error": null,
      *       "secret_rotated_at": null,
-     *       "previous_secret_expires_at": null
+     *       "previous_secret_expires_at": null,
+     *       "breaker": {
+     *         "state": "closed",
+     *         "retry_at": null,
+     *         "consecutive_failures": 0
+     *       }
      *     }
      */
     Webhook: {
@@ -1747,6 +1758,22 @@ export interface components {
        * @description Until when the rotated-out secret still signs beside the new one; null when it no longer does
        */
       previous_secret_expires_at: string | null;
+      breaker: components['schemas']['WebhookBreaker'];
+    };
+    /** @description The webhook's circuit breaker */
+    WebhookBreaker: {
+      /**
+       * @description `open` after the last WEBHOOK_BREAKER_FAILURES attempts (10 by default) all failed: deliveries to this webhook wait, using none of their attempts, until `retry_at`, when one probe attempt goes (`half_open` until its outcome). A delivered attempt closes it; a failed probe opens it again for twice as long (30 s first, at most an hour). Other webhooks are not affected.
+       * @enum {string}
+       */
+      state: 'closed' | 'open' | 'half_open';
+      /**
+       * Format: date-time
+       * @description When the probe goes (open) or went (half_open); null while closed
+       */
+      retry_at: string | null;
+      /** @description Attempts failed in a row since the last success */
+      consecutive_failures: number;
     };
     /**
      * @example {
@@ -1790,7 +1817,12 @@ export interface components {
      *           "last_delivery_at": "2026-11-22T10:02:14.000Z",
      *           "last_error": null,
      *           "secret_rotated_at": null,
-     *           "previous_secret_expires_at": null
+     *           "previous_secret_expires_at": null,
+     *           "breaker": {
+     *             "state": "closed",
+     *             "retry_at": null,
+     *             "consecutive_failures": 0
+     *           }
      *         }
      *       ],
      *       "total": 1
@@ -1838,7 +1870,12 @@ export interface components {
      *       "last_delivery_at": null,
      *       "last_error": null,
      *       "secret_rotated_at": null,
-     *       "previous_secret_expires_at": null
+     *       "previous_secret_expires_at": null,
+     *       "breaker": {
+     *         "state": "closed",
+     *         "retry_at": null,
+     *         "consecutive_failures": 0
+     *       }
      *     }
      */
     WebhookWithSecret: {
@@ -1873,6 +1910,7 @@ export interface components {
        * @description Until when the rotated-out secret still signs beside the new one; null when it no longer does
        */
       previous_secret_expires_at: string | null;
+      breaker: components['schemas']['WebhookBreaker'];
       /** @description Signing secret (`whsec_` + base64 of 32 random bytes). Returned only here: store it now, it is never shown again. */
       secret: string;
     };
@@ -4131,7 +4169,12 @@ export interface operations {
            *             "last_delivery_at": "2026-11-22T10:02:14.000Z",
            *             "last_error": null,
            *             "secret_rotated_at": null,
-           *             "previous_secret_expires_at": null
+           *             "previous_secret_expires_at": null,
+           *             "breaker": {
+           *               "state": "closed",
+           *               "retry_at": null,
+           *               "consecutive_failures": 0
+           *             }
            *           }
            *         ],
            *         "total": 1
@@ -4254,7 +4297,12 @@ export interface operations {
            *         "last_delivery_at": null,
            *         "last_error": null,
            *         "secret_rotated_at": null,
-           *         "previous_secret_expires_at": null
+           *         "previous_secret_expires_at": null,
+           *         "breaker": {
+           *           "state": "closed",
+           *           "retry_at": null,
+           *           "consecutive_failures": 0
+           *         }
            *       }
            *     }
            */
@@ -4506,7 +4554,12 @@ export interface operations {
            *         "last_delivery_at": null,
            *         "last_error": null,
            *         "secret_rotated_at": null,
-           *         "previous_secret_expires_at": null
+           *         "previous_secret_expires_at": null,
+           *         "breaker": {
+           *           "state": "closed",
+           *           "retry_at": null,
+           *           "consecutive_failures": 0
+           *         }
            *       }
            *     }
            */
@@ -4651,7 +4704,12 @@ export interface operations {
            *         "last_delivery_at": null,
            *         "last_error": null,
            *         "secret_rotated_at": "2026-11-23T09:00:00.000Z",
-           *         "previous_secret_expires_at": "2026-11-24T09:00:00.000Z"
+           *         "previous_secret_expires_at": "2026-11-24T09:00:00.000Z",
+           *         "breaker": {
+           *           "state": "closed",
+           *           "retry_at": null,
+           *           "consecutive_failures": 0
+           *         }
            *       }
            *     }
            */
@@ -4811,7 +4869,12 @@ export interface operations {
            *             "created_at": "2026-11-22T10:02:13.000Z"
            *           }
            *         ],
-           *         "next_cursor": null
+           *         "next_cursor": null,
+           *         "breaker": {
+           *           "state": "closed",
+           *           "retry_at": null,
+           *           "consecutive_failures": 0
+           *         }
            *       }
            *     }
            */

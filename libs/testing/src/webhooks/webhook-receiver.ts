@@ -78,6 +78,8 @@ export class WebhookReceiver {
   private readonly behaviours = new Map<string, PathState>();
   private readonly waiters = new Set<Waiter>();
   private readonly sockets = new Set<Socket>();
+  /** Per path: requests whose answer has not ended (nor their connection closed), now and at most so far. */
+  private readonly open = new Map<string, { now: number; peak: number }>();
   private accepted = 0;
   private stopped = false;
 
@@ -168,11 +170,22 @@ export class WebhookReceiver {
     });
   }
 
-  /** Forgets the requests received, the connection count and every path's behaviour. */
+  /**
+   * Requests to `requestPath` open at once (arrived, their answer not yet ended and their connection not
+   * closed): now, and the most there have been since the start or the last reset().
+   */
+  concurrency(requestPath: string): { now: number; peak: number } {
+    checkPath(requestPath);
+    const open = this.open.get(requestPath);
+    return { now: open?.now ?? 0, peak: open?.peak ?? 0 };
+  }
+
+  /** Forgets the requests received, the connection count, the concurrency peaks and every path's behaviour. */
   reset(): void {
     this.received.length = 0;
     this.behaviours.clear();
     this.accepted = 0;
+    for (const open of this.open.values()) open.peak = open.now;
   }
 
   /** Closes the servers, cutting hanging and idle connections, fails pending waits, removes the CA file. */
@@ -194,6 +207,15 @@ export class WebhookReceiver {
       this.accepted++;
     });
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const requestPath = req.url ?? '/';
+      const open = this.open.get(requestPath) ?? { now: 0, peak: 0 };
+      open.now++;
+      open.peak = Math.max(open.peak, open.now);
+      this.open.set(requestPath, open);
+      // 'close' comes once the answer has ended or the connection went (a client that gave up).
+      res.once('close', () => {
+        open.now--;
+      });
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       // A request whose body never completed is not recorded: the client gave up on it.

@@ -60,6 +60,10 @@ export function ConfirmDialog(props: Props) {
         event.preventDefault();
         if (!busy) onCancel();
       }}
+      onClose={() => {
+        // Closed by the browser itself (a repeated Escape may not be refused): the page's state follows.
+        if (open) onCancel();
+      }}
     >
       <h2 id={titleId} className="dialog__title">
         {title}

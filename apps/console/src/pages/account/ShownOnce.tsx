@@ -11,13 +11,16 @@ interface Props {
   children?: ReactNode;
   /** The person has stored it: the secret is forgotten by the page. */
   onDone: () => void;
+  /** The heading's level where it stands: 3 under a section's h2 (the default), 4 inside a card's h3. */
+  level?: 3 | 4;
 }
 
 /**
  * A secret the service shows once (an API key, a webhook's signing secret): in a read-only field with a copy
  * button, and a warning that it will not be shown again. Focus moves to the field, its text selected.
  */
-export function ShownOnce({ title, label, secret, children, onDone }: Props) {
+export function ShownOnce({ title, label, secret, children, onDone, level = 3 }: Props) {
+  const Heading = level === 4 ? 'h4' : 'h3';
   const field = useRef<HTMLInputElement>(null);
   const [outcome, setOutcome] = useState<CopyOutcome>();
   const headingId = useId();
@@ -49,9 +52,9 @@ export function ShownOnce({ title, label, secret, children, onDone }: Props) {
 
   return (
     <section className="once" aria-labelledby={headingId}>
-      <h3 id={headingId} className="once__title">
+      <Heading id={headingId} className="once__title">
         {title}
-      </h3>
+      </Heading>
       <p id={warningId} className="notice notice--warn once__warning">
         <span className="notice__glyph" aria-hidden="true">
           !

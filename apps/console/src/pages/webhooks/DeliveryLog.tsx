@@ -21,7 +21,7 @@ import {
 } from './delivery';
 import { fetchDeliveries, webhookKeys } from './queries';
 
-/** How often an open log looks again: sooner while a delivery is still being tried. */
+/** How often an open log looks again: sooner while a delivery is still being tried, or none has come yet. */
 const REFRESH_MS = 15_000;
 const REFRESH_PENDING_MS = 5_000;
 
@@ -33,8 +33,14 @@ export function DeliveryLog({ webhookId, url, id }: { webhookId: string; url: st
   const log = useQuery({
     queryKey: webhookKeys.deliveries(webhookId, pages.cursor),
     queryFn: ({ signal }) => fetchDeliveries(webhookId, pages.cursor, signal),
-    refetchInterval: (query) =>
-      query.state.data?.deliveries.some((d) => d.status === 'pending') ? REFRESH_PENDING_MS : REFRESH_MS,
+    refetchInterval: (query) => {
+      // A failure is shown with its own "Try again".
+      if (query.state.status === 'error') return false;
+      const deliveries = query.state.data?.deliveries;
+      const waiting =
+        !deliveries || deliveries.length === 0 || deliveries.some((d) => d.status === 'pending');
+      return waiting ? REFRESH_PENDING_MS : REFRESH_MS;
+    },
     placeholderData: (previous) => previous,
   });
   const redeliver = useMutation({

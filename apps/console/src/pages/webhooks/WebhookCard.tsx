@@ -72,6 +72,7 @@ export function WebhookCard({ webhook, onDeleted, listHeading }: Props) {
       {secret ? (
         <ShownOnce
           title="New signing secret"
+          level={4}
           label="Signing secret"
           secret={secret.value}
           onDone={() => setSecret(undefined)}

@@ -34,6 +34,8 @@ describe('delivery states in words', () => {
       'Retrying',
     );
     expect(deliveryLook({ status: 'pending', attempts: [] }).label).toBe('Waiting');
+    // A redelivery asked for after a success: pending again, its last attempt had landed.
+    expect(deliveryLook({ status: 'pending', attempts: [attempt()] }).label).toBe('Sending again');
   });
 
   it('tells a webhook’s last outcome, or that nothing was delivered yet', () => {

@@ -48,18 +48,28 @@ export function lastDeliveryLook(status: Webhook['last_delivery_status']): Look 
   }
 }
 
-/** A delivery of the log: delivered, failed for good, being retried, or waiting for its first attempt. */
+/**
+ * A delivery of the log: delivered, failed for good, being retried after a failed attempt, sent again on request
+ * (its last attempt had landed), or waiting for its first attempt.
+ */
 export function deliveryLook(delivery: Pick<Delivery, 'status' | 'attempts'>): Look {
   switch (delivery.status) {
     case 'success':
       return { label: 'Delivered', glyph: '✓', tone: 'good' };
     case 'failed':
       return { label: 'Failed', glyph: '✕', tone: 'bad' };
-    default:
-      return delivery.attempts.length > 0
-        ? { label: 'Retrying', glyph: '↻', tone: 'warn' }
-        : { label: 'Waiting', glyph: '…', tone: 'unsure' };
+    default: {
+      const last = delivery.attempts[delivery.attempts.length - 1];
+      if (!last) return { label: 'Waiting', glyph: '…', tone: 'unsure' };
+      return landed(last)
+        ? { label: 'Sending again', glyph: '↻', tone: 'unsure' }
+        : { label: 'Retrying', glyph: '↻', tone: 'warn' };
+    }
   }
+}
+
+function landed(attempt: DeliveryAttempt): boolean {
+  return attempt.http_status !== null && attempt.http_status >= 200 && attempt.http_status < 300;
 }
 
 /** One attempt: "HTTP 200 in 61 ms", "HTTP 500 in 84 ms: upstream unavailable", "No reply: connect ECONNREFUSED". */
