@@ -28,8 +28,9 @@ export default tseslint.config(
             { sourceTag: 'lib:net-policy', onlyDependOnLibsWithTags: [] },
             // The typed client is for customers: it stands alone, on openapi-fetch only.
             { sourceTag: 'lib:client', onlyDependOnLibsWithTags: [] },
-            // The web console runs in the browser on the public API only: the typed client and contracts' types,
-            // never NATS, SQL, the services' libraries or their packages.
+            // The web console runs in the browser on the public API only: the typed client and contracts (types and
+            // the pure rules it shares with the services, such as the address column's), never NATS, SQL, the
+            // services' libraries or their packages.
             {
               sourceTag: 'scope:console',
               onlyDependOnLibsWithTags: ['lib:client', 'lib:contracts'],

@@ -95,5 +95,14 @@ describe('lint: module boundaries (npm run check)', () => {
         ),
       ).toEqual([]);
     });
+
+    it('passes the rules contracts share with the services, such as the address column’s', async () => {
+      expect(
+        await ruleIds(
+          'apps/console/src/pages/files/columns.ts',
+          "import { detectEmailColumn } from '@emailverify/contracts';\nexport const probe = detectEmailColumn;\n",
+        ),
+      ).toEqual([]);
+    });
   });
 });

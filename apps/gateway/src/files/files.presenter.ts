@@ -7,7 +7,7 @@ import {
   isTerminalJobState,
   type JobCounts,
 } from '@emailverify/contracts';
-import type { Presenter } from '../common/http/presenter';
+import { inBothStyles, type Presenter } from '../common/http/presenter';
 import type { JobStatusView } from './files.service';
 
 const percent = (part: number, whole: number) =>
@@ -146,14 +146,9 @@ export const JobListPresenter: Presenter<FileJobListReply> = {
  * DELETE /verify/file/{id} (an extension, without an older variant): the same body in both styles, the legacy
  * one unwrapped, as for deleting a webhook.
  */
-const deletedBody = ({ jobId, cancelled }: FileJobDeleteReply) => ({
+export const JobDeletedPresenter = inBothStyles<FileJobDeleteReply>(({ jobId, cancelled }) => ({
   message: cancelled
     ? 'Job cancelled and deleted with its files; what was verified stays charged, the rest was refunded'
     : 'Job deleted with its files',
   job_id: jobId,
-});
-
-export const JobDeletedPresenter: Presenter<FileJobDeleteReply> = {
-  current: deletedBody,
-  legacy: deletedBody,
-};
+}));

@@ -17,6 +17,7 @@ import {
   type DisposableCheck,
   sandboxDisposable,
 } from '@emailverify/verification';
+import { askForAccount } from '../common/account-request';
 import type { AuthContext } from '../common/http/request-context';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
 import type { DisposableDto, VerifyBulkDto, VerifyDomainDto, VerifySingleDto } from './dto/verify.dto';
@@ -70,11 +71,11 @@ export class VerifyService {
     subject: S,
     request: Omit<RpcRequest<S>, 'accountId' | 'sandbox'>,
   ): Promise<RpcReply<S>> {
-    // The spread is the request of S whole; TypeScript does not follow Omit through the generic.
-    const payload = { accountId: auth.accountId, ...request, ...sandboxOf(auth) } as RpcRequest<S>;
-    return this.bus
-      .request(subject, payload, { requestId: auth.requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS })
-      .catch(asTimeout);
+    // The spread is the request of S but its account; TypeScript does not follow Omit through the generic.
+    const payload = { ...request, ...sandboxOf(auth) } as Omit<RpcRequest<S>, 'accountId'>;
+    return askForAccount(this.bus, auth, subject, payload, {
+      timeoutMs: this.config.VERIFY_TIMEOUT_MS,
+    }).catch(asTimeout);
   }
 }
 

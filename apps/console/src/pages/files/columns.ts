@@ -1,10 +1,11 @@
 // The address column of a file, guessed in the browser from its first rows before the upload, so the person
-// sees which column will be verified and can pick another. The service makes the same kind of choice when no
-// column is named (libs/files columns.ts: a column labelled like "Email", else the one holding the most
-// addresses); the console then names the column it shows, so what is sent is what was seen.
+// sees which column will be verified and can pick another. The choice is the service's own rule (contracts
+// email-column.ts, which libs/files applies when no column is named); the console then names the column it
+// shows, so what is sent is what was seen.
+import { EMAIL_COLUMN_SAMPLE_DATA_ROWS, detectEmailColumn, emailColumnName } from '@emailverify/contracts';
 
 /** How many rows the guess reads: a header and up to 100 data rows, as the service does. */
-export const SAMPLE_ROWS = 101;
+export const SAMPLE_ROWS = EMAIL_COLUMN_SAMPLE_DATA_ROWS + 1;
 
 export interface ColumnOption {
   /** 0-based position in the row. */
@@ -27,66 +28,13 @@ export interface ColumnGuess {
   chosen: number;
 }
 
-/** Labels people give address columns, compared lower-cased without spaces, _ - . : ( ) and accents. */
-const EMAIL_LABELS = new Set([
-  'email',
-  'emails',
-  'mail',
-  'emailaddress',
-  'emailaddresses',
-  'mailaddress',
-  'emailid',
-  'courriel',
-  'adressecourriel',
-  'adresseemail',
-  'adressemail',
-  'adresseelectronique',
-  'correo',
-  'correoelectronico',
-  'emailadresse',
-  'epost',
-  'epostadresse',
-  'posta',
-  'postaelettronica',
-  'indirizzoemail',
-  'endereco',
-  'enderecodeemail',
-  'enderecoemail',
-  'email1',
-  'primaryemail',
-  'workemail',
-  'businessemail',
-  'contactemail',
-]);
-
 /**
  * Whether a cell reads as an e-mail address: one "@", a local part and a dotted domain, no spaces. Looser than
- * the service's parser on purpose: it only ranks columns, the service decides what is valid.
+ * the service's parser (which needs Node.js) on purpose: it only ranks columns, the service decides what is valid.
  */
 export function looksLikeAddress(cell: string | undefined): boolean {
   if (cell === undefined) return false;
   return /^[^\s@<>()[\],;:"]+@[^\s@<>()[\],;:"]+\.[^\s@<>()[\],;:".]{2,}$/.test(cell.trim());
-}
-
-export function normaliseLabel(cell: string): string {
-  return cell
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[\s_.\-:()]/g, '');
-}
-
-/** Labels are short text without an "@", in a row where no cell is an address. */
-function rowLooksLikeLabels(first: string[]): boolean {
-  if (first.some(looksLikeAddress)) return false;
-  return first.some((cell) => {
-    const text = cell.trim();
-    return text !== '' && !text.includes('@') && text.length <= 100;
-  });
-}
-
-function genericField(index: number): string {
-  return `column_${index + 1}`;
 }
 
 /**
@@ -94,39 +42,28 @@ function genericField(index: number): string {
  * looks like an address (the service would refuse the file: "The file holds no e-mail address").
  */
 export function guessEmailColumn(firstRows: string[][]): ColumnGuess | undefined {
-  const rows = firstRows.slice(0, SAMPLE_ROWS).filter((row) => row.some((cell) => cell.trim() !== ''));
-  if (rows.length === 0) return undefined;
-  const width = Math.max(1, ...rows.map((row) => row.length));
-  const first = rows[0]!.map((cell, i) => (i === 0 ? cell.replace(/^\uFEFF/, '') : cell));
-  const hasHeader = rowLooksLikeLabels(first);
+  const rows = firstRows
+    .slice(0, SAMPLE_ROWS)
+    .filter((row) => row.some((cell) => cell.trim() !== ''))
+    // The service's readers drop a leading byte-order mark; papaparse keeps it.
+    .map((row, i) => (i === 0 ? row.map((cell, j) => (j === 0 ? cell.replace(/^\uFEFF/, '') : cell)) : row));
+  const found = detectEmailColumn(rows, looksLikeAddress);
+  if (!found) return undefined;
+  const { hasHeader, width, index } = found;
+  const first = rows[0]!;
   const data = hasHeader ? rows.slice(1) : rows;
-
-  const labels = first.map((cell) => cell.trim());
-  const unique = (label: string) =>
-    labels.filter((other) => other.toLowerCase() === label.toLowerCase()).length === 1;
-  const columns: ColumnOption[] = Array.from({ length: width }, (_, index) => {
-    const label = hasHeader ? (labels[index] ?? '') : '';
-    const cells = data.map((row) => (row[index] ?? '').trim());
+  const columns: ColumnOption[] = Array.from({ length: width }, (_, i) => {
+    const label = hasHeader ? (first[i] ?? '').trim() : '';
+    const cells = data.map((row) => (row[i] ?? '').trim());
     return {
-      index,
-      label: label || `Column ${index + 1}`,
-      field: label && unique(label) ? label : genericField(index),
+      index: i,
+      label: label || `Column ${i + 1}`,
+      field: emailColumnName(first, hasHeader, i),
       addresses: cells.filter(looksLikeAddress).length,
       sample: cells.filter((cell) => cell !== '').slice(0, 3),
     };
   });
-
-  let best = 0;
-  for (const column of columns) if (column.addresses > columns[best]!.addresses) best = column.index;
-  if (columns[best]!.addresses === 0) return undefined;
-
-  if (hasHeader) {
-    const normalised = first.map(normaliseLabel);
-    const named = normalised.findIndex((label) => EMAIL_LABELS.has(label));
-    const fuzzy = named >= 0 ? named : normalised.findIndex((label) => label.includes('email'));
-    if (fuzzy >= 0 && columns[fuzzy]!.addresses > 0) return { hasHeader, columns, chosen: fuzzy };
-  }
-  return { hasHeader, columns, chosen: best };
+  return { hasHeader, columns, chosen: index };
 }
 
 export type FileKind = 'csv' | 'txt' | 'xlsx';

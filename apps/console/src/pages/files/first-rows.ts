@@ -1,11 +1,14 @@
 // The first rows of a file, read in the browser for the column picker: CSV and TXT with papaparse (which guesses
-// the delimiter as the service's reader does), XLSX with the console's own small reader (xlsx-rows.ts).
+// the delimiter as the service's reader does), XLSX with fflate and saxes (xlsx-rows.ts), loaded only when an
+// XLSX file is chosen.
 import Papa from 'papaparse';
 import { SAMPLE_ROWS, type FileKind } from './columns';
-import { readXlsxFirstRows } from './xlsx-rows';
 
-export function readFirstRows(file: File, kind: FileKind): Promise<string[][]> {
-  if (kind === 'xlsx') return readXlsxFirstRows(file, SAMPLE_ROWS);
+export async function readFirstRows(file: File, kind: FileKind): Promise<string[][]> {
+  if (kind === 'xlsx') {
+    const { readXlsxFirstRows } = await import('./xlsx-rows');
+    return readXlsxFirstRows(file, SAMPLE_ROWS);
+  }
   return new Promise((resolve, reject) => {
     Papa.parse<string[]>(file, {
       preview: SAMPLE_ROWS,
