@@ -81,11 +81,11 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     };
   }
 
-  /** Stores one attempt and its outcome, as the dispatcher stores a batch: whether it was stored. */
-  async function record(a: AttemptRecord, outcome: AttemptOutcome): Promise<boolean | undefined> {
-    const [recorded] = await deliveries.recordAttempts([{ attempt: a, outcome }], { disableAfterDays: 5 });
-    return recorded;
+  /** Stores one attempt and its outcome, as the dispatcher does: whether it was stored, what its breaker did. */
+  async function recordWith(a: AttemptRecord, outcome: AttemptOutcome, breakerFailures = 1_000) {
+    return deliveries.recordAttempt({ attempt: a, outcome }, { disableAfterDays: 5, breakerFailures });
   }
+  const record = async (a: AttemptRecord, outcome: AttemptOutcome) => (await recordWith(a, outcome)).recorded;
 
   /** Claims until nothing is due (other tests' deliveries included), keeping those of `webhookIds`. */
   async function claimAll(webhookIds: string[], perWebhook = UNCAPPED) {
@@ -190,17 +190,14 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     const [cGone, cStale] = of(c);
     const stale = { ...attempt(cStale!), n: cStale!.attempt_count + 1 };
     const next = new Date(Date.now() + 60_000);
-    const recorded = await deliveries.recordAttempts(
-      [
-        { attempt: { ...attempt(aOk!), httpStatus: 204, error: null }, outcome: { kind: 'success' } },
-        { attempt: attempt(aRetry!), outcome: { kind: 'retry', nextAttemptAt: next } },
-        { attempt: attempt(bFailed!), outcome: { kind: 'failed' } },
-        { attempt: { ...attempt(bOk!), httpStatus: 200, error: null }, outcome: { kind: 'success' } },
-        { attempt: { ...attempt(cGone!), httpStatus: 410, error: 'gone' }, outcome: { kind: 'gone' } },
-        { attempt: stale, outcome: { kind: 'success' } },
-      ],
-      { disableAfterDays: 5 },
-    );
+    const recorded = [
+      await record({ ...attempt(aOk!), httpStatus: 204, error: null }, { kind: 'success' }),
+      await record(attempt(aRetry!), { kind: 'retry', nextAttemptAt: next }),
+      await record(attempt(bFailed!), { kind: 'failed' }),
+      await record({ ...attempt(bOk!), httpStatus: 200, error: null }, { kind: 'success' }),
+      await record({ ...attempt(cGone!), httpStatus: 410, error: 'gone' }, { kind: 'gone' }),
+      await record(stale, { kind: 'success' }),
+    ];
     expect(recorded).toEqual([true, true, true, true, true, false]);
     const log = async (hook: { id: string }) =>
       new Map((await deliveries.list(account, hook.id, 10)).map((d) => [d.id, d]));
@@ -239,11 +236,9 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
         await webhooks.update(account, hook.id, { isActive: false });
       } else {
         const gone = answered!;
-        const recorded = await deliveries.recordAttempts(
-          [{ attempt: { ...attempt(gone), httpStatus: 410, error: 'gone' }, outcome: { kind: 'gone' } }],
-          { disableAfterDays: 5 },
+        expect(await record({ ...attempt(gone), httpStatus: 410, error: 'gone' }, { kind: 'gone' })).toBe(
+          true,
         );
-        expect(recorded).toEqual([true]);
       }
       const log = new Map((await deliveries.list(account, hook.id, 10)).map((d) => [d.id, d]));
       expect(log.get(inFlight.ids[0]!), deactivation).toMatchObject({ status: 'pending' });
@@ -257,30 +252,26 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     }
   });
 
-  it('stores concurrent batches over the same webhooks without losing any (rows locked in one order)', async () => {
+  it('stores concurrent outcomes over the same webhooks without losing any', async () => {
     const account = newAccountId();
     const hooks = await Promise.all(Array.from({ length: 6 }, () => makeWebhook(account)));
     for (let i = 0; i < 10; i++) await make(event(account));
     const claimed = await claimAll(hooks.map((h) => h.id));
     expect(claimed).toHaveLength(60);
-    const success = (d: (typeof claimed)[number]) => ({
-      attempt: { ...attempt(d), httpStatus: 200, error: null },
-      outcome: { kind: 'success' as const },
-    });
-    // Four batches at once, each touching every webhook, two of them in the reverse order.
-    const batches = Array.from({ length: 4 }, (_, i) => {
-      const part = claimed.filter((_, j) => j % 4 === i).map(success);
-      return i % 2 ? part.reverse() : part;
-    });
+    // All at once, ten to each webhook, half of them failed attempts (to be retried).
     const results = await Promise.all(
-      batches.map((b) => deliveries.recordAttempts(b, { disableAfterDays: 5 })),
+      claimed.map((d, i) =>
+        i % 2
+          ? record({ ...attempt(d), httpStatus: 200, error: null }, { kind: 'success' })
+          : record(attempt(d), { kind: 'retry', nextAttemptAt: new Date(Date.now() + 60_000) }),
+      ),
     );
-    expect(results.flat().filter(Boolean)).toHaveLength(60);
+    expect(results.filter(Boolean)).toHaveLength(60);
     const [row] = (await db.query(
       `SELECT count(*)::int AS n FROM webhooks.deliveries WHERE account_id = $1 AND status = 'success'`,
       [account],
     )) as Array<{ n: number }>;
-    expect(row!.n).toBe(60);
+    expect(row!.n).toBe(30);
   });
 
   it('claims with what the attempt needs, its next attempt moved to the end of the claim', async () => {
@@ -316,7 +307,11 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
   it('never has more than the cap in flight to one webhook, however many replicas claim at once', async () => {
     const account = newAccountId();
     const hooks = await Promise.all(Array.from({ length: 3 }, () => makeWebhook(account)));
-    for (let i = 0; i < 20; i++) await make(event(account));
+    // Made in one statement, all due at the same moment: claimers cannot tell which are oldest.
+    await deliveries.createForEvents(
+      Array.from({ length: 20 }, () => event(account)),
+      0,
+    );
     const ids = hooks.map((h) => h.id);
     const inFlight = async () =>
       (
@@ -326,14 +321,22 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
           [ids],
         )) as Array<{ webhook_id: string; n: number }>
       ).map((r) => r.n);
-    // Eight replicas claim at once, each for up to 10 attempts, twice over.
-    for (let round = 0; round < 2; round++) {
-      const claims = await Promise.all(Array.from({ length: 8 }, () => deliveries.claimDue(10, 60_000, CAP)));
-      const mine = claims.flat().filter((d) => ids.includes(d.webhook_id));
-      expect(new Set(mine.map((d) => d.id)).size).toBe(mine.length);
-      expect(await inFlight()).toEqual([CAP, CAP, CAP]);
+    // Eight replicas claim at once, each for up to 3 attempts (so that several claim for one webhook), 4 times.
+    const claimed: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      const claims = await Promise.all(Array.from({ length: 8 }, () => deliveries.claimDue(3, 60_000, CAP)));
+      claimed.push(
+        ...claims
+          .flat()
+          .filter((d) => ids.includes(d.webhook_id))
+          .map((d) => d.id),
+      );
+      expect((await inFlight()).every((n) => n <= CAP)).toBe(true);
     }
-    expect(await claimAll(ids, CAP)).toEqual([]);
+    expect(new Set(claimed).size).toBe(claimed.length);
+    // Whatever is left to claim fills each webhook up to its cap, and no further.
+    await claimAll(ids, CAP);
+    expect(await inFlight()).toEqual([CAP, CAP, CAP]);
     // An attempt recorded makes room for exactly one more to that webhook.
     const [held] = (await db.query(
       `SELECT id, webhook_id, attempt_count FROM webhooks.deliveries
@@ -366,8 +369,7 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     for (let i = 0; i < 5; i++) await make(event(account));
     const fail = async (d: { id: string; webhook_id: string; attempt_count: number }) => {
       const next = new Date(Date.now() - 1_000); // due again at once, were it not for the breaker
-      await record(attempt(d), { kind: 'retry', nextAttemptAt: next });
-      return deliveries.recordBreaker(d.webhook_id, false, 3);
+      return (await recordWith(attempt(d), { kind: 'retry', nextAttemptAt: next }, 3)).breaker;
     };
     const claimed = await claimAll([hook.id]);
     expect(claimed).toHaveLength(5);
@@ -393,14 +395,40 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
     await db.query(`UPDATE webhooks.webhooks SET breaker_retry_at = now() WHERE id = $1`, [hook.id]);
     const probes = await claimAll([hook.id]);
     expect(probes).toHaveLength(1);
-    await record({ ...attempt(probes[0]!), httpStatus: 200, error: null }, { kind: 'success' });
-    expect(await deliveries.recordBreaker(hook.id, true, 3)).toBe('closed');
+    const probe = await recordWith(
+      { ...attempt(probes[0]!), httpStatus: 200, error: null },
+      { kind: 'success' },
+      3,
+    );
+    expect(probe).toEqual({ recorded: true, breaker: 'closed' });
     expect(await webhooks.find(account, hook.id)).toMatchObject({
       consecutive_failures: 0,
       breaker_opened_at: null,
       breaker_retry_at: null,
     });
     expect(await claimAll([hook.id])).toHaveLength(4);
+  });
+
+  it('closes the breaker when the webhook gets a new url or is turned back on, not on other changes', async () => {
+    const account = newAccountId();
+    const hook = await makeWebhook(account);
+    const open = () =>
+      db.query(
+        `UPDATE webhooks.webhooks SET consecutive_failures = 10, breaker_opened_at = now(),
+                breaker_pause_ms = 30000, breaker_retry_at = now() + interval '30 seconds'
+          WHERE id = $1`,
+        [hook.id],
+      );
+    const closed = { consecutive_failures: 0, breaker_opened_at: null, breaker_retry_at: null };
+    await open();
+    expect(await webhooks.update(account, hook.id, { events: ['file.failed'] })).toMatchObject({
+      consecutive_failures: 10,
+    });
+    expect(await webhooks.update(account, hook.id, { url: 'https://hooks.example.com/new' })).toMatchObject(
+      closed,
+    );
+    await open();
+    expect(await webhooks.update(account, hook.id, { isActive: true })).toMatchObject(closed);
   });
 
   it("brings an open breaker's probe forward to now when a delivery is redelivered", async () => {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AccountId } from '@emailverify/contracts';
-import { columns, isConflictAbort, NO_FLUSH_WAIT, type Queryable, Sql } from '@emailverify/persistence';
+import { columns, isConflictAbort, type Queryable, Sql } from '@emailverify/persistence';
 import { afterAttempt, type BreakerChange, type BreakerState } from './breaker';
 import { autoDisable } from './outcome';
 
@@ -227,76 +227,26 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Applies one stored attempt's outcome to its webhook's circuit breaker (`delivered`: a 2xx), under the
-   * webhook row's lock, and says what changed. The breaker's clock is PostgreSQL's, as the claim's is.
-   */
-  async recordBreaker(webhookId: string, delivered: boolean, threshold: number): Promise<BreakerChange> {
-    return this.sql.transaction(
-      async (tx) => {
-        const row = await tx.one<BreakerRow & { now_ms: number }>(
-          `SELECT consecutive_failures, breaker_opened_at, breaker_pause_ms, breaker_retry_at,
-                  (extract(epoch FROM now()) * 1000)::float8 AS now_ms
-             FROM webhooks.webhooks WHERE id = $1 FOR NO KEY UPDATE`,
-          [webhookId],
-        );
-        if (!row) return 'none';
-        const before = breakerState(row);
-        const { state, change } = afterAttempt(before, delivered, row.now_ms, threshold);
-        if (state === before || (delivered && before.consecutiveFailures === 0 && !before.openedAt))
-          return change;
-        await tx.affected(
-          `UPDATE webhooks.webhooks
-              SET consecutive_failures = $2, breaker_opened_at = $3, breaker_pause_ms = $4, breaker_retry_at = $5
-            WHERE id = $1`,
-          [webhookId, state.consecutiveFailures, state.openedAt, state.pauseMs, state.retryAt],
-        );
-        return change;
-      },
-      { withoutFlushWait: true },
-    );
-  }
-
-  /**
-   * Stores attempts and their outcomes, each as a whole: the attempt row, the delivery's state, and on a final
-   * outcome the webhook's `last_delivery_*` (with the auto-disable rule, and deactivation on 410). The common
-   * outcomes (delivered, to be retried, ended because the webhook went inactive) of the whole batch go in one
-   * statement; each final failure in a transaction of its own. Returns, per attempt, whether it was stored:
-   * false when its claim had expired and another process took the delivery over (nothing of it is stored then).
+   * Stores one attempt and its outcome as a whole, in one transaction: the attempt row, the delivery's state,
+   * and on its webhook the last final outcome (`last_delivery_*`, with the auto-disable rule, and deactivation
+   * on 410) and the circuit breaker (a 2xx or a failed attempt counts; `breakerFailures` in a row open it).
+   * Returns whether it was stored (false when its claim had expired and another process took the delivery over:
+   * nothing of it is stored then) and what the breaker did. The breaker's clock is PostgreSQL's, as the
+   * claim's is.
    *
-   * These commits do not wait for their WAL flush (NO_FLUSH_WAIT in the batch's statement, `withoutFlushWait`
-   * for a final failure's transaction). A PostgreSQL crash can lose the last few hundred milliseconds of these
-   * records and nothing else: their deliveries then still hold the claim of the attempt that was made, so that
-   * attempt is made again once the claim runs out, a duplicate that at-least-once delivery allows and that
-   * receivers drop by `X-Webhook-Id`. Other sessions see a record as soon as it is
-   * committed, so a delivery is still never claimed by two processes at once. Waiting for a flush per record
-   * was the largest cost of a delivery.
-   *
-   * A transaction that loses a deadlock or serialization conflict anyway is run again.
+   * The commit does not wait for its WAL flush. A PostgreSQL crash can lose the last few hundred milliseconds of
+   * these records and nothing else: their deliveries then still hold the claim of the attempt that was made, so
+   * that attempt is made again once the claim runs out, a duplicate that at-least-once delivery allows and that
+   * receivers drop by `X-Webhook-Id`. Other sessions see a record as soon as it is committed, so a delivery is
+   * still never claimed by two processes at once. A transaction that loses a deadlock is run again.
    */
-  async recordAttempts(
-    results: readonly AttemptResult[],
-    rules: { disableAfterDays: number },
-  ): Promise<boolean[]> {
-    if (results.length === 0) return [];
-    const stored = await retryConflicts(() =>
-      recordCommonOutcomes(
-        this.sql,
-        results.filter((r): r is CommonResult => isCommon(r.outcome)),
-      ),
+  recordAttempt(
+    { attempt, outcome }: AttemptResult,
+    rules: { disableAfterDays: number; breakerFailures: number },
+  ): Promise<{ recorded: boolean; breaker: BreakerChange }> {
+    return retryConflicts(() =>
+      this.sql.transaction((tx) => recordAttempt(tx, attempt, outcome, rules), { withoutFlushWait: true }),
     );
-    const recorded: boolean[] = [];
-    for (const { attempt, outcome } of results) {
-      if (isCommon(outcome)) recorded.push(stored.has(`${attempt.deliveryId}:${attempt.n}`));
-      else
-        recorded.push(
-          await retryConflicts(() =>
-            this.sql.transaction((tx) => recordFinalFailure(tx, attempt, outcome, rules), {
-              withoutFlushWait: true,
-            }),
-          ),
-        );
-    }
-    return recorded;
   }
 
   /** A page of the webhook's delivery log, newest first; `after` is the last row of the previous page. */
@@ -372,102 +322,37 @@ async function retryConflicts<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-type CommonOutcome = Extract<AttemptOutcome, { kind: 'success' | 'retry' | 'inactive' }>;
-type CommonResult = { attempt: AttemptRecord; outcome: CommonOutcome };
+/** The delivery's status after an attempt's outcome. */
+const STATUS_AFTER: Record<AttemptOutcome['kind'], DeliveryRow['status']> = {
+  success: 'success',
+  retry: 'pending',
+  failed: 'failed',
+  gone: 'failed',
+  inactive: 'failed',
+};
 
-/** Delivered, to be retried, or ended because the webhook went inactive: the outcomes of nearly every attempt. */
-function isCommon(outcome: AttemptOutcome): outcome is CommonOutcome {
-  switch (outcome.kind) {
-    case 'success':
-    case 'retry':
-    case 'inactive':
-      return true;
-    case 'failed':
-    case 'gone':
-      return false;
-  }
-}
-
-/**
- * The common outcomes of many attempts in one statement: each delivery's state, its attempt row and, on
- * success, the webhook's last outcome. Returns `<delivery id>:<attempt number>` of the attempts stored.
- *
- * The webhooks' rows are locked in id order before they are updated: statements of two replicas that update
- * the same webhooks in different orders would deadlock.
- */
-async function recordCommonOutcomes(m: Queryable, results: readonly CommonResult[]): Promise<Set<string>> {
-  if (results.length === 0) return new Set();
-  const inputColumns: unknown[][] = Array.from({ length: 10 }, () => []);
-  for (const { attempt: a, outcome: o } of results) {
-    const row = [
-      a.deliveryId,
-      a.n,
-      o.kind === 'success' ? 'success' : o.kind === 'retry' ? 'pending' : 'failed',
-      o.kind === 'retry' ? o.nextAttemptAt : null,
-      a.at,
-      a.httpStatus,
-      Math.round(a.durationMs),
-      a.error,
-      a.responseBody,
-      a.webhookId,
-    ];
-    row.forEach((value, i) => inputColumns[i]!.push(value));
-  }
-  const rows = await m.rows<{ id: string; n: number }>(
-    `WITH ${NO_FLUSH_WAIT},
-       input AS (
-         SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::timestamptz[], $5::timestamptz[],
-                              $6::int[], $7::int[], $8::text[], $9::text[], $10::uuid[])
-                    AS i(delivery_id, n, status, next_attempt_at, at, http_status, duration_ms, error, response_body,
-                         webhook_id)),
-       locked AS MATERIALIZED (
-         SELECT id FROM webhooks.webhooks
-          WHERE id IN (SELECT webhook_id FROM input WHERE status = 'success')
-          ORDER BY id
-          FOR NO KEY UPDATE),
-       moved AS (
-         UPDATE webhooks.deliveries d
-            SET status = i.status, next_attempt_at = i.next_attempt_at, claimed_until = NULL
-           FROM input i
-          WHERE d.id = i.delivery_id AND d.attempt_count = i.n AND d.status = 'pending'
-          RETURNING d.id, d.webhook_id, i.status, i.n, i.at, i.http_status, i.duration_ms, i.error, i.response_body),
-       attempt AS (
-         INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
-         SELECT id, n, at, http_status, duration_ms, error, response_body FROM moved
-         ON CONFLICT DO NOTHING),
-       delivered AS (
-         UPDATE webhooks.webhooks
-            SET last_delivery_status = 'success', last_delivery_at = now(), last_error = NULL,
-                failing_since = NULL
-          WHERE id IN (SELECT id FROM locked) AND id IN (SELECT webhook_id FROM moved WHERE status = 'success'))
-       SELECT moved.id, moved.n FROM moved, no_flush_wait`,
-    inputColumns,
-  );
-  return new Set(rows.map((r) => `${r.id}:${r.n}`));
-}
-
-/**
- * The final failures (the last attempt failed, or the receiver answered 410): the delivery ends `failed` and
- * the webhook's last outcome says why, with the auto-disable rule, or deactivation on 410.
- */
-async function recordFinalFailure(
+async function recordAttempt(
   m: Queryable,
   attempt: AttemptRecord,
-  outcome: Extract<AttemptOutcome, { kind: 'failed' | 'gone' }>,
-  rules: { disableAfterDays: number },
-): Promise<boolean> {
-  const ended = await m.affected(
-    `UPDATE webhooks.deliveries SET status = 'failed', next_attempt_at = NULL, claimed_until = NULL
-      WHERE id = $1 AND attempt_count = $2 AND status = 'pending'`,
-    [attempt.deliveryId, attempt.n],
-  );
-  if (ended === 0) return false;
-  await m.affected(
-    `INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+  outcome: AttemptOutcome,
+  rules: { disableAfterDays: number; breakerFailures: number },
+): Promise<{ recorded: boolean; breaker: BreakerChange }> {
+  // The delivery's state and its attempt row, in one statement: nothing when the claim was taken over.
+  const [moved] = await m.rows<{ n: number }>(
+    `WITH moved AS (
+       UPDATE webhooks.deliveries SET status = $3, next_attempt_at = $4, claimed_until = NULL
+        WHERE id = $1 AND attempt_count = $2 AND status = 'pending'
+        RETURNING id),
+     attempt AS (
+       INSERT INTO webhooks.attempts (delivery_id, n, at, http_status, duration_ms, error, response_body)
+       SELECT id, $2, $5, $6, $7, $8, $9 FROM moved
+       ON CONFLICT DO NOTHING)
+     SELECT count(*)::int AS n FROM moved`,
     [
       attempt.deliveryId,
       attempt.n,
+      STATUS_AFTER[outcome.kind],
+      outcome.kind === 'retry' ? outcome.nextAttemptAt : null,
       attempt.at,
       attempt.httpStatus,
       Math.round(attempt.durationMs),
@@ -475,43 +360,72 @@ async function recordFinalFailure(
       attempt.responseBody,
     ],
   );
-  switch (outcome.kind) {
-    case 'failed': {
-      const webhook = await m.one<{ is_active: boolean; failing_since: Date | null; now_ms: number }>(
-        `SELECT is_active, failing_since, (extract(epoch FROM now()) * 1000)::float8 AS now_ms
-           FROM webhooks.webhooks WHERE id = $1 FOR NO KEY UPDATE`,
-        [attempt.webhookId],
-      );
-      if (!webhook) break;
-      const { deactivate, lastError } = autoDisable(
-        { isActive: webhook.is_active, failingSince: webhook.failing_since },
-        attempt.error,
-        webhook.now_ms,
-        rules.disableAfterDays,
-      );
-      await m.affected(
-        `UPDATE webhooks.webhooks
-            SET last_delivery_status = 'failed', last_delivery_at = now(),
-                failing_since = COALESCE(failing_since, now()),
-                is_active = is_active AND NOT $3::boolean, last_error = $2
-          WHERE id = $1`,
-        [attempt.webhookId, lastError, deactivate],
-      );
-      if (deactivate || !webhook.is_active) await endPendingDeliveries(m, attempt.webhookId);
-      break;
-    }
-    case 'gone':
-      await m.affected(
-        `UPDATE webhooks.webhooks
-            SET last_delivery_status = 'failed', last_delivery_at = now(), last_error = $2,
-                is_active = false, updated_at = now()
-          WHERE id = $1`,
-        [attempt.webhookId, attempt.error],
-      );
-      await endPendingDeliveries(m, attempt.webhookId);
-      break;
+  if (!moved || moved.n === 0) return { recorded: false, breaker: 'none' };
+  if (outcome.kind === 'inactive') return { recorded: true, breaker: 'none' };
+  const webhook = await m.one<
+    BreakerRow & { is_active: boolean; failing_since: Date | null; now_ms: number }
+  >(
+    `SELECT is_active, failing_since, consecutive_failures, breaker_opened_at, breaker_pause_ms, breaker_retry_at,
+            (extract(epoch FROM now()) * 1000)::float8 AS now_ms
+       FROM webhooks.webhooks WHERE id = $1 FOR NO KEY UPDATE`,
+    [attempt.webhookId],
+  );
+  if (!webhook) return { recorded: true, breaker: 'none' };
+  if (outcome.kind === 'gone') {
+    // A 410 ends the webhook: its breaker has nothing more to count.
+    await m.affected(
+      `UPDATE webhooks.webhooks
+          SET last_delivery_status = 'failed', last_delivery_at = now(), last_error = $2,
+              is_active = false, updated_at = now()
+        WHERE id = $1`,
+      [attempt.webhookId, attempt.error],
+    );
+    await endPendingDeliveries(m, attempt.webhookId);
+    return { recorded: true, breaker: 'none' };
   }
-  return true;
+  const { state: breaker, change } = afterAttempt(
+    breakerState(webhook),
+    outcome.kind === 'success',
+    webhook.now_ms,
+    rules.breakerFailures,
+  );
+  // The final outcome (a retry is not final) and the breaker, in one statement.
+  let final: { status: 'success' | 'failed'; error: string | null; deactivate: boolean } | null = null;
+  if (outcome.kind === 'success') final = { status: 'success', error: null, deactivate: false };
+  else if (outcome.kind === 'failed') {
+    const { deactivate, lastError } = autoDisable(
+      { isActive: webhook.is_active, failingSince: webhook.failing_since },
+      attempt.error,
+      webhook.now_ms,
+      rules.disableAfterDays,
+    );
+    final = { status: 'failed', error: lastError, deactivate };
+  }
+  await m.affected(
+    `UPDATE webhooks.webhooks
+        SET consecutive_failures = $2, breaker_opened_at = $3, breaker_pause_ms = $4, breaker_retry_at = $5,
+            last_delivery_status = COALESCE($6, last_delivery_status),
+            last_delivery_at = CASE WHEN $6::text IS NULL THEN last_delivery_at ELSE now() END,
+            last_error = CASE WHEN $6::text IS NULL THEN last_error ELSE $7 END,
+            failing_since = CASE $6::text WHEN 'success' THEN NULL
+                                          WHEN 'failed' THEN COALESCE(failing_since, now())
+                                          ELSE failing_since END,
+            is_active = is_active AND NOT $8::boolean
+      WHERE id = $1`,
+    [
+      attempt.webhookId,
+      breaker.consecutiveFailures,
+      breaker.openedAt,
+      breaker.pauseMs,
+      breaker.retryAt,
+      final?.status ?? null,
+      final?.error ?? null,
+      final?.deactivate ?? false,
+    ],
+  );
+  if (outcome.kind === 'failed' && (final?.deactivate || !webhook.is_active))
+    await endPendingDeliveries(m, attempt.webhookId);
+  return { recorded: true, breaker: change };
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { WEBHOOKS_CONFIG, type WebhooksConfig } from '../config';
 import { webhooksMetrics } from '../webhooks.metrics';
 import { SecretBox } from '../webhooks/secret-box';
-import { type AttemptOutcome, type ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
+import { type ClaimedDelivery, DeliveriesRepository } from './deliveries.repository';
 import { HttpSender, type SendResult } from './http-sender';
 import { judgeAttempt } from './outcome';
 import { deliveryHeaders, type SigningKeys, signingKeys } from './signing';
@@ -37,7 +37,8 @@ const KEPT_KEYS = 10_000;
  * Makes the attempts that are due. Deliveries live in PostgreSQL; each replica claims due ones for its free
  * slots (`claimDue`: FOR UPDATE SKIP LOCKED with a lease, so every attempt is made by one process, at most
  * WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT to one webhook across replicas, none to a webhook whose breaker is open),
- * POSTs them, and records each outcome with the next attempt's time and its effect on the webhook's breaker.
+ * POSTs them, and records each outcome (one transaction: the attempt, the next attempt's time, the webhook's
+ * last outcome and breaker).
  *
  * It looks for due attempts when told (`kick`: new deliveries, a redelivery), when an attempt of its own ends
  * (a slot is free, and that webhook may have room again), and every WEBHOOK_POLL_INTERVAL_MS (retries come due,
@@ -154,23 +155,21 @@ export class Dispatcher {
       this.options.schedule,
       Date.now(),
     );
-    const [recorded] = await this.repo.recordAttempts(
-      [
-        {
-          attempt: {
-            deliveryId: delivery.id,
-            webhookId: delivery.webhook_id,
-            n,
-            at,
-            httpStatus: result.status,
-            durationMs: result.durationMs,
-            error,
-            responseBody: result.body,
-          },
-          outcome,
+    const { recorded, breaker } = await this.repo.recordAttempt(
+      {
+        attempt: {
+          deliveryId: delivery.id,
+          webhookId: delivery.webhook_id,
+          n,
+          at,
+          httpStatus: result.status,
+          durationMs: result.durationMs,
+          error,
+          responseBody: result.body,
         },
-      ],
-      { disableAfterDays: this.options.disableAfterDays },
+        outcome,
+      },
+      { disableAfterDays: this.options.disableAfterDays, breakerFailures: this.options.breakerFailures },
     );
     this.metrics.attempts.labels({ outcome: outcome.kind }).inc();
     this.metrics.attemptSeconds.labels({ outcome: outcome.kind }).observe(result.durationMs / 1000);
@@ -189,22 +188,11 @@ export class Dispatcher {
       },
       'webhook attempt',
     );
-    if (recorded) await this.updateBreaker(delivery.webhook_id, outcome);
-  }
-
-  /** A delivered or failed attempt counts for its webhook's circuit breaker; 410 and inactive do not. */
-  private async updateBreaker(webhookId: string, outcome: AttemptOutcome): Promise<void> {
-    if (outcome.kind === 'gone' || outcome.kind === 'inactive') return;
-    const change = await this.repo.recordBreaker(
-      webhookId,
-      outcome.kind === 'success',
-      this.options.breakerFailures,
-    );
-    if (change === 'none') return;
-    this.metrics.breakerChanges.labels({ change }).inc();
+    if (breaker === 'none') return;
+    this.metrics.breakerChanges.labels({ change: breaker }).inc();
     this.logger.warn(
-      { webhookId, breaker: change },
-      change === 'closed'
+      { webhookId: delivery.webhook_id, breaker },
+      breaker === 'closed'
         ? 'webhook breaker closed: deliveries resume'
         : 'webhook breaker open: deliveries to this webhook wait for a probe',
     );

@@ -364,6 +364,41 @@ describe('WebhooksService', () => {
       expect(page.nextCursor).toBeNull();
     });
 
+    it('carries the breaker; a pending delivery of an open breaker waits for its probe at the earliest', async () => {
+      const { webhook } = await create();
+      const hook = store.webhooks[0]!;
+      const ref = { accountId: account, webhookId: webhook.id };
+      const due = Object.assign(store.delivery(hook, 'pending'), {
+        next_attempt_at: new Date(Date.now() - 1_000),
+      });
+      const ended = store.delivery(hook, 'failed');
+      expect((await service.listDeliveries({ ...ref, limit: 10 })).breaker).toEqual({
+        state: 'closed',
+        retryAt: null,
+        consecutiveFailures: 0,
+      });
+      const retryAt = new Date(Date.now() + 30_000);
+      Object.assign(hook, {
+        consecutive_failures: 10,
+        breaker_opened_at: new Date(),
+        breaker_pause_ms: 30_000,
+        breaker_retry_at: retryAt,
+      });
+      const page = await service.listDeliveries({ ...ref, limit: 10 });
+      expect(page.breaker).toEqual({
+        state: 'open',
+        retryAt: retryAt.toISOString(),
+        consecutiveFailures: 10,
+      });
+      const byId = new Map(page.deliveries.map((d) => [d.id, d]));
+      expect(byId.get(due.id)!.nextAttemptAt).toBe(retryAt.toISOString());
+      expect(byId.get(ended.id)!.nextAttemptAt).toBeNull();
+      // The webhook list says the same; once its probe time has passed, it is half-open.
+      expect((await service.list(account)).webhooks[0]!.breaker.state).toBe('open');
+      hook.breaker_retry_at = new Date(Date.now() - 1);
+      expect((await service.list(account)).webhooks[0]!.breaker.state).toBe('half_open');
+    });
+
     it.each([
       'garbage',
       Buffer.from(JSON.stringify(['2026-11-29 10:00:00+00', 'not-a-uuid'])).toString('base64url'),
