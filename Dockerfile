@@ -16,7 +16,7 @@
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 
-# ---- build: all dependencies, compile TypeScript with swc into dist/ --------------------------------
+# ---- build: all dependencies, compile TypeScript with swc into dist/, the web console with Vite ------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 ENV NX_DAEMON=false \
@@ -24,8 +24,10 @@ ENV NX_DAEMON=false \
 COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
+# The build also makes the web console's static files (dist/apps/console), which the gateway serves at /console.
 RUN npm run build \
- && test -f dist/apps/gateway/src/main.js
+ && test -f dist/apps/gateway/src/main.js \
+ && test -f dist/apps/console/index.html
 
 # ---- prod-deps: production dependencies only ---------------------------------------------------------
 # No dev dependencies and no optional ones: the only optional dependency, embedded-postgres, starts a local

@@ -7,7 +7,7 @@ export default tseslint.config(
   ...nx.configs['flat/base'],
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       // Apps depend only on libs; libs only on libs; contracts on nothing of ours (STYLE.md "Shape").
@@ -28,6 +28,23 @@ export default tseslint.config(
             { sourceTag: 'lib:net-policy', onlyDependOnLibsWithTags: [] },
             // The typed client is for customers: it stands alone, on openapi-fetch only.
             { sourceTag: 'lib:client', onlyDependOnLibsWithTags: [] },
+            // The web console runs in the browser on the public API only: the typed client and contracts (types and
+            // the pure rules it shares with the services, such as the address column's), never NATS, SQL, the
+            // services' libraries or their packages.
+            {
+              sourceTag: 'scope:console',
+              onlyDependOnLibsWithTags: ['lib:client', 'lib:contracts'],
+              bannedExternalImports: [
+                '@nats-io/*',
+                'pg',
+                'typeorm',
+                'ioredis',
+                'redis-semaphore',
+                '@nestjs/*',
+                'express',
+                'node:*',
+              ],
+            },
           ],
         },
       ],
@@ -71,6 +88,23 @@ export default tseslint.config(
           patterns: [
             { group: ['@emailverify/*/*'], message: 'Import a library through its public index only.' },
           ],
+        },
+      ],
+    },
+  },
+  {
+    // Unit files share their worker's modules (vitest.config.ts, isolate: false): a module replaced for one
+    // file would stay replaced for the next.
+    files: ['**/*.spec.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'vi', property: 'mock', message: 'Unit files share modules: pass a stand-in instead.' },
+        { object: 'vi', property: 'doMock', message: 'Unit files share modules: pass a stand-in instead.' },
+        {
+          object: 'vi',
+          property: 'stubGlobal',
+          message: 'Unit files share modules: pass a stand-in instead.',
         },
       ],
     },

@@ -20,15 +20,16 @@ async function burst(
   return replies;
 }
 
+// Keys and credits are all these tests touch: the gateways and the credits service. One installation for the
+// file; each describe below has gateways of its own, as its limits and store differ (a gateway keeps its rate
+// limits in Redis when REDIS_URL is set, else in its own memory).
+let suite: TestSuite;
+beforeAll(async () => {
+  suite = await TestSuite.start({ services: ['credits'], gateways: 2, redis: true });
+});
+afterAll(async () => suite?.stop());
+
 describe('rate limits per API key and class (two gateways sharing Redis)', () => {
-  let suite: TestSuite;
-
-  beforeAll(async () => {
-    // Keys and credits are all these tests touch: the gateways and the credits service.
-    suite = await TestSuite.start({ services: ['credits'], gateways: 2, redis: true });
-  });
-  afterAll(async () => suite?.stop());
-
   it('answers request 601 of the "other" class within a minute with 429, in both styles', async () => {
     const { apiKey } = await suite.createAccount();
     const replies = await burst(600, 8, () => suite.call('/v1/credits', { key: apiKey }));
@@ -99,43 +100,41 @@ describe('rate limits per API key and class (two gateways sharing Redis)', () =>
 });
 
 describe('failed authentication is limited per client address', () => {
-  let suite: TestSuite;
+  let gateway: number;
 
   beforeAll(async () => {
-    // Keys and credits are all these tests touch: the gateway and the credits service.
-    suite = await TestSuite.start({ services: ['credits'], env: { RATE_LIMIT_AUTH_FAILURES: '5' } });
+    // A gateway of its own, with its limits in its own memory: the address locked out above is not, here.
+    gateway = await suite.startGateway({ RATE_LIMIT_AUTH_FAILURES: '5', REDIS_URL: '' });
   });
-  afterAll(async () => suite?.stop());
 
   it('refuses an address that keeps failing, whatever key it tries next', async () => {
     const { apiKey } = await suite.createAccount();
     for (let i = 0; i < 5; i++)
-      expect((await suite.call('/v1/credits', { key: `ev_guess_${i}` })).status).toBe(401);
-    const sixth = await suite.call('/v1/credits', { key: 'ev_guess_6' });
+      expect((await suite.call('/v1/credits', { key: `ev_guess_${i}`, gateway })).status).toBe(401);
+    const sixth = await suite.call('/v1/credits', { key: 'ev_guess_6', gateway });
     expect(sixth.status).toBe(429);
     expect(sixth.json.error.code).toBe('RATE_LIMIT_EXCEEDED');
     expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(0);
-    const good = await suite.call('/v1/credits', { key: apiKey, style: 'legacy' });
+    const good = await suite.call('/v1/credits', { key: apiKey, style: 'legacy', gateway });
     expect(good.status).toBe(429);
     expect(good.json.error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', retry_after: expect.any(Number) });
   });
 });
 
 describe('rate-limit store unavailable', () => {
-  let suite: TestSuite;
+  let gateway: number;
 
   beforeAll(async () => {
     // Nothing listens on port 1: every Redis command fails at once.
-    suite = await TestSuite.start({ services: ['credits'], env: { REDIS_URL: 'redis://127.0.0.1:1' } });
+    gateway = await suite.startGateway({ REDIS_URL: 'redis://127.0.0.1:1' });
   });
-  afterAll(async () => suite?.stop());
 
   it('lets requests through (fail open) instead of failing them', async () => {
     const { apiKey } = await suite.createAccount();
-    const res = await suite.call('/v1/credits', { key: apiKey });
+    const res = await suite.call('/v1/credits', { key: apiKey, gateway });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-ratelimit-limit')).toBe('600');
-    const metrics = await (await fetch(`${suite.gatewayUrl()}/metrics`)).text();
+    const metrics = await (await fetch(`${suite.gatewayUrl(gateway)}/metrics`)).text();
     expect(metrics).toMatch(/rate_limit_store_failures_total\{[^}]*limiter="other"[^}]*\} [1-9]/);
   });
 });

@@ -163,6 +163,12 @@ describe('npm start', () => {
         expect(await res.json()).toMatchObject({ success: true, data: { credits_balance: 1000 } });
       };
       await credits();
+      // The web console, from this run's own build, on the same origin.
+      expect(run.output()).toContain(`Console:    http://localhost:${port}/console`);
+      const consolePage = await fetch(`http://127.0.0.1:${port}/console`);
+      expect(consolePage.status).toBe(200);
+      expect(consolePage.headers.get('content-security-policy')).toContain("script-src 'self'");
+      expect(await consolePage.text()).toMatch(/<script type="module"[^>]* src="\/console\/assets\//);
       // A sandbox key of the same account beside it.
       const sandbox = /Sandbox:\s+(ev_test_\S+)/.exec(run.output())?.[1];
       expect(sandbox, run.output()).toBeDefined();

@@ -84,7 +84,9 @@ describe('Dockerfile: its install and build steps, run on a fresh copy of the re
     const build = built.get('build')!;
     const dist = path.join(build.root, build.workdir, 'dist');
     for (const app of readdirSync(path.join(repo, 'apps'))) {
-      expect(existsSync(path.join(dist, 'apps', app, 'src', 'main.js')), app).toBe(true);
+      // The web console is static files (Vite's build), served by the gateway; every other app is a process.
+      const entry = app === 'console' ? 'index.html' : path.join('src', 'main.js');
+      expect(existsSync(path.join(dist, 'apps', app, entry)), app).toBe(true);
     }
     expect(existsSync(path.join(dist, 'tools', 'admin', 'main.js'))).toBe(true);
   });
@@ -132,7 +134,9 @@ describe('Dockerfile: its install and build steps, run on a fresh copy of the re
 
   it('every app and the admin CLI load all their modules from the runtime stage', async () => {
     const entries = [
-      ...readdirSync(path.join(runtimeApp, 'dist', 'apps')).map((app) => `dist/apps/${app}/src/main.js`),
+      ...readdirSync(path.join(runtimeApp, 'dist', 'apps'))
+        .filter((app) => app !== 'console')
+        .map((app) => `dist/apps/${app}/src/main.js`),
       'dist/tools/admin/main.js',
     ];
     for (const entry of entries) {
@@ -150,6 +154,12 @@ describe('Dockerfile: its install and build steps, run on a fresh copy of the re
       expect(output, entry).toContain('LOG_LEVEL');
       expect(code, entry).not.toBe(0);
     }
+  });
+
+  it('ships the web console beside the gateway, where the gateway looks for it', () => {
+    const console = path.join(runtimeApp, 'dist', 'apps', 'console');
+    expect(readFileSync(path.join(console, 'index.html'), 'utf8')).toMatch(/src="\/console\/assets\//);
+    expect(readdirSync(path.join(console, 'assets')).some((file) => file.endsWith('.js'))).toBe(true);
   });
 
   it('runs as a numeric non-root user, and its health check asks /health/ready on the app port', async () => {

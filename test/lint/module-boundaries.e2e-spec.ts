@@ -61,4 +61,48 @@ describe('lint: module boundaries (npm run check)', () => {
       ),
     ).toEqual([]);
   });
+
+  describe('the web console (apps/console): the public API only', () => {
+    const page = 'apps/console/src/pages/overview/OverviewPage.tsx';
+
+    it.each([
+      [
+        'the messaging library',
+        "import { MessageBus } from '@emailverify/messaging';\nexport const probe = MessageBus;\n",
+      ],
+      [
+        'the persistence library',
+        "import * as db from '@emailverify/persistence';\nexport const probe = db;\n",
+      ],
+      ['NATS', "import { connect } from '@nats-io/transport-node';\nexport const probe = connect;\n"],
+      ['PostgreSQL', "import { Pool } from 'pg';\nexport const probe = Pool;\n"],
+      ['TypeORM', "import { DataSource } from 'typeorm';\nexport const probe = DataSource;\n"],
+      [
+        'app code',
+        "import { loadGatewayConfig } from '../../../../gateway/src/config';\nexport const probe = loadGatewayConfig;\n",
+      ],
+    ])('fails when it imports %s', async (_what, source) => {
+      expect(await ruleIds(page, source)).toContain('@nx/enforce-module-boundaries');
+    });
+
+    it('passes the typed client and contracts’ types', async () => {
+      expect(
+        await ruleIds(
+          page,
+          "import { createEmailVerifyClient } from '@emailverify/client';\n" +
+            "import type { Reason } from '@emailverify/contracts';\n" +
+            'export const probe = createEmailVerifyClient;\nexport type Probe = Reason;\n',
+        ),
+      ).toEqual([]);
+    });
+
+    it('passes the rules contracts share with the services, such as the address column’s', async () => {
+      expect(
+        await ruleIds(
+          'apps/console/src/pages/files/columns.ts',
+          "import { detectEmailColumn } from '@emailverify/contracts';\nexport const probe = detectEmailColumn;\n",
+        ),
+      ).toEqual([]);
+    });
+  });
 });

@@ -1,6 +1,8 @@
 // Compiles every app, lib and tool to dist/ (CommonJS, decorators with metadata, path aliases rewritten), or to
 // the directory given as the first argument (a private build that leaves dist/ alone, e.g. for `npm run migrate`).
-import { spawnSync } from 'node:child_process';
+// The web console (apps/console) is built beside it by Vite into <dist>/apps/console, which the gateway serves;
+// that build prints the console's first-load JavaScript size and fails above its limit.
+import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { ensureDependencies, ensureNode, root } from './lib.mjs';
@@ -9,11 +11,24 @@ await ensureNode();
 await ensureDependencies();
 const out = path.resolve(root, process.argv[2] ?? 'dist');
 rmSync(out, { recursive: true, force: true });
-const swc = path.join(root, 'node_modules', '.bin', 'swc');
-const result = spawnSync(
-  process.execPath,
-  [
-    swc,
+
+/** Runs a Node.js script of node_modules to its end: its exit code. */
+function run(script, args) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(root, 'node_modules', script), ...args], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+    child.once('error', (err) => {
+      process.stderr.write(`${script}: ${err.message}\n`);
+      resolve(1);
+    });
+    child.once('exit', (code) => resolve(code ?? 1));
+  });
+}
+
+const codes = await Promise.all([
+  run(path.join('.bin', 'swc'), [
     'apps',
     'libs',
     'tools',
@@ -21,12 +36,15 @@ const result = spawnSync(
     out,
     '--copy-files',
     '--ignore',
-    '**/*.spec.ts,**/*.int-spec.ts,**/*.mjs,**/project.json',
+    '**/*.spec.ts,**/*.int-spec.ts,**/*.mjs,**/project.json,apps/console/**',
     '--quiet',
-  ],
-  {
-    cwd: root,
-    stdio: 'inherit',
-  },
-);
-process.exit(result.status ?? 1);
+  ]),
+  run(path.join('vite', 'bin', 'vite.js'), [
+    'build',
+    '--config',
+    path.join('apps', 'console', 'vite.config.ts'),
+    '--outDir',
+    path.join(out, 'apps', 'console'),
+  ]),
+]);
+process.exit(codes.find((code) => code !== 0) ?? 0);

@@ -18,7 +18,11 @@ const STEPS = {
   format: [['prettier', '--check', '.']],
   // The module-boundary rule reads the Nx project graph, which `nx show projects` computes first.
   lint: [['nx', 'show', 'projects'], ['eslint', '.'], ...OPENAPI],
-  typecheck: [['tsc', '-p', 'tsconfig.json', '--noEmit']],
+  // The services and tools (Node.js), then the web console (the browser's DOM, JSX; apps/console/tsconfig.json).
+  typecheck: [
+    ['tsc', '-p', 'tsconfig.json', '--noEmit'],
+    ['tsc', '-p', 'apps/console/tsconfig.json', '--noEmit'],
+  ],
   openapi: OPENAPI,
 };
 /** What `npm run check` runs: every step (the OpenAPI lint within lint). */

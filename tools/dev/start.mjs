@@ -1,6 +1,6 @@
 // `npm start`: installs what is missing, finds or starts PostgreSQL and NATS, builds, starts every app, and
-// prints the base URL, the docs URL and a demo API key with credits. Runs on Node.js 24, fetched from the npm
-// registry when the machine's own is older (lib.mjs ensureNode).
+// prints the base URL, the docs URL, the web console's URL and a demo API key with credits. Runs on Node.js 24,
+// fetched from the npm registry when the machine's own is older (lib.mjs ensureNode).
 //
 // It supervises what it starts: a service that exits is started again after a pause that doubles with each
 // quick failure, and the restart is printed; one that keeps failing stops everything with a message naming it
@@ -255,6 +255,7 @@ if (demo && !stopping)
 
   Base URL:   ${baseUrl}/v1
   Docs:       ${baseUrl}/docs   (OpenAPI: ${baseUrl}/openapi.json)
+  Console:    ${baseUrl}/console   (sign in with either key below)
   Demo key:   ${demo.api_key}   (account ${demo.account_id}, 1000 credits when created)
   Sandbox:    ${demo.sandbox_api_key}   (same account: canned answers, no charge)
 

@@ -15,6 +15,7 @@ import { renderStyle } from './common/http/style';
 import type { GatewayRequest } from './common/http/request-context';
 import type { GatewayConfig } from './config';
 import { buildOpenApiDocuments, mountOpenApi } from './openapi/document';
+import { CONSOLE_PATH, consoleHandler, defaultConsoleDir } from './console/console';
 
 /**
  * Builds the gateway application (used by main and by tests). Controller specs pass a narrower module (the
@@ -42,8 +43,11 @@ export async function createGatewayApp(
     .histogram('http_request_seconds', 'HTTP requests by route and status', ['method', 'route', 'status']);
   app.use(accessMiddleware(logger, httpRequests));
   app.setGlobalPrefix('v1', { exclude: ['health/live', 'health/ready', 'metrics'] });
-  // The documentation after every API route: an API request is never matched against its routes.
+  // The documentation and the web console after every API route: an API request is never matched against them.
   adapter.mountAfterRoutes(() => mountOpenApi(app, buildOpenApiDocuments(app, config.PUBLIC_BASE_URL)));
+  adapter.mountAfterRoutes(() =>
+    app.use(CONSOLE_PATH, consoleHandler(config.CONSOLE_DIR ?? defaultConsoleDir(), logger)),
+  );
   await app.init();
   // After every route: what no route took (paths outside /v1 included) and what Express itself refused (a
   // malformed percent-escape) leave as JSON in the request's style, never as Express's HTML page.

@@ -29,6 +29,11 @@ export const gatewayConfigSchema = withDownloadLinks({
       }
       return v;
     }),
+  /**
+   * The built web console served at /console (Vite's output: index.html and assets/); unset: the one beside the
+   * gateway's build (<dist>/apps/console). A directory without index.html leaves /console answering 404.
+   */
+  CONSOLE_DIR: z.string().min(1).optional(),
   /** Requests per minute per client address to the signed-link download, which needs no key. */
   RATE_LIMIT_DOWNLOAD: int(60, 1),
   RATE_LIMIT_SINGLE: int(6000, 1),

@@ -8,6 +8,6 @@ runMain('gateway', async () => {
   const app = await createGatewayApp(config);
   await app.listen(config.PORT, config.HOST);
   process.stdout.write(
-    `${JSON.stringify({ level: 30, service: 'gateway', msg: 'gateway started', url: config.PUBLIC_BASE_URL, docs: `${config.PUBLIC_BASE_URL}/docs` })}\n`,
+    `${JSON.stringify({ level: 30, service: 'gateway', msg: 'gateway started', url: config.PUBLIC_BASE_URL, docs: `${config.PUBLIC_BASE_URL}/docs`, console: `${config.PUBLIC_BASE_URL}/console` })}\n`,
   );
 });

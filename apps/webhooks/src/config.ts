@@ -3,6 +3,28 @@ import { z } from 'zod';
 import { parseRetrySchedule } from './delivery/retry-schedule';
 import { parseSecretKey, parseSecretKeys, type SecretKey, SINGLE_KEY_ID } from './webhooks/secret-box';
 
+/** A variable read by `parse`: what `parse` throws is the variable's problem, in its own words. */
+const readWith =
+  <I, T>(parse: (value: I) => T) =>
+  (value: I, ctx: z.core.$RefinementCtx<I>): T => {
+    try {
+      return parse(value);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  };
+
+/**
+ * A key variable that may be unset; empty counts as unset too: a deployment that moved to WEBHOOK_SECRET_KEYS
+ * may leave WEBHOOK_SECRET_KEY blank.
+ */
+const optionalKeys = <T>(parse: (value: string) => T) =>
+  z
+    .string()
+    .optional()
+    .transform(readWith((value) => (value === undefined || value.trim() === '' ? undefined : parse(value))));
+
 export const webhooksConfigSchema = z.object({
   ...baseConfigShape,
   HTTP_PORT: int(3104, 0, 65535),
@@ -12,47 +34,17 @@ export const webhooksConfigSchema = z.object({
   WEBHOOK_RETRY_SCHEDULE: z
     .string()
     .default('0,5s,5m,30m,2h,5h,10h,10h')
-    .transform((value, ctx) => {
-      try {
-        return parseRetrySchedule(value);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-        return z.NEVER;
-      }
-    }),
+    .transform(readWith(parseRetrySchedule)),
   /** Targets on loopback, private, link-local and other non-public addresses are refused unless true. */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(false),
   /** AES-256-GCM key that encrypts signing secrets at rest: 32 bytes as 64 hex digits or base64. */
-  WEBHOOK_SECRET_KEY: z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      // Empty counts as unset: a deployment that moved to WEBHOOK_SECRET_KEYS may leave the variable blank.
-      if (value === undefined || value.trim() === '') return undefined;
-      try {
-        return parseSecretKey(value);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-        return z.NEVER;
-      }
-    }),
+  WEBHOOK_SECRET_KEY: optionalKeys(parseSecretKey),
   /**
    * The key ring of the stored secrets, `id:key,...`: the first seals, every one opens, and rows sealed by
    * another are re-encrypted with the first in the background. WEBHOOK_SECRET_KEY, when also set, stays in
    * the ring as key `default` (what it sealed before key ids existed).
    */
-  WEBHOOK_SECRET_KEYS: z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      if (value === undefined || value.trim() === '') return undefined;
-      try {
-        return parseSecretKeys(value);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-        return z.NEVER;
-      }
-    }),
+  WEBHOOK_SECRET_KEYS: optionalKeys(parseSecretKeys),
   /** After a secret rotation, the old secret still signs for this many hours (fractions allowed; 0: none). */
   WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().min(0).max(720).default(24),
   /** A webhook whose deliveries all failed for this many days, with no success between, is deactivated. */

@@ -235,15 +235,19 @@ export interface JobStatusBroadcast {
 }
 
 /**
- * A webhook event as published on the EVENTS stream. `data` is the body customers receive, so its fields are
- * snake_case like the HTTP API's; everything else between services is camelCase.
+ * What a webhook event as published on the EVENTS stream carries beside its `event` and `data`. `data` is the
+ * body customers receive, so its fields are snake_case like the HTTP API's; everything else between services is
+ * camelCase.
  */
-export interface FileCompletedEvent {
-  event: 'file.completed';
+interface FileEventEnvelope {
   timestamp: string;
   /** Present (true) only for a sandbox job's event; receivers get it beside `event` and `timestamp`. */
   sandbox?: true;
   accountId: AccountId;
+}
+
+export interface FileCompletedEvent extends FileEventEnvelope {
+  event: 'file.completed';
   data: {
     job_id: string;
     file_name: string;
@@ -262,12 +266,8 @@ export interface FileCompletedEvent {
   };
 }
 
-export interface FileFailedEvent {
+export interface FileFailedEvent extends FileEventEnvelope {
   event: 'file.failed';
-  timestamp: string;
-  /** Present (true) only for a sandbox job's event; receivers get it beside `event` and `timestamp`. */
-  sandbox?: true;
-  accountId: AccountId;
   data: {
     job_id: string;
     file_name: string;

@@ -1,4 +1,5 @@
 export * from './domain-report';
+export * from './email-column';
 export * from './errors';
 export * from './file-jobs';
 export * from './files';

@@ -9,3 +9,4 @@ export * from './webhooks';
 export * from './nats/nats-cluster';
 export * from './postgres/private-postgres';
 export { SocksServer, type SocksServerOptions } from './socks/socks-server';
+export * from './browser';

@@ -253,35 +253,16 @@ export class ChunksRepository {
     }
   }
 
-  /** Chunks `from` .. `from + count - 1` of a job, in order, for the merge, but those in `except`. */
-  chunkOutcomes(
-    jobId: string,
-    from: number,
-    count: number,
-    except: readonly number[] = [],
-  ): Promise<ChunkOutcome[]> {
-    return this.outcomes(jobId, from, count, false, except);
-  }
-
   /**
-   * As chunkOutcomes, but only the chunks whose results are in (done or failed): for a merge that runs while the
-   * job is still being verified.
+   * Chunks `from` .. `from + count - 1` of a job, in order, for the merge, but those in `except`; with
+   * `answeredOnly`, only the chunks whose results are in (done or failed): for a merge that runs while the job is
+   * still being verified.
    */
-  answeredChunkOutcomes(
+  async chunkOutcomes(
     jobId: string,
     from: number,
     count: number,
-    except: readonly number[] = [],
-  ): Promise<ChunkOutcome[]> {
-    return this.outcomes(jobId, from, count, true, except);
-  }
-
-  private async outcomes(
-    jobId: string,
-    from: number,
-    count: number,
-    answeredOnly: boolean,
-    except: readonly number[],
+    { except = [], answeredOnly = false }: { except?: readonly number[]; answeredOnly?: boolean } = {},
   ): Promise<ChunkOutcome[]> {
     const rows = await this.sql.rows<{ chunk: number; results: string | null; repeated: Buffer | null }>(
       `SELECT chunk, results, repeated FROM files.job_chunks

@@ -198,19 +198,20 @@ export class JobMerger {
   async emit(job: JobRow): Promise<void> {
     const kind = eventOfState(job.status);
     if (!kind) return;
-    const timestamp = (job.completed_at ?? job.created_at).toISOString();
-    // Receivers tell a sandbox job's event by this field; a live event has none, as before.
-    const sandbox = job.mode === 'sandbox' ? { sandbox: true as const } : {};
+    // Receivers tell a sandbox job's event by `sandbox`; a live event has none, as before.
+    const envelope = {
+      timestamp: (job.completed_at ?? job.created_at).toISOString(),
+      ...(job.mode === 'sandbox' ? { sandbox: true as const } : {}),
+      accountId: job.account_id,
+    };
+    const ofJob = { job_id: job.id, file_name: job.file_name };
     let event: FileEvent;
     if (kind === 'file.failed') {
       event = {
         event: 'file.failed',
-        timestamp,
-        ...sandbox,
-        accountId: job.account_id,
+        ...envelope,
         data: {
-          job_id: job.id,
-          file_name: job.file_name,
+          ...ofJob,
           status: 'failed',
           error: { code: job.error_code ?? 'JOB_FAILED', message: job.error_message ?? 'The job failed' },
           total_emails: job.unique_emails,
@@ -223,12 +224,9 @@ export class JobMerger {
       const started = (job.started_at ?? job.created_at).getTime();
       event = {
         event: 'file.completed',
-        timestamp,
-        ...sandbox,
-        accountId: job.account_id,
+        ...envelope,
         data: {
-          job_id: job.id,
-          file_name: job.file_name,
+          ...ofJob,
           total_emails: job.unique_emails,
           valid_emails: job.valid_emails,
           invalid_emails: job.invalid_emails,

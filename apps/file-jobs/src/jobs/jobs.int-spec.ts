@@ -421,10 +421,10 @@ describe('file jobs: chunk storage and the merge (real PostgreSQL and NATS)', ()
     // Followed again, it waits for chunks 1 and 2, whose results come in while it runs, and writes every row;
     // chunk 2, answered first, is read once and kept while the merge waits for chunk 1.
     const read: number[] = [];
-    const answered = chunkRepo.answeredChunkOutcomes.bind(chunkRepo);
-    chunkRepo.answeredChunkOutcomes = async (...args) => {
-      const outcomes = await answered(...args);
-      read.push(...outcomes.map((o) => o.chunk));
+    const outcomesOf = chunkRepo.chunkOutcomes.bind(chunkRepo);
+    chunkRepo.chunkOutcomes = async (...args) => {
+      const outcomes = await outcomesOf(...args);
+      if (args[3]?.answeredOnly) read.push(...outcomes.map((o) => o.chunk));
       return outcomes;
     };
     let polls = 0;

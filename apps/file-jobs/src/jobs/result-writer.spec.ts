@@ -55,12 +55,10 @@ function setup(answered: ReadonlySet<number>) {
   });
   const range = (from: number, count: number, except: readonly number[], only: (n: number) => boolean) =>
     CHUNKS.map((_, n) => n).filter((n) => n >= from && n < from + count && !except.includes(n) && only(n));
-  const repo = {
-    chunkOutcomes: async (_id: string, from: number, count: number, except: readonly number[] = []) =>
-      range(from, count, except, () => true).map(outcome),
-    answeredChunkOutcomes: async (_id: string, from: number, count: number, except: readonly number[] = []) =>
-      range(from, count, except, (n) => answered.has(n)).map(outcome),
-  } as Pick<ChunksRepository, 'chunkOutcomes' | 'answeredChunkOutcomes'>;
+  const repo: Pick<ChunksRepository, 'chunkOutcomes'> = {
+    chunkOutcomes: async (_id, from, count, { except = [], answeredOnly = false } = {}) =>
+      range(from, count, except, (n) => !answeredOnly || answered.has(n)).map(outcome),
+  };
   const stored = new Map<string, Promise<string>>();
   const kit = {
     objectStore: async () => ({}),

@@ -352,9 +352,10 @@ class OutcomeCursor {
   /** Reads up to perQuery chunks from `from` (only answered ones when following or writing a prefix), leaving out those at hand. */
   private async read(from: number): Promise<void> {
     const held = [...this.loaded.keys()].filter((n) => n >= from && n < from + this.perQuery);
-    const rows = await (this.follow || this.prefix
-      ? this.repo.answeredChunkOutcomes(this.jobId, from, this.perQuery, held)
-      : this.repo.chunkOutcomes(this.jobId, from, this.perQuery, held));
+    const rows = await this.repo.chunkOutcomes(this.jobId, from, this.perQuery, {
+      except: held,
+      answeredOnly: this.follow !== undefined || this.prefix,
+    });
     for (const r of rows) {
       this.loaded.set(r.chunk, {
         chunk: r.chunk,

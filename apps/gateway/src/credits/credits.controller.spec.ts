@@ -162,6 +162,8 @@ describe('GET /v1/credits/ledger and /v1/credits/usage', () => {
       ['from=0000-01-01', 'from'],
       ['from=2026-11-02&to=2026-11-01', 'from'],
       ['from=2024-01-01&to=2026-01-01', 'to'],
+      ['from=2026-11-01&from=2026-11-02', 'from'],
+      ['to=2026-11-30T00:00:00.000000000000000000000Z', 'to'],
       ['page=2', 'page'],
     ]) {
       const res = await gateway.call(`/v1/credits/ledger?${query}`, { key: KEYS[style] });

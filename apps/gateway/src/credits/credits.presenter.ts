@@ -5,7 +5,7 @@ import type {
   UsageCounts,
   UsageReply,
 } from '@emailverify/contracts';
-import type { Presenter } from '../common/http/presenter';
+import { inBothStyles, type Presenter } from '../common/http/presenter';
 import type { RateLimitState } from '../common/http/request-context';
 
 export interface CreditsView {
@@ -36,11 +36,7 @@ export const CreditsPresenter: Presenter<CreditsView> = {
   }),
 };
 
-/** The ledger and usage have no older variant: the legacy style is the current `data` payload unwrapped. */
-const inBothStyles = <T>(render: (value: T) => unknown): Presenter<T> => ({
-  current: render,
-  legacy: render,
-});
+// The ledger and usage have no older variant: their presenters are the same in both styles.
 
 function ledgerEntryBody(entry: LedgerEntry): Record<string, unknown> {
   return {

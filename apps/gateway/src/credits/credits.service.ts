@@ -7,6 +7,7 @@ import {
   type UsageReply,
 } from '@emailverify/contracts';
 import { MessageBus } from '@emailverify/messaging';
+import { askForAccount } from '../common/account-request';
 import type { AuthContext } from '../common/http/request-context';
 import { ledgerRange, usageRange } from './date-range';
 import type { LedgerQueryDto, UsageQueryDto } from './dto/credits.dto';
@@ -17,33 +18,20 @@ export class CreditsService {
   constructor(private readonly bus: MessageBus) {}
 
   balance(auth: AuthContext): Promise<BalanceReply> {
-    return this.bus.request(
-      Subjects.creditsBalanceGet,
-      { accountId: auth.accountId, apiKeyId: auth.apiKeyId },
-      { requestId: auth.requestId },
-    );
+    return askForAccount(this.bus, auth, Subjects.creditsBalanceGet, { apiKeyId: auth.apiKeyId });
   }
 
   /** A page of the account's ledger, newest first; the credits service checks the cursor. */
   ledger(auth: AuthContext, query: LedgerQueryDto): Promise<LedgerListReply> {
-    return this.bus.request(
-      Subjects.creditsLedgerList,
-      {
-        accountId: auth.accountId,
-        limit: query.limit ?? LEDGER_PAGE.default,
-        ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
-        ...ledgerRange(query),
-      },
-      { requestId: auth.requestId },
-    );
+    return askForAccount(this.bus, auth, Subjects.creditsLedgerList, {
+      limit: query.limit ?? LEDGER_PAGE.default,
+      ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+      ...ledgerRange(query),
+    });
   }
 
   /** The account's usage per day (both modes: sandbox verifications are counted apart). */
   usage(auth: AuthContext, query: UsageQueryDto): Promise<UsageReply> {
-    return this.bus.request(
-      Subjects.creditsUsageGet,
-      { accountId: auth.accountId, ...usageRange(query) },
-      { requestId: auth.requestId },
-    );
+    return askForAccount(this.bus, auth, Subjects.creditsUsageGet, usageRange(query));
   }
 }

@@ -75,6 +75,29 @@ const WHEN_ENDED = [
   'error',
 ];
 
+const percentSchema = { type: 'integer', minimum: 0, maximum: 100 };
+
+/** A job in the legacy style: the older status variant, and each job of a legacy page (which adds files_deleted_at). */
+const legacyJob = {
+  job_id: str,
+  file_name: str,
+  status: jobStatus,
+  ...each([...RUNNING_COUNTS, ...FINAL_COUNTS, 'credits_used'], int),
+  progress_percent: percentSchema,
+  created_at: time,
+  completed_at: nullable(time),
+};
+const legacyJobExample = {
+  job_id: JOB_ID,
+  file_name: 'leads.csv',
+  status: 'completed',
+  ...countsExample,
+  credits_used: 4900,
+  progress_percent: 100,
+  created_at: CREATED_AT,
+  completed_at: COMPLETED_AT,
+};
+
 const statusDocs: StyledBody = {
   name: 'FileJobStatus',
   current: {
@@ -82,11 +105,7 @@ const statusDocs: StyledBody = {
       {
         task_id: str,
         status: jobStatus,
-        ...each(['progress', 'email_progress', 'chunk_progress'], {
-          type: 'integer',
-          minimum: 0,
-          maximum: 100,
-        }),
+        ...each(['progress', 'email_progress', 'chunk_progress'], percentSchema),
         progress_source: str,
         ...each([...RUNNING_COUNTS, 'processed_emails', ...FINAL_COUNTS, 'credits_used'], int),
         waiting_emails: {
@@ -108,15 +127,7 @@ const statusDocs: StyledBody = {
     description:
       'While the job runs only progress, counts and started_at; the other fields appear once it has ended, the download links once it has completed.',
   },
-  legacy: object({
-    job_id: str,
-    file_name: str,
-    status: jobStatus,
-    ...each([...RUNNING_COUNTS, ...FINAL_COUNTS, 'credits_used'], int),
-    progress_percent: { type: 'integer', minimum: 0, maximum: 100 },
-    created_at: time,
-    completed_at: nullable(time),
-  }),
+  legacy: object(legacyJob),
   currentExample: {
     task_id: JOB_ID,
     status: 'completed',
@@ -139,19 +150,9 @@ const statusDocs: StyledBody = {
     unique_emails: 4980,
     total_rows: 5002,
   },
-  legacyExample: {
-    job_id: JOB_ID,
-    file_name: 'leads.csv',
-    status: 'completed',
-    ...countsExample,
-    credits_used: 4900,
-    progress_percent: 100,
-    created_at: CREATED_AT,
-    completed_at: COMPLETED_AT,
-  },
+  legacyExample: legacyJobExample,
 };
 
-const percentSchema = { type: 'integer', minimum: 0, maximum: 100 };
 const nextCursor = nullable(str, 'Pass as `cursor` for the next page; null on the last page');
 const filesDeletedAt = nullable(
   time,
@@ -180,19 +181,7 @@ const listDocs: StyledBody = {
     next_cursor: nextCursor,
   }),
   legacy: object({
-    jobs: {
-      type: 'array',
-      items: object({
-        job_id: str,
-        file_name: str,
-        status: jobStatus,
-        ...each([...RUNNING_COUNTS, ...FINAL_COUNTS, 'credits_used'], int),
-        progress_percent: percentSchema,
-        created_at: time,
-        completed_at: nullable(time),
-        files_deleted_at: filesDeletedAt,
-      }),
-    },
+    jobs: { type: 'array', items: object({ ...legacyJob, files_deleted_at: filesDeletedAt }) },
     next_cursor: nextCursor,
   }),
   currentExample: {
@@ -213,19 +202,7 @@ const listDocs: StyledBody = {
     next_cursor: 'MjAyNi0xMS0yMlQxMDowMDowMC4wMDAwMDBaIDhmMGM1YTFlLTJkMzQtNGI4ZS05YTBlLTVjMWY2ZDdiMmE5MA',
   },
   legacyExample: {
-    jobs: [
-      {
-        job_id: JOB_ID,
-        file_name: 'leads.csv',
-        status: 'completed',
-        ...countsExample,
-        credits_used: 4900,
-        progress_percent: 100,
-        created_at: CREATED_AT,
-        completed_at: COMPLETED_AT,
-        files_deleted_at: null,
-      },
-    ],
+    jobs: [{ ...legacyJobExample, files_deleted_at: null }],
     next_cursor: null,
   },
 };

@@ -5,12 +5,26 @@ import {
   type FileJobView,
   FINISHED_JOB_STATES,
   isTerminalJobState,
+  type JobCounts,
 } from '@emailverify/contracts';
-import type { Presenter } from '../common/http/presenter';
+import { inBothStyles, type Presenter } from '../common/http/presenter';
 import type { JobStatusView } from './files.service';
 
 const percent = (part: number, whole: number) =>
   whole > 0 ? Math.min(100, Math.floor((part / whole) * 100)) : 100;
+
+/** The counts every status reply has, and those the current style adds only once the job has ended. */
+const runningCounts = (counts: JobCounts) => ({
+  valid_emails: counts.valid,
+  invalid_emails: counts.invalid,
+  unknown_emails: counts.unknown,
+});
+const finalCounts = (counts: JobCounts) => ({
+  role_emails: counts.role,
+  catchall_emails: counts.catchall,
+  risky_emails: counts.risky,
+  disposable_emails: counts.disposable,
+});
 
 /** Upload reply; the older variant is the short `job_id` one. */
 export function uploadPresenter(publicBaseUrl: string): Presenter<FileJobView> {
@@ -56,9 +70,7 @@ export const StatusPresenter: Presenter<JobStatusView> = {
       total_emails: job.uniqueEmails,
       processed_emails: job.processedEmails,
       waiting_emails: job.waitingEmails,
-      valid_emails: job.counts.valid,
-      invalid_emails: job.counts.invalid,
-      unknown_emails: job.counts.unknown,
+      ...runningCounts(job.counts),
       total_chunks: job.totalChunks,
       completed_chunks: job.completedChunks,
       failed_chunks: job.failedChunks,
@@ -68,10 +80,7 @@ export const StatusPresenter: Presenter<JobStatusView> = {
     };
     if (!isTerminalJobState(job.status)) return body;
     Object.assign(body, {
-      role_emails: job.counts.role,
-      catchall_emails: job.counts.catchall,
-      risky_emails: job.counts.risky,
-      disposable_emails: job.counts.disposable,
+      ...finalCounts(job.counts),
       credits_used: job.creditsUsed,
       completed_at: job.completedAt,
     });
@@ -90,13 +99,8 @@ export const StatusPresenter: Presenter<JobStatusView> = {
     file_name: job.fileName,
     status: job.status,
     total_emails: job.uniqueEmails,
-    valid_emails: job.counts.valid,
-    invalid_emails: job.counts.invalid,
-    unknown_emails: job.counts.unknown,
-    role_emails: job.counts.role,
-    catchall_emails: job.counts.catchall,
-    risky_emails: job.counts.risky,
-    disposable_emails: job.counts.disposable,
+    ...runningCounts(job.counts),
+    ...finalCounts(job.counts),
     credits_used: job.creditsUsed,
     progress_percent: percent(job.processedEmails, job.uniqueEmails),
     created_at: job.createdAt,
@@ -115,13 +119,8 @@ const listedJob = (job: FileJobListItem) => ({
   progress: percent(job.processedEmails, job.uniqueEmails),
   total_emails: job.uniqueEmails,
   processed_emails: job.processedEmails,
-  valid_emails: job.counts.valid,
-  invalid_emails: job.counts.invalid,
-  unknown_emails: job.counts.unknown,
-  role_emails: job.counts.role,
-  catchall_emails: job.counts.catchall,
-  risky_emails: job.counts.risky,
-  disposable_emails: job.counts.disposable,
+  ...runningCounts(job.counts),
+  ...finalCounts(job.counts),
   credits_used: isTerminalJobState(job.status) ? job.creditsUsed : null,
   created_at: job.createdAt,
   completed_at: job.completedAt,
@@ -147,14 +146,9 @@ export const JobListPresenter: Presenter<FileJobListReply> = {
  * DELETE /verify/file/{id} (an extension, without an older variant): the same body in both styles, the legacy
  * one unwrapped, as for deleting a webhook.
  */
-const deletedBody = ({ jobId, cancelled }: FileJobDeleteReply) => ({
+export const JobDeletedPresenter = inBothStyles<FileJobDeleteReply>(({ jobId, cancelled }) => ({
   message: cancelled
     ? 'Job cancelled and deleted with its files; what was verified stays charged, the rest was refunded'
     : 'Job deleted with its files',
   job_id: jobId,
-});
-
-export const JobDeletedPresenter: Presenter<FileJobDeleteReply> = {
-  current: deletedBody,
-  legacy: deletedBody,
-};
+}));

@@ -15,6 +15,7 @@ import {
   jobStatusSubject,
   type JobStatusBroadcast,
   type RpcReply,
+  type RpcRequest,
   Subjects,
   isUuid,
 } from '@emailverify/contracts';
@@ -23,6 +24,7 @@ import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { downloadLink, resultsUrl, verifyDownload } from '@emailverify/service-kit';
 import type { Response } from 'express';
 import { checkJsonShape } from '../common/http/json-body.guard';
+import { askForAccount } from '../common/account-request';
 import type { AuthContext } from '../common/http/request-context';
 import { validateDto } from '../common/http/validation';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
@@ -68,10 +70,11 @@ export class FilesService implements BeforeApplicationShutdown {
       // Form fields follow the JSON rules: bracket names (a[b][c]) nest, and __proto__ is a name like any other.
       if (fields !== null && typeof fields === 'object') checkJsonShape(fields);
       const dto = validateDto(UploadFieldsDto, fields);
-      return await this.bus.request(
+      return await askForAccount(
+        this.bus,
+        auth,
         Subjects.filesJobCreate,
         {
-          accountId: auth.accountId,
           uploadObject: file.path,
           fileName: file.originalname || 'upload',
           fileSize: file.size,
@@ -82,7 +85,7 @@ export class FilesService implements BeforeApplicationShutdown {
           // A sandbox key's job reserves nothing and is answered from the sandbox table.
           ...(auth.mode === 'sandbox' ? { sandbox: true } : {}),
         },
-        { requestId: auth.requestId, timeoutMs: this.config.FILE_CREATE_TIMEOUT_MS },
+        { timeoutMs: this.config.FILE_CREATE_TIMEOUT_MS },
       );
     } catch (err) {
       if (file?.path) await this.removeObject(file.path);
@@ -150,27 +153,22 @@ export class FilesService implements BeforeApplicationShutdown {
   /** One page of the account's jobs, newest first (the query checked by ListQueryDto). */
   async list(auth: AuthContext, query: ListQueryDto): Promise<FileJobListReply> {
     const statuses = query.status === undefined ? undefined : [...new Set(query.status.split(','))];
-    return this.bus.request(
-      Subjects.filesJobList,
-      {
-        accountId: auth.accountId,
-        mode: auth.mode,
-        limit: query.limit ?? FILE_JOB_LIST_DEFAULT_LIMIT,
-        ...(statuses ? { statuses: statuses as JobState[] } : {}),
-        ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
-      },
-      { requestId: auth.requestId },
-    );
+    return askForAccount(this.bus, auth, Subjects.filesJobList, {
+      mode: auth.mode,
+      limit: query.limit ?? FILE_JOB_LIST_DEFAULT_LIMIT,
+      ...(statuses ? { statuses: statuses as JobState[] } : {}),
+      ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+    });
   }
 
   /** Where the job's results are; with `partial`, a copy of the rows verified so far of a job under way. */
   async locateResults(auth: AuthContext, jobId: string, partial = false): Promise<FileJobResultsReply> {
     checkJobId(jobId);
-    return this.bus.request(
-      Subjects.filesJobResults,
-      { accountId: auth.accountId, jobId, mode: auth.mode, ...(partial ? { partial } : {}) },
-      { requestId: auth.requestId },
-    );
+    return askForAccount(this.bus, auth, Subjects.filesJobResults, {
+      jobId,
+      mode: auth.mode,
+      ...(partial ? { partial } : {}),
+    });
   }
 
   /**
@@ -178,11 +176,9 @@ export class FilesService implements BeforeApplicationShutdown {
    * jobs and a live key's stay apart) and request.
    */
   private askJob<S extends JobSubject>(subject: S, auth: AuthContext, jobId: string): Promise<RpcReply<S>> {
-    return this.bus.request(
-      subject,
-      { accountId: auth.accountId, jobId, mode: auth.mode },
-      { requestId: auth.requestId },
-    );
+    // Each job subject asks with a FileJobRef; TypeScript does not follow Omit through the generic.
+    const ref = { jobId, mode: auth.mode } as Omit<RpcRequest<S>, 'accountId'>;
+    return askForAccount(this.bus, auth, subject, ref);
   }
 
   directLink(jobId: string): { url: string; expiresAt: string } {

@@ -1,11 +1,7 @@
 import type { KeyCreateReply, KeyListReply, KeySummary } from '@emailverify/contracts';
-import type { Presenter } from '../common/http/presenter';
+import { inBothStyles } from '../common/http/presenter';
 
-/** The keys endpoints have no older variant: the legacy style is the current `data` payload unwrapped. */
-const inBothStyles = <T>(render: (value: T) => unknown): Presenter<T> => ({
-  current: render,
-  legacy: render,
-});
+// The keys endpoints have no older variant: every presenter is the same in both styles.
 
 type KeyFields = Pick<
   KeySummary,

@@ -9,6 +9,7 @@ import {
   Subjects,
 } from '@emailverify/contracts';
 import { MessageBus } from '@emailverify/messaging';
+import { askForAccount } from '../common/account-request';
 import type { AuthContext } from '../common/http/request-context';
 import { parseInstant } from '../credits/date-range';
 import type { CreateKeyDto } from './dto/keys.dto';
@@ -25,11 +26,7 @@ export class KeysService {
   constructor(private readonly bus: MessageBus) {}
 
   list(auth: AuthContext): Promise<KeyListReply> {
-    return this.bus.request(
-      Subjects.creditsKeyList,
-      { accountId: auth.accountId, ...visibleTo(auth) },
-      { requestId: auth.requestId },
-    );
+    return askForAccount(this.bus, auth, Subjects.creditsKeyList, visibleTo(auth));
   }
 
   /** A new key, shown this once; it answers in the default style of the key that made it. */
@@ -39,28 +36,23 @@ export class KeysService {
         field: 'sandbox',
       });
     const mode: KeyMode = auth.mode === 'sandbox' || dto.sandbox === true ? 'sandbox' : 'live';
-    return this.bus.request(
-      Subjects.creditsKeyCreate,
-      {
-        accountId: auth.accountId,
-        name: dto.name,
-        style: auth.defaultStyle,
-        mode,
-        scope: dto.scope ?? 'full',
-        ...(dto.expires_at !== undefined ? { expiresAt: expiry(dto.expires_at) } : {}),
-      },
-      { requestId: auth.requestId },
-    );
+    return askForAccount(this.bus, auth, Subjects.creditsKeyCreate, {
+      name: dto.name,
+      style: auth.defaultStyle,
+      mode,
+      scope: dto.scope ?? 'full',
+      ...(dto.expires_at !== undefined ? { expiresAt: expiry(dto.expires_at) } : {}),
+    });
   }
 
   /** Revokes another key of the account; every gateway refuses it by the time this answers. */
   revoke(auth: AuthContext, apiKeyId: string): Promise<KeySummary> {
     if (!isUuid(apiKeyId)) throw new DomainError('API_KEY_NOT_FOUND', 'API key not found');
-    return this.bus.request(
-      Subjects.creditsAccountKeyRevoke,
-      { accountId: auth.accountId, apiKeyId, callerApiKeyId: auth.apiKeyId, ...visibleTo(auth) },
-      { requestId: auth.requestId },
-    );
+    return askForAccount(this.bus, auth, Subjects.creditsAccountKeyRevoke, {
+      apiKeyId,
+      callerApiKeyId: auth.apiKeyId,
+      ...visibleTo(auth),
+    });
   }
 }
 

@@ -48,6 +48,12 @@ describe('OpenAPI coverage', () => {
     expect([...served].sort()).toEqual([...documented].sort());
   });
 
+  it('leaves the web console (/console, static files) out of both documents', () => {
+    for (const doc of Object.values(buildOpenApiDocuments(app, DOCUMENT_SERVER))) {
+      expect(Object.keys(doc.paths).filter((path) => /^\/console\b/.test(path))).toEqual([]);
+    }
+  });
+
   it.each(['current', 'legacy'] as const)(
     'matches the committed %s-style document (run `npm run openapi` after changing the API)',
     async (style) => {

@@ -4,6 +4,8 @@ import {
   type BilledDomainReport,
   type BilledVerificationResult,
   DomainError,
+  type RpcReply,
+  type RpcRequest,
   Subjects,
   type VerifyBulkReply,
 } from '@emailverify/contracts';
@@ -15,6 +17,7 @@ import {
   type DisposableCheck,
   sandboxDisposable,
 } from '@emailverify/verification';
+import { askForAccount } from '../common/account-request';
 import type { AuthContext } from '../common/http/request-context';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
 import type { DisposableDto, VerifyBulkDto, VerifyDomainDto, VerifySingleDto } from './dto/verify.dto';
@@ -30,47 +33,22 @@ export class VerifyService {
   async single(auth: AuthContext, dto: VerifySingleDto): Promise<BilledVerificationResult> {
     // Bad syntax is answered here, before any hop or charge.
     const address = assertValidAddress(dto.email);
-    return this.bus
-      .request(
-        Subjects.verifySingle,
-        {
-          accountId: auth.accountId,
-          email: address.email,
-          checkSmtp: dto.check_smtp ?? false,
-          forceRefresh: dto.force_refresh ?? false,
-          ...sandboxOf(auth),
-        },
-        { requestId: auth.requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
-      )
-      .catch(asTimeout);
+    return this.ask(auth, Subjects.verifySingle, {
+      email: address.email,
+      checkSmtp: dto.check_smtp ?? false,
+      forceRefresh: dto.force_refresh ?? false,
+    });
   }
 
   async bulk(auth: AuthContext, dto: VerifyBulkDto): Promise<VerifyBulkReply> {
     assertBulkSize(dto.emails.length, this.config.BULK_MAX_EMAILS);
-    return this.bus
-      .request(
-        Subjects.verifyBulk,
-        {
-          accountId: auth.accountId,
-          emails: dto.emails,
-          checkSmtp: dto.check_smtp ?? false,
-          ...sandboxOf(auth),
-        },
-        { requestId: auth.requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
-      )
-      .catch(asTimeout);
+    return this.ask(auth, Subjects.verifyBulk, { emails: dto.emails, checkSmtp: dto.check_smtp ?? false });
   }
 
   async domain(auth: AuthContext, dto: VerifyDomainDto): Promise<BilledDomainReport> {
     // What is not a domain is answered here, before any hop or charge; the verifier gets the ASCII form.
     const domain = assertValidDomain(dto.domain);
-    return this.bus
-      .request(
-        Subjects.verifyDomain,
-        { accountId: auth.accountId, domain, checkSmtp: dto.check_smtp ?? false, ...sandboxOf(auth) },
-        { requestId: auth.requestId, timeoutMs: this.config.VERIFY_TIMEOUT_MS },
-      )
-      .catch(asTimeout);
+    return this.ask(auth, Subjects.verifyDomain, { domain, checkSmtp: dto.check_smtp ?? false });
   }
 
   /**
@@ -86,7 +64,22 @@ export class VerifyService {
     const check = auth.mode === 'sandbox' ? sandboxDisposable(dto.email) : checkDisposable(dto.email);
     return { ...check, checkedAt: new Date().toISOString() };
   }
+
+  /** Asks the verifier on behalf of the key's account (a sandbox key's ask says so), within the deadline. */
+  private ask<S extends VerifySubject>(
+    auth: AuthContext,
+    subject: S,
+    request: Omit<RpcRequest<S>, 'accountId' | 'sandbox'>,
+  ): Promise<RpcReply<S>> {
+    // The spread is the request of S but its account; TypeScript does not follow Omit through the generic.
+    const payload = { ...request, ...sandboxOf(auth) } as Omit<RpcRequest<S>, 'accountId'>;
+    return askForAccount(this.bus, auth, subject, payload, {
+      timeoutMs: this.config.VERIFY_TIMEOUT_MS,
+    }).catch(asTimeout);
+  }
 }
+
+type VerifySubject = typeof Subjects.verifySingle | typeof Subjects.verifyBulk | typeof Subjects.verifyDomain;
 
 /** What tells the verifier that a sandbox key asks (nothing for a live key). */
 function sandboxOf(auth: AuthContext): { sandbox?: true } {

@@ -7,16 +7,9 @@ import type {
   WebhookDeleteReply,
   WebhookListReply,
 } from '@emailverify/contracts';
-import type { Presenter } from '../common/http/presenter';
+import { inBothStyles } from '../common/http/presenter';
 
-/**
- * The webhook endpoints have no older variant, so the legacy style is the current `data` payload unwrapped
- * (docs/design.md, "Two response styles").
- */
-const inBothStyles = <T>(render: (value: T) => unknown): Presenter<T> => ({
-  current: render,
-  legacy: render,
-});
+// The webhook endpoints have no older variant: every presenter is the same in both styles.
 
 /** A webhook; the secret is added by the create and rotate replies alone. */
 function webhookBody(webhook: Webhook, secret?: string): Record<string, unknown> {

@@ -16,6 +16,7 @@ import {
   type WebhookRotateReply,
 } from '@emailverify/contracts';
 import { MessageBus } from '@emailverify/messaging';
+import { askForAccount } from '../common/account-request';
 import type { AuthContext } from '../common/http/request-context';
 import type { CreateWebhookDto, DeliveryListQueryDto, UpdateWebhookDto } from './dto/webhooks.dto';
 
@@ -70,16 +71,14 @@ export class WebhooksService {
     return this.ask(auth, Subjects.webhooksRedeliver, { webhookId, deliveryId });
   }
 
-  /** A request of the authenticated account, under its request id. */
+  /** A request of the authenticated account, whose refusals name their field in the message too. */
   private async ask<S extends RpcSubject>(
     auth: AuthContext,
     subject: S,
     payload: Omit<RpcRequest<S>, 'accountId'>,
   ): Promise<RpcReply<S>> {
     try {
-      // Every webhooks request names the account; TypeScript cannot see that adding it back completes the type.
-      const request = { accountId: auth.accountId, ...payload } as RpcRequest<S>;
-      return await this.bus.request(subject, request, { requestId: auth.requestId });
+      return await askForAccount(this.bus, auth, subject, payload);
     } catch (err) {
       throw namingField(err);
     }

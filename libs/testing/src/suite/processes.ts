@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -13,12 +14,44 @@ export async function freePort(): Promise<number> {
   return held.port;
 }
 
+/** Where the ports holdPort() picks begin. */
+const FIRST_PICKED_PORT = 15_000;
+
 /**
- * A free TCP port on loopback (`port`, or any when 0), kept bound until `release()`: for a port that must be known
- * long before the process that will listen on it starts, or kept while its process is stopped (other suites
- * running beside this one could be given it meanwhile).
+ * The first of the kernel's ephemeral ports (Linux net.ipv4.ip_local_port_range): those it gives a bind to port 0
+ * and the local end of every outgoing connection.
  */
-export function holdPort(port = 0): Promise<{ port: number; release: () => Promise<void> }> {
+function firstEphemeralPort(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (low > 0) return low;
+  } catch {
+    // Not Linux: the range IANA names, which other systems use.
+  }
+  return 49_152;
+}
+
+/**
+ * A free TCP port on loopback (`port`, or one picked when 0), kept bound until `release()`: for a port that must
+ * be known long before the process that will listen on it starts, or kept while its process is stopped (other
+ * suites running beside this one could be given it meanwhile). A picked port lies below the ephemeral ports: an
+ * outgoing connection (of the thousands a busy test makes on loopback) never takes it as its local end in the
+ * moment between its release here and its process binding it, or while a restarted server is down.
+ */
+export async function holdPort(port = 0): Promise<{ port: number; release: () => Promise<void> }> {
+  if (port !== 0) return bindPort(port);
+  const below = firstEphemeralPort() - 1;
+  for (let attempt = 0; below - FIRST_PICKED_PORT > 1_000 && attempt < 50; attempt++) {
+    try {
+      return await bindPort(FIRST_PICKED_PORT + randomInt(below - FIRST_PICKED_PORT + 1));
+    } catch {
+      // Taken: another.
+    }
+  }
+  return bindPort(0);
+}
+
+function bindPort(port: number): Promise<{ port: number; release: () => Promise<void> }> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
@@ -54,7 +87,9 @@ function listensOn(pid: number, port: number): boolean | undefined {
   let fds: string[];
   try {
     fds = readdirSync(`/proc/${pid}/fd`);
-  } catch {
+  } catch (err) {
+    // Gone already (its exit not yet seen by this process): it listens on nothing.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
     return undefined;
   }
   return fds.some((fd) => {

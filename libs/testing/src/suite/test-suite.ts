@@ -10,6 +10,7 @@ import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { Client } from 'pg';
 import { eventually } from '../eventually';
 import type { MailWorld } from '../mail-world';
+import { compileCacheDir } from './compile-cache';
 import {
   freePort,
   GATEWAY_NODE_FLAGS,
@@ -127,14 +128,14 @@ export class TestSuite {
         namespace: suite.namespace,
         name: `test-${suite.id}`,
       });
-      // The services start together, as `npm start` starts them (each waits for what it needs); the gateways
-      // after them, so a test's first request finds every service ready.
-      await settleAll(
-        (options.services ?? ['credits', 'verifier', 'file-jobs', 'webhooks']).map((service) =>
+      // The services and gateways start together, as `npm start` starts them (each waits for what it needs);
+      // the suite is started once every one is ready, so a test's first request finds every service ready.
+      await settleAll([
+        ...(options.services ?? ['credits', 'verifier', 'file-jobs', 'webhooks']).map((service) =>
           suite.startService(service),
         ),
-      );
-      for (let i = 0; i < (options.gateways ?? 1); i++) await suite.startGateway();
+        ...Array.from({ length: options.gateways ?? 1 }, () => suite.startGateway().then(() => undefined)),
+      ]);
       return suite;
     } catch (err) {
       await suite.stop();
@@ -145,6 +146,7 @@ export class TestSuite {
   env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     return {
       PATH: process.env.PATH,
+      ...(compileCacheDir() ? { NODE_COMPILE_CACHE: compileCacheDir() } : {}),
       NODE_ENV: 'test',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL || 'warn',
       DATABASE_URL: this.databaseUrl,
@@ -206,9 +208,10 @@ export class TestSuite {
 
   /** Starts one more gateway process; returns its index for `call(..., { gateway })`. */
   async startGateway(extraEnv: Record<string, string> = {}): Promise<number> {
+    // The index is taken at once: gateways started together get one each.
     const index = this.gatewayPorts.length;
-    const port = index === 0 && this.firstGatewayPort ? this.firstGatewayPort : await freePort();
-    this.gatewayPorts.push(port);
+    this.gatewayPorts.push(index === 0 && this.firstGatewayPort ? this.firstGatewayPort : 0);
+    if (this.gatewayPorts[index] === 0) this.gatewayPorts[index] = await freePort();
     await this.launchGateway(index, extraEnv);
     return index;
   }

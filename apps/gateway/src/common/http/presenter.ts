@@ -6,6 +6,15 @@ export interface Presenter<T> {
   legacy(value: T): unknown;
 }
 
+/**
+ * A presenter of a resource without an older variant: the legacy style is the current `data` payload unwrapped
+ * (docs/design.md, "Two response styles").
+ */
+export const inBothStyles = <T>(render: (value: T) => unknown): Presenter<T> => ({
+  current: render,
+  legacy: render,
+});
+
 /** A controller's result, rendered in the request's style as the reply is sent (GatewayExpressAdapter). */
 export class Presented<T> {
   constructor(

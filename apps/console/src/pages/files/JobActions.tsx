@@ -1,0 +1,115 @@
+import { useMutation } from '@tanstack/react-query';
+import { useState } from 'react';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { ConfirmDialog } from './ConfirmDialog';
+import type { JobCard } from './job-card';
+import { runJobAction, type JobAction } from './queries';
+
+interface Props {
+  jobId: string;
+  fileName: string;
+  card: JobCard;
+  /** After the job was deleted (the job page leaves for the list). */
+  onDeleted?: () => void;
+}
+
+const DONE: Record<JobAction, string> = {
+  pause: 'Paused',
+  resume: 'Resumed',
+  cancel: 'Cancelled',
+  delete: 'Deleted',
+};
+
+const DOING: Record<JobAction, string> = {
+  pause: 'Pausing',
+  resume: 'Resuming',
+  cancel: 'Cancelling',
+  delete: 'Deleting',
+};
+
+/**
+ * Pause, resume, cancel and delete for one job, the last two after a confirmation. Each button's name ends with
+ * the file's name for screen readers ("Pause leads.csv"), as several jobs are listed together.
+ */
+export function JobActions({ jobId, fileName, card, onDeleted }: Props) {
+  const [confirming, setConfirming] = useState<'cancel' | 'delete' | undefined>();
+  const [done, setDone] = useState<string | undefined>();
+  const action = useMutation({
+    mutationFn: (what: JobAction) => runJobAction(jobId, what),
+    onSuccess: (_, what) => {
+      setDone(`${DONE[what]}: ${fileName}.`);
+      if (what === 'delete') onDeleted?.();
+    },
+  });
+  const busy = action.isPending;
+  const run = (what: JobAction) => {
+    setConfirming(undefined);
+    setDone(undefined);
+    action.mutate(what);
+  };
+  const name = <span className="visually-hidden"> {fileName}</span>;
+
+  return (
+    <>
+      <div className="actions files-actions">
+        {card.canPause ? (
+          <button type="button" className="button" disabled={busy} onClick={() => run('pause')}>
+            Pause{name}
+          </button>
+        ) : null}
+        {card.canResume ? (
+          <button type="button" className="button" disabled={busy} onClick={() => run('resume')}>
+            Resume{name}
+          </button>
+        ) : null}
+        {card.canCancel ? (
+          <button type="button" className="button" disabled={busy} onClick={() => setConfirming('cancel')}>
+            Cancel{name}
+          </button>
+        ) : null}
+        <button
+          type="button"
+          className="button button--quiet"
+          disabled={busy}
+          onClick={() => setConfirming('delete')}
+        >
+          Delete{name}
+        </button>
+      </div>
+      <p className="visually-hidden" role="status">
+        {done}
+      </p>
+      {action.isError ? (
+        <ErrorMessage error={action.error} context={`${DOING[action.variables]} ${fileName}`} />
+      ) : null}
+      <ConfirmDialog
+        open={confirming === 'cancel'}
+        title={`Cancel verifying ${fileName}?`}
+        confirmLabel="Cancel the job"
+        dismissLabel="Keep it running"
+        onConfirm={() => run('cancel')}
+        onDismiss={() => setConfirming(undefined)}
+      >
+        <p>
+          Addresses already verified stay charged; the credits reserved for the rest are given back. A
+          cancelled job cannot be resumed and its results cannot be downloaded.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={confirming === 'delete'}
+        title={`Delete ${fileName}?`}
+        confirmLabel="Delete the job"
+        dismissLabel="Keep the job"
+        onConfirm={() => run('delete')}
+        onDismiss={() => setConfirming(undefined)}
+      >
+        <p>
+          The uploaded file, its results and the job itself are erased at once and cannot be downloaded again.
+          {card.canCancel
+            ? ' The job is still running: it is cancelled first, and unused credits are given back.'
+            : ''}
+        </p>
+      </ConfirmDialog>
+    </>
+  );
+}

@@ -1,0 +1,194 @@
+import { useMutation } from '@tanstack/react-query';
+import { type RefObject, useId, useState } from 'react';
+import { api, unwrap } from '../../api/client';
+import { queryClient } from '../../api/queries';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { formatDateTime } from '../../format/numbers';
+import { ConfirmDialog } from '../account/ConfirmDialog';
+import { ShownOnce } from '../account/ShownOnce';
+import { LookBadge } from '../account/Tone';
+import {
+  activeLook,
+  breakerOf,
+  breakerWords,
+  eventsWords,
+  lastDeliveryLook,
+  secretWords,
+  type Webhook,
+} from './delivery';
+import { DeliveryLog } from './DeliveryLog';
+import { webhookKeys } from './queries';
+
+type Dialog = 'delete' | 'rotate' | undefined;
+
+interface Props {
+  webhook: Webhook;
+  /** Called once the webhook is deleted. */
+  onDeleted: (url: string) => void;
+  /** Where focus goes once the webhook is deleted (its card goes away). */
+  listHeading: RefObject<HTMLElement | null>;
+}
+
+/** One webhook: its state and last delivery, its actions, and its delivery log when opened. */
+export function WebhookCard({ webhook, onDeleted, listHeading }: Props) {
+  const headingId = useId();
+  const logId = useId();
+  const [logOpen, setLogOpen] = useState(false);
+  const [dialog, setDialog] = useState<Dialog>();
+  const [secret, setSecret] = useState<{ value: string; previousUntil: string | null }>();
+  const path = { params: { path: { webhookId: webhook.id } } };
+
+  const toggle = useMutation({
+    mutationFn: (isActive: boolean) =>
+      unwrap(api().PATCH('/v1/webhooks/{webhookId}', { ...path, body: { is_active: isActive } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: webhookKeys.all }),
+  });
+  const rotate = useMutation({
+    mutationFn: () => unwrap(api().POST('/v1/webhooks/{webhookId}/rotate-secret', path)),
+    onSuccess: (rotated) => {
+      setDialog(undefined);
+      setSecret({ value: rotated.secret, previousUntil: rotated.previous_secret_expires_at });
+      void queryClient.invalidateQueries({ queryKey: webhookKeys.list });
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => unwrap(api().DELETE('/v1/webhooks/{webhookId}', path)),
+    onSuccess: () => {
+      setDialog(undefined);
+      onDeleted(webhook.url);
+      // Its log is gone with it: dropped, not asked for again.
+      queryClient.removeQueries({ queryKey: webhookKeys.deliveriesOf(webhook.id) });
+      void queryClient.invalidateQueries({ queryKey: webhookKeys.list });
+    },
+  });
+  const breaker = breakerWords(breakerOf(webhook));
+  const last = lastDeliveryLook(webhook.last_delivery_status);
+
+  return (
+    <article className="card webhook" aria-labelledby={headingId}>
+      <h3 id={headingId} className="webhook__url mono">
+        {webhook.url}
+      </h3>
+      {secret ? (
+        <ShownOnce
+          title="New signing secret"
+          level={4}
+          label="Signing secret"
+          secret={secret.value}
+          onDone={() => setSecret(undefined)}
+        >
+          <p className="hint">
+            Put it in your receiver’s settings.
+            {secret.previousUntil
+              ? ` Until ${formatDateTime(secret.previousUntil)} deliveries are signed with both the previous secret and this one, so your receiver keeps working while you switch.`
+              : ''}
+          </p>
+        </ShownOnce>
+      ) : null}
+      <dl className="facts">
+        <dt>State</dt>
+        <dd>
+          <LookBadge look={activeLook(webhook.is_active)} />
+        </dd>
+        <dt>Events</dt>
+        <dd>{eventsWords(webhook.events)}</dd>
+        <dt>Last delivery</dt>
+        <dd>
+          <LookBadge look={last} />
+          {webhook.last_delivery_at ? ` ${formatDateTime(webhook.last_delivery_at)}` : null}
+          {webhook.last_error ? <span className="webhook__error">{webhook.last_error}</span> : null}
+        </dd>
+        <dt>Signing secret</dt>
+        <dd>{secretWords(webhook)}</dd>
+        <dt>Added</dt>
+        <dd>{formatDateTime(webhook.created_at)}</dd>
+      </dl>
+      {breaker ? (
+        <p className="notice notice--warn">
+          <span className="notice__glyph" aria-hidden="true">
+            ‖
+          </span>
+          {breaker}
+        </p>
+      ) : null}
+      {!webhook.is_active ? (
+        <p className="hint">Disabled: no new deliveries are made until you enable it again.</p>
+      ) : null}
+      <div className="actions webhook__actions">
+        <button
+          type="button"
+          className="button"
+          aria-expanded={logOpen}
+          aria-controls={logOpen ? logId : undefined}
+          onClick={() => setLogOpen((open) => !open)}
+        >
+          {logOpen ? 'Hide deliveries' : 'Show deliveries'}
+        </button>
+        <button
+          type="button"
+          className="button"
+          disabled={toggle.isPending}
+          onClick={() => toggle.mutate(!webhook.is_active)}
+        >
+          {toggle.isPending ? 'Saving…' : webhook.is_active ? 'Disable' : 'Enable'}
+        </button>
+        <button type="button" className="button" onClick={() => setDialog('rotate')}>
+          Rotate secret
+        </button>
+        <button type="button" className="button" onClick={() => setDialog('delete')}>
+          Delete
+        </button>
+      </div>
+      {toggle.isError ? (
+        <ErrorMessage
+          error={toggle.error}
+          context={webhook.is_active ? 'Disabling the webhook' : 'Enabling the webhook'}
+        />
+      ) : null}
+      {logOpen ? <DeliveryLog webhookId={webhook.id} url={webhook.url} id={logId} /> : null}
+
+      <ConfirmDialog
+        open={dialog === 'delete'}
+        title="Delete this webhook?"
+        confirmLabel="Delete webhook"
+        busyLabel="Deleting…"
+        danger
+        busy={remove.isPending}
+        error={remove.error}
+        errorContext="Deleting the webhook"
+        returnFocusTo={remove.isSuccess ? listHeading : undefined}
+        onConfirm={() => remove.mutate()}
+        onCancel={() => {
+          remove.reset();
+          setDialog(undefined);
+        }}
+      >
+        <p className="mono">{webhook.url}</p>
+        <p>
+          No more notifications are sent to it, and its delivery log is deleted with it. This cannot be
+          undone.
+        </p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={dialog === 'rotate'}
+        title="Rotate the signing secret?"
+        confirmLabel="Rotate secret"
+        busyLabel="Rotating…"
+        busy={rotate.isPending}
+        error={rotate.error}
+        errorContext="Rotating the secret"
+        onConfirm={() => rotate.mutate(undefined, { onSuccess: () => rotate.reset() })}
+        onCancel={() => {
+          rotate.reset();
+          setDialog(undefined);
+        }}
+      >
+        <p>
+          A new secret is made and shown once. For a while (24 hours unless the service is set otherwise)
+          deliveries are signed with both the current secret and the new one, so your receiver keeps working
+          while you switch it over.
+        </p>
+      </ConfirmDialog>
+    </article>
+  );
+}
