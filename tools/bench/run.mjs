@@ -15,7 +15,7 @@ const BENCHMARKS = {
   bulk: 'POST /v1/verify/bulk, batches of 100 new addresses, MX-only, vs the verification library in-process',
   file: 'a 100,000-row CSV (--large: 1,000,000) upload to completed, 1 and 2 verifiers, vs the libraries in-process',
   webhooks:
-    'job completed to signed delivery (p50, p99); deliveries/s to 25 webhooks vs a bare node:https client; ' +
+    'job completed to signed delivery (p50, p99); deliveries/s to 25 webhooks vs a bare node:https client (retired target); ' +
     'product load: 1,000 jobs of 200 accounts over a minute, p50/p99 against the target',
 };
 

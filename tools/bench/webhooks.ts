@@ -76,7 +76,11 @@ const WARMUP_JOBS = quick ? 2 : 5;
 const KNOBS = ['WEBHOOK_DELIVERY_CONCURRENCY', 'WEBHOOK_POLL_INTERVAL_MS', 'PGOPTIONS'] as const;
 const CONCURRENCY = Number(process.env.WEBHOOK_DELIVERY_CONCURRENCY || 32);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'info';
-const TARGET = { delayP50Ms: 250, ratio: 0.5 };
+/**
+ * `retiredRatio`: the throughput target (deliveries/s to one account's 25 webhooks against a bare client) is
+ * retired: a load the product never sends (docs/benchmarks.md); the ratio is still printed for comparison.
+ */
+const TARGET = { delayP50Ms: 250, retiredRatio: 0.5 };
 const PARTS = ['delay', 'throughput', 'product'] as const;
 type Part = (typeof PARTS)[number];
 /** The measurements to run, in their order. */
@@ -695,7 +699,7 @@ function report(
     serviceSummary && bareSummary
       ? round(serviceSummary.deliveriesPerSecond / bareSummary.deliveriesPerSecond, 3)
       : undefined;
-  const ratioMet = ratio === undefined ? undefined : ratio >= TARGET.ratio;
+  const ratioMet = ratio === undefined ? undefined : ratio >= TARGET.retiredRatio;
 
   warnIfBusy([
     ...(delay ? [delay.cpu] : []),
@@ -762,7 +766,7 @@ function report(
           '',
           '',
           '',
-          `target >= ${TARGET.ratio}: ${verdict(ratioMet!)}`,
+          `retired target (was >= ${TARGET.retiredRatio}): ${ratioMet ? 'would be met' : 'would not be met'}`,
         ],
       ],
     );
@@ -849,7 +853,8 @@ function report(
       discardedRounds: throughput.discarded,
       ratio: {
         throughput: ratio,
-        met: ratioMet,
+        retiredTarget: TARGET.retiredRatio,
+        metRetiredTarget: ratioMet,
         meaning:
           'service deliveries/s (first event published to last delivery received) / bare client deliveries/s (first request to last received)',
       },
