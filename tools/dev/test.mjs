@@ -4,7 +4,7 @@
 // NATS, Redis or build: what to run while editing.
 // Arguments after `--` go to Vitest (e.g. `npm test -- test/e2e/platform.e2e-spec.ts`). Runs on Node.js 24, fetched
 // from the npm registry when the machine's own is older (lib.mjs ensureNode).
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import {
@@ -14,7 +14,7 @@ import {
   ensureInfrastructure,
   ensureNode,
   root,
-  stopStarted,
+  stopStartedAndWait,
 } from './lib.mjs';
 
 await ensureNode();
@@ -27,7 +27,10 @@ if (!unitOnly) await build();
 const report = path.join(dataDir, unitOnly ? 'vitest-unit-report.json' : 'vitest-report.json');
 rmSync(report, { force: true });
 const vitest = path.join(root, 'node_modules', '.bin', 'vitest');
-const result = spawnSync(
+// Vitest runs while this process goes on reading what the stores it started print (an embedded PostgreSQL
+// writes its log to a pipe here): a blocked event loop would fill that pipe and stall the server at its next
+// log line, e.g. a checkpoint's.
+const vitestRun = spawn(
   process.execPath,
   [vitest, 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...vitestArgs],
   {
@@ -36,7 +39,17 @@ const result = spawnSync(
     env: { ...process.env, ...infra },
   },
 );
-stopStarted();
+// Ctrl-C reaches Vitest too (the terminal signals the whole group): it stops, then the stores are stopped here.
+const ignoreInterrupt = () => {};
+process.on('SIGINT', ignoreInterrupt);
+process.on('SIGTERM', () => vitestRun.kill('SIGTERM'));
+const result = await new Promise((resolve) => {
+  vitestRun.once('error', (err) => resolve({ status: 1, error: err }));
+  vitestRun.once('exit', (code, signal) => resolve({ status: code ?? (signal ? 1 : 0) }));
+});
+if (result.error) process.stderr.write(`vitest could not start: ${result.error.message}\n`);
+await stopStartedAndWait();
+process.off('SIGINT', ignoreInterrupt);
 
 let summary = 'no test report was written';
 if (existsSync(report)) {
