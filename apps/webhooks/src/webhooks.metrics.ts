@@ -1,8 +1,18 @@
 import { Metrics } from '@emailverify/service-kit';
+import type { BreakerChange } from './delivery/breaker';
 import type { DispatcherMetrics } from './delivery/dispatcher';
+
+const BREAKER_CHANGES: readonly Exclude<BreakerChange, 'none'>[] = ['opened', 'reopened', 'closed'];
 
 /** The webhooks service's own metrics, declared in one place. */
 export function webhooksMetrics(metrics: Metrics): DispatcherMetrics {
+  const breakerChanges = metrics.counter(
+    'webhook_breaker_changes_total',
+    'Circuit breakers of webhooks opened, opened again after a failed probe, or closed',
+    ['change'],
+  );
+  // Every series from the start, so a dashboard or alert sees 0 rather than no data before the first change.
+  for (const change of BREAKER_CHANGES) breakerChanges.inc({ change }, 0);
   return {
     attempts: metrics.counter(
       'webhook_attempts_total',
@@ -15,10 +25,6 @@ export function webhooksMetrics(metrics: Metrics): DispatcherMetrics {
       ['outcome'],
       [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     ),
-    breakerChanges: metrics.counter(
-      'webhook_breaker_changes_total',
-      'Circuit breakers of webhooks opened, opened again after a failed probe, or closed',
-      ['change'],
-    ),
+    breakerChanges,
   };
 }

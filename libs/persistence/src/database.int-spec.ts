@@ -29,18 +29,20 @@ describe('ensureDatabase (real PostgreSQL)', () => {
 
   it('opens an existing database without touching the postgres database (restricted roles, PgBouncer)', async () => {
     const role = `ev_test_role_${randomBytes(4).toString('hex')}`;
+    // A password of its own: servers that ask for one (an embedded PostgreSQL) and trusting ones alike.
+    const password = randomBytes(12).toString('hex');
     const admin = new URL(base);
     admin.pathname = '/postgres';
     const su = new Client({ connectionString: admin.toString() });
     await su.connect();
     try {
-      await su.query(`CREATE ROLE "${role}" LOGIN`);
+      await su.query(`CREATE ROLE "${role}" LOGIN PASSWORD '${password}'`);
       await su.query(`GRANT CONNECT ON DATABASE "${name}" TO "${role}"`);
       // This role may open only its own database.
       await su.query(`REVOKE CONNECT ON DATABASE postgres FROM PUBLIC`);
       const restricted = new URL(url);
       restricted.username = role;
-      restricted.password = '';
+      restricted.password = password;
       const asAdmin = new URL(restricted);
       asAdmin.pathname = '/postgres';
       const refused = new Client({ connectionString: asAdmin.toString() });
