@@ -475,9 +475,14 @@ describe('file jobs: upload, progress, results, pause/resume/cancel', () => {
     });
 
     // A job whose upload disappears before merging fails, refunds what it did not use, and says so.
-    const doomed = await upload('doomed.csv', 'email\njane@files.test\n');
+    // Its address answers slowly over SMTP, so the pause lands before the job could finish.
+    const doomed = await upload('doomed.csv', 'email\njane@slow.test\n', { check_smtp: 'true' });
     const doomedId = doomed.json.data.task_id as string;
-    await suite.call(`/v1/verify/file/${doomedId}/pause`, { key: account.apiKey, method: 'POST' });
+    const paused = await suite.call(`/v1/verify/file/${doomedId}/pause`, {
+      key: account.apiKey,
+      method: 'POST',
+    });
+    expect(paused.status, paused.text).toBe(200);
     const [job] = await suite.sql<{ upload_object: string }>(
       `SELECT upload_object FROM files.jobs WHERE id = $1`,
       [doomedId],
