@@ -11,24 +11,20 @@ const SOURCES = ['single', 'bulk', 'file'] as const;
  */
 @Injectable()
 export class CreditsMetrics {
-  constructor(private readonly metrics: Metrics) {
-    // Every series exists from the start at 0, so a rate over it sees the first credit.
-    for (const source of [...SOURCES, 'other']) {
-      this.consumed.inc({ source }, 0);
-      this.refunded.inc({ source }, 0);
-    }
-  }
+  constructor(private readonly metrics: Metrics) {}
 
   readonly consumed = this.metrics.counter(
     'credits_consumed_total',
     'Credits taken from balances by reservations, by what they paid for (single, bulk, file); ' +
       'what was given back is in credits_refunded_total',
     ['source'],
+    { source: [...SOURCES, 'other'] },
   );
   readonly refunded = this.metrics.counter(
     'credits_refunded_total',
     'Credits given back to balances when reservations were settled or expired, by what they were for',
     ['source'],
+    { source: [...SOURCES, 'other'] },
   );
 
   /** Counts the `amount` a new reservation took, by the source its key names (`file:<jobId>`, ...). */

@@ -10,9 +10,8 @@ export function webhooksMetrics(metrics: Metrics): DispatcherMetrics {
     'webhook_breaker_changes_total',
     'Circuit breakers of webhooks opened, opened again after a failed probe, or closed',
     ['change'],
+    { change: BREAKER_CHANGES },
   );
-  // Every series from the start, so a dashboard or alert sees 0 rather than no data before the first change.
-  for (const change of BREAKER_CHANGES) breakerChanges.inc({ change }, 0);
   return {
     attempts: metrics.counter(
       'webhook_attempts_total',

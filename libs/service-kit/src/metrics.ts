@@ -65,8 +65,20 @@ export class Metrics {
     return histogram;
   }
 
-  counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
-    return new Counter({ name: METRIC_PREFIX + name, help, labelNames, registers: [this.registry] });
+  /**
+   * `atZero`: label values whose series exist from the start at 0, so a rate or an alert over them sees the
+   * first increment and a dashboard shows 0 rather than no data.
+   */
+  counter<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    atZero: Partial<Record<L, readonly string[]>> = {},
+  ): Counter<L> {
+    const counter = new Counter({ name: METRIC_PREFIX + name, help, labelNames, registers: [this.registry] });
+    for (const [label, values] of Object.entries(atZero) as [L, readonly string[]][])
+      for (const value of values) counter.inc({ [label]: value } as Partial<Record<L, string>>, 0);
+    return counter;
   }
 
   histogram<L extends string>(

@@ -88,8 +88,8 @@ export class IdempotencyService implements OnApplicationShutdown {
       'idempotency_requests_total',
       'Requests with an Idempotency-Key, by what became of them',
       ['outcome'],
+      { outcome: OUTCOMES },
     );
-    for (const outcome of OUTCOMES) this.outcomes.inc({ outcome }, 0);
     this.limits = {
       ttlMs: Math.round(config.IDEMPOTENCY_TTL_HOURS * 3_600_000),
       leaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,

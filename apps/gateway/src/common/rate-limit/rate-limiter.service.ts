@@ -87,9 +87,8 @@ export class RateLimiterService implements OnApplicationShutdown {
       'rate_limit_store_failures_total',
       'Requests let through because the rate-limit store failed',
       ['limiter'],
+      { limiter: [...RATE_CLASSES, 'auth-failures', 'download'] },
     );
-    // Every limiter's series exists from the start at 0, so an alert on its rate sees the first failure.
-    for (const limiter of [...RATE_CLASSES, 'auth-failures', 'download']) this.failOpen.inc({ limiter }, 0);
     if (config.REDIS_URL) {
       this.redis = new Redis(config.REDIS_URL, {
         enableOfflineQueue: false,
