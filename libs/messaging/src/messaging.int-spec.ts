@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { AckPolicy, type ConsumerInfo } from '@nats-io/jetstream';
 import { type AccountId, DomainError, Subjects } from '@emailverify/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeJson, MessageBus, requestHeaders, requestIdOf } from './bus';
-import { JetStreamKit } from './jetstream';
+import { JetStreamKit, PULL_HEARTBEAT_MS, pullLost } from './jetstream';
 import { currentRequestId } from './request-context';
 
 const url = process.env.NATS_URL || 'nats://127.0.0.1:4222';
@@ -303,6 +304,27 @@ describe('messaging: JetStream streams, consumers and object store (real NATS)',
       await other.stop();
       await stopping.close();
     }
+  });
+
+  it('takes a pull the server never answers for lost once two heartbeats are missed, not for an error', async () => {
+    // A consumer that does not exist answers no pull and sends no heartbeat: what a lost pull request looks like.
+    const ghost = kit.js.consumers.getConsumerFromInfo({
+      stream_name: 'GHOST',
+      name: 'ghost',
+      config: { durable_name: 'ghost', ack_policy: AckPolicy.Explicit },
+    } as ConsumerInfo);
+    const outcome = await (async () => {
+      const batch = await ghost.fetch({
+        max_messages: 1,
+        expires: 30_000,
+        idle_heartbeat: PULL_HEARTBEAT_MS,
+      });
+      for await (const msg of batch) return { message: msg.seq };
+      return { ended: true };
+    })().catch((err: unknown) => ({ err }));
+    expect(outcome).toHaveProperty('err');
+    expect(pullLost((outcome as { err: unknown }).err)).toBe(true);
+    expect(pullLost(new Error('consumer not found'))).toBe(false);
   });
 
   it('stores and reads back a multi-megabyte object as a stream', async () => {
