@@ -65,6 +65,24 @@ describe('result cache lookups (real PostgreSQL)', () => {
     expect((await repo.findFresh(['saved@d1.test'], true)).size).toBe(0);
   });
 
+  it('keeps the time each result was verified, not the time it was stored, and expires it from then', async () => {
+    const repo = new ResultsRepository(new Sql(db));
+    const verifiedAt = Date.now() - 90 * 60_000;
+    const older = verifiedAt - 60 * 60_000;
+    // A store that lands late (batched after the reply): a job created meanwhile still sees it as older.
+    await repo.save([sampleResult('late@d1.test'), sampleResult('later@d1.test')], false, 2, [
+      verifiedAt,
+      older,
+    ]);
+    const found = await repo.findFreshWithTime(['late@d1.test', 'later@d1.test'], false);
+    expect(found.get('late@d1.test')?.verifiedAt.getTime()).toBe(verifiedAt);
+    // Verified 2.5 hours ago with a 2-hour lifetime: already expired, however recently it was stored.
+    expect(found.has('later@d1.test')).toBe(false);
+    await expect(repo.save([sampleResult('x@d1.test')], false, 2, [1, 2])).rejects.toThrow(
+      /one verification time/,
+    );
+  });
+
   it('saves a batch whole when some of its addresses already have a row, expired or not', async () => {
     const repo = new ResultsRepository(new Sql(db));
     // u20020 holds an expired row, u20002 a fresh one (both MX-only); new@d1.test has none.

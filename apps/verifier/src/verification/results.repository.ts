@@ -18,10 +18,10 @@ export const FRESH_LOOKUP_SQL = `SELECT k.email, hit.status, hit.result, hit.ver
 
 /** The times are worked out once for the batch (in the select list they would be computed again for every row). */
 const SAVE_SQL = `INSERT INTO verifier.results (email, smtp_checked, status, result, verified_at, expires_at)
-  SELECT r.email, $4::boolean, r.status, r.result, t.verified_at, t.expires_at
-    FROM (SELECT now() AS verified_at, now() + make_interval(hours => $5::int) AS expires_at) AS t,
-         unnest(string_to_array($1::text, E'\\n'), string_to_array($2::text, E'\\n'),
-                string_to_array($3::text, E'\\n')) AS r(email, status, result)`;
+  SELECT r.email, $4::boolean, r.status, r.result, t.verified_at, t.verified_at + make_interval(hours => $5::int)
+    FROM unnest(string_to_array($1::text, E'\\n'), string_to_array($2::text, E'\\n'),
+                string_to_array($3::text, E'\\n'), string_to_array($6::text, E'\\n')) AS r(email, status, result, at),
+         LATERAL (SELECT to_timestamp(r.at::double precision / 1000) AS verified_at) AS t`;
 
 // Run for every verification (and every file-job chunk), so each is prepared once per pooled connection.
 const FRESH_LOOKUP = prepared('results_fresh_lookup', FRESH_LOOKUP_SQL);
@@ -80,8 +80,20 @@ export class ResultsRepository {
     );
   }
 
-  async save(results: readonly VerificationResult[], smtpChecked: boolean, ttlHours: number): Promise<void> {
+  /**
+   * Stores results for `ttlHours` from the time each was verified (`verifiedAt`, epoch milliseconds, one per
+   * result or one for all): stores are batched and may land after a file job that was created later, which must
+   * still find the result verified before it (free), not by its own work (charged).
+   */
+  async save(
+    results: readonly VerificationResult[],
+    smtpChecked: boolean,
+    ttlHours: number,
+    verifiedAt: number | readonly number[] = Date.now(),
+  ): Promise<void> {
     if (results.length === 0 || ttlHours <= 0) return;
+    const times = typeof verifiedAt === 'number' ? results.map(() => verifiedAt) : verifiedAt;
+    if (times.length !== results.length) throw new Error('one verification time per result');
     // Three parallel columns, each one text of lines (JSON.stringify never writes a raw line break): the
     // cheapest shape for PostgreSQL to take apart, and for the client to send (a text array has every element
     // escaped by the driver).
@@ -91,6 +103,7 @@ export class ResultsRepository {
       results.map(packResult).join('\n'),
       smtpChecked,
       ttlHours,
+      times.join('\n'),
     ];
     // Almost every address is new to the cache (it was looked up a moment ago), and a plain insert costs
     // PostgreSQL about a third less than an upsert. When some address has a row after all (expired, not yet

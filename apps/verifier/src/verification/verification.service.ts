@@ -54,6 +54,12 @@ const STORE_BATCH_MAX = 1_000;
  * Single and bulk verification with the result cache and billing: credits are reserved before any work (so a
  * short balance means nothing is verified) and settled after, charging what `creditsFor` says.
  */
+/** A result waiting to be stored, with the time it was verified (the store may come later). */
+interface TimedResult {
+  result: VerificationResult;
+  verifiedAt: number;
+}
+
 @Injectable()
 export class VerificationService {
   /** Settlements and result stores under way that no reply waits for. */
@@ -67,7 +73,7 @@ export class VerificationService {
    */
   private readonly creditOps: Batches<CreditOp, ReserveOutcomeReply | undefined>;
   /** Result stores of concurrent requests, one statement a batch (MX-only and SMTP-checked apart). */
-  private readonly stores: Record<'mx' | 'smtp', Batches<VerificationResult>>;
+  private readonly stores: Record<'mx' | 'smtp', Batches<TimedResult>>;
   /** Cache lookups of concurrent single and bulk requests, one statement a batch. */
   private readonly lookups: Record<'mx' | 'smtp', Batches<string, VerificationResult | undefined>>;
 
@@ -111,16 +117,16 @@ export class VerificationService {
       Math.min(RESERVE_MANY_MAX, CLOSE_USED_MAX),
     );
     const store = (checkSmtp: boolean) =>
-      new Batches<VerificationResult>(
+      new Batches<TimedResult>((timed) => {
         // An address verified by two requests at once is stored once (the later result).
-        (results) =>
-          this.results.save(
-            [...new Map(results.map((r) => [r.email, r])).values()],
-            checkSmtp,
-            this.options.cacheTtlHours,
-          ),
-        STORE_BATCH_MAX,
-      );
+        const latest = [...new Map(timed.map((t) => [t.result.email, t])).values()];
+        return this.results.save(
+          latest.map((t) => t.result),
+          checkSmtp,
+          this.options.cacheTtlHours,
+          latest.map((t) => t.verifiedAt),
+        );
+      }, STORE_BATCH_MAX);
     this.stores = { mx: store(false), smtp: store(true) };
     const lookup = (checkSmtp: boolean) =>
       new Batches<string, VerificationResult | undefined>(async (emails) => {
@@ -330,8 +336,11 @@ export class VerificationService {
 
   private saveLater(results: readonly VerificationResult[], checkSmtp: boolean): void {
     if (results.length === 0) return;
+    const verifiedAt = Date.now();
     const saved = this.later(
-      this.stores[checkSmtp ? 'smtp' : 'mx'].addAll(results).then(() => undefined),
+      this.stores[checkSmtp ? 'smtp' : 'mx']
+        .addAll(results.map((result) => ({ result, verifiedAt })))
+        .then(() => undefined),
       { addresses: results.length },
       'storing results in the cache failed; they are verified again when asked for',
     );
