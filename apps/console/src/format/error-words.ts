@@ -30,6 +30,12 @@ function plural(n: number, word: string): string {
   return `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
 }
 
+/** A refusal to wait out: for as long as the reply's Retry-After says, when it says; else `otherwise`. */
+function waitWords(title: string, problem: ApiProblem, otherwise: string): ErrorWords {
+  const wait = problem.retryAfterSeconds;
+  return { title, detail: wait !== undefined ? `Try again in ${seconds(wait)}.` : otherwise, action: 'wait' };
+}
+
 export function errorWords(problem: ApiProblem): ErrorWords {
   const { code, detail } = problem;
   switch (code) {
@@ -67,14 +73,7 @@ export function errorWords(problem: ApiProblem): ErrorWords {
       };
     case 'RATE_LIMIT_EXCEEDED':
     case 'IDEMPOTENCY_KEY_LIMIT':
-      return {
-        title: 'Too many requests for now',
-        detail:
-          problem.retryAfterSeconds !== undefined
-            ? `Try again in ${seconds(problem.retryAfterSeconds)}.`
-            : 'Wait a moment, then try again.',
-        action: 'wait',
-      };
+      return waitWords('Too many requests for now', problem, 'Wait a moment, then try again.');
     case 'INVALID_EMAIL':
       return { title: 'That address is not written correctly', detail: sentence(detail) };
     case 'INVALID_REQUEST':
@@ -115,14 +114,7 @@ export function errorWords(problem: ApiProblem): ErrorWords {
         action: 'retry',
       };
     case 'SERVICE_UNAVAILABLE':
-      return {
-        title: 'The service is busy or partly unavailable',
-        detail:
-          problem.retryAfterSeconds !== undefined
-            ? `Try again in ${seconds(problem.retryAfterSeconds)}.`
-            : 'Try again in a minute.',
-        action: 'wait',
-      };
+      return waitWords('The service is busy or partly unavailable', problem, 'Try again in a minute.');
     case 'INTERNAL_ERROR':
       return {
         title: 'Something went wrong on the service’s side',
