@@ -27,12 +27,42 @@ const DOING: Record<JobAction, string> = {
   delete: 'Deleting',
 };
 
+/** The actions asked about first: neither can be undone. */
+const CONFIRMED = ['cancel', 'delete'] as const;
+type Confirmed = (typeof CONFIRMED)[number];
+
+/** What the confirmation of cancelling or deleting a job says: its heading, its two buttons, and the cost. */
+function confirmation(what: Confirmed, fileName: string, card: JobCard) {
+  switch (what) {
+    case 'cancel':
+      return {
+        title: `Cancel verifying ${fileName}?`,
+        confirmLabel: 'Cancel the job',
+        cancelLabel: 'Keep it running',
+        body:
+          'Addresses already verified stay charged; the credits reserved for the rest are given back. A ' +
+          'cancelled job cannot be resumed and its results cannot be downloaded.',
+      };
+    case 'delete':
+      return {
+        title: `Delete ${fileName}?`,
+        confirmLabel: 'Delete the job',
+        cancelLabel: 'Keep the job',
+        body:
+          'The uploaded file, its results and the job itself are erased at once and cannot be downloaded again.' +
+          (card.canCancel
+            ? ' The job is still running: it is cancelled first, and unused credits are given back.'
+            : ''),
+      };
+  }
+}
+
 /**
  * Pause, resume, cancel and delete for one job, the last two after a confirmation. Each button's name ends with
  * the file's name for screen readers ("Pause leads.csv"), as several jobs are listed together.
  */
 export function JobActions({ jobId, fileName, card, onDeleted }: Props) {
-  const [confirming, setConfirming] = useState<'cancel' | 'delete' | undefined>();
+  const [confirming, setConfirming] = useState<Confirmed>();
   const [done, setDone] = useState<string | undefined>();
   const action = useMutation({
     mutationFn: (what: JobAction) => runJobAction(jobId, what),
@@ -82,36 +112,21 @@ export function JobActions({ jobId, fileName, card, onDeleted }: Props) {
       {action.isError ? (
         <ErrorMessage error={action.error} context={`${DOING[action.variables]} ${fileName}`} />
       ) : null}
-      <ConfirmDialog
-        open={confirming === 'cancel'}
-        title={`Cancel verifying ${fileName}?`}
-        confirmLabel="Cancel the job"
-        cancelLabel="Keep it running"
-        danger
-        onConfirm={() => run('cancel')}
-        onCancel={() => setConfirming(undefined)}
-      >
-        <p>
-          Addresses already verified stay charged; the credits reserved for the rest are given back. A
-          cancelled job cannot be resumed and its results cannot be downloaded.
-        </p>
-      </ConfirmDialog>
-      <ConfirmDialog
-        open={confirming === 'delete'}
-        title={`Delete ${fileName}?`}
-        confirmLabel="Delete the job"
-        cancelLabel="Keep the job"
-        danger
-        onConfirm={() => run('delete')}
-        onCancel={() => setConfirming(undefined)}
-      >
-        <p>
-          The uploaded file, its results and the job itself are erased at once and cannot be downloaded again.
-          {card.canCancel
-            ? ' The job is still running: it is cancelled first, and unused credits are given back.'
-            : ''}
-        </p>
-      </ConfirmDialog>
+      {CONFIRMED.map((what) => {
+        const { body, ...words } = confirmation(what, fileName, card);
+        return (
+          <ConfirmDialog
+            key={what}
+            open={confirming === what}
+            {...words}
+            danger
+            onConfirm={() => run(what)}
+            onCancel={() => setConfirming(undefined)}
+          >
+            <p>{body}</p>
+          </ConfirmDialog>
+        );
+      })}
     </>
   );
 }
