@@ -1,18 +1,27 @@
 import type { Schemas } from '@emailverify/client';
-import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { api, unwrap } from '../../api/client';
 import { queryClient } from '../../api/queries';
 import { useSession } from '../../api/session';
-import { ErrorMessage } from '../../components/ErrorMessage';
-import { dateFieldValue, EXPIRY_CHOICES, type ExpiryChoice, expiryOf, SCOPE_HINTS } from './key-display';
+import { FormSubmit } from '../../components/FormSubmit';
+import { ShownOnce } from '../../components/ShownOnce';
+import { useSecretReply } from '../../hooks/secret-reply';
+import {
+  dateFieldValue,
+  EXPIRY_CHOICES,
+  type ExpiryChoice,
+  expiryOf,
+  keyPrefixWords,
+  modeLook,
+  SCOPE_HINTS,
+  scopeWords,
+} from './key-display';
 import { keyKeys } from './queries';
 
-type Created = Schemas['ApiKeyWithSecret'];
 type Body = Schemas['CreateKeyRequest'];
 
-/** The form that makes a key: a name, live or sandbox, its scope and its expiry. */
-export function CreateKey({ onCreated }: { onCreated: (key: Created) => void }) {
+/** The form that makes a key (a name, live or sandbox, its scope and its expiry), then the new key shown once. */
+export function CreateKey({ onCreated }: { onCreated: () => void }) {
   const { sandbox: sandboxSession } = useSession();
   const [name, setName] = useState('');
   const [sandbox, setSandbox] = useState(sandboxSession);
@@ -21,16 +30,17 @@ export function CreateKey({ onCreated }: { onCreated: (key: Created) => void }) 
   const [date, setDate] = useState('');
   const [problem, setProblem] = useState<{ field: 'name' | 'date'; words: string }>();
   const ids = { name: useId(), expiry: useId(), date: useId(), error: useId() };
-  const create = useMutation({
-    mutationFn: (body: Body) => unwrap(api().POST('/v1/keys', { body })),
-    onSuccess: (key) => {
+  const create = useSecretReply(
+    (body: Body) => unwrap(api().POST('/v1/keys', { body })),
+    () => {
       setName('');
       setExpiry('never');
       setDate('');
       void queryClient.invalidateQueries({ queryKey: keyKeys.list });
-      onCreated(key);
+      onCreated();
     },
-  });
+  );
+  const created = create.reply;
 
   function submit(event: FormEvent): void {
     event.preventDefault();
@@ -40,16 +50,12 @@ export function CreateKey({ onCreated }: { onCreated: (key: Created) => void }) 
     const chosen = expiryOf(expiry, date);
     if ('problem' in chosen) return setProblem({ field: 'date', words: chosen.problem });
     setProblem(undefined);
-    create.mutate(
-      {
-        name: trimmed,
-        sandbox: sandboxSession || sandbox,
-        scope,
-        ...(chosen.expiresAt ? { expires_at: chosen.expiresAt } : {}),
-      },
-      // The reply holds the key: handed to the page once, then not kept in the mutation's state.
-      { onSuccess: () => create.reset() },
-    );
+    create.send({
+      name: trimmed,
+      sandbox: sandboxSession || sandbox,
+      scope,
+      ...(chosen.expiresAt ? { expires_at: chosen.expiresAt } : {}),
+    });
   }
 
   const tomorrow = dateFieldValue(new Date(Date.now() + 24 * 60 * 60 * 1000));
@@ -61,89 +67,109 @@ export function CreateKey({ onCreated }: { onCreated: (key: Created) => void }) 
     ) : null;
 
   return (
-    <form className="form" onSubmit={submit} noValidate aria-label="Create a key">
-      <label htmlFor={ids.name}>Name</label>
-      <input
-        id={ids.name}
-        className="input"
-        type="text"
-        maxLength={100}
-        autoComplete="off"
-        placeholder="staging server"
-        value={name}
-        onChange={(event) => setName(event.target.value)}
-        aria-invalid={problem?.field === 'name'}
-        aria-describedby={problem?.field === 'name' ? ids.error : undefined}
-      />
-      {error('name')}
-      <fieldset>
-        <legend>Mode</legend>
-        <label className="checkbox">
-          <input
-            type="radio"
-            name="key-mode"
-            checked={!sandbox && !sandboxSession}
-            disabled={sandboxSession}
-            onChange={() => setSandbox(false)}
-          />
-          Live: real verifications, charged to the balance
-        </label>
-        <label className="checkbox">
-          <input
-            type="radio"
-            name="key-mode"
-            checked={sandbox || sandboxSession}
-            onChange={() => setSandbox(true)}
-          />
-          Sandbox: test answers, never charged
-        </label>
-        {sandboxSession ? (
-          <p className="hint">You are signed in with a sandbox key, which can make sandbox keys only.</p>
-        ) : null}
-      </fieldset>
-      <fieldset>
-        <legend>Scope</legend>
-        {(['full', 'verify'] as const).map((value) => (
-          <label key={value} className="checkbox">
-            <input type="radio" name="key-scope" checked={scope === value} onChange={() => setScope(value)} />
-            {value === 'full' ? 'Full access' : 'Verification only'}: {SCOPE_HINTS[value]}
+    <>
+      <form className="form" onSubmit={submit} noValidate aria-label="Create a key">
+        <label htmlFor={ids.name}>Name</label>
+        <input
+          id={ids.name}
+          className="input"
+          type="text"
+          maxLength={100}
+          autoComplete="off"
+          placeholder="staging server"
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          aria-invalid={problem?.field === 'name'}
+          aria-describedby={problem?.field === 'name' ? ids.error : undefined}
+        />
+        {error('name')}
+        <fieldset>
+          <legend>Mode</legend>
+          <label className="checkbox">
+            <input
+              type="radio"
+              name="key-mode"
+              checked={!sandbox && !sandboxSession}
+              disabled={sandboxSession}
+              onChange={() => setSandbox(false)}
+            />
+            Live: real verifications, charged to the balance
           </label>
-        ))}
-      </fieldset>
-      <label htmlFor={ids.expiry}>Expires</label>
-      <select
-        id={ids.expiry}
-        value={expiry}
-        onChange={(event) => setExpiry(event.target.value as ExpiryChoice)}
-      >
-        {EXPIRY_CHOICES.map((choice) => (
-          <option key={choice.value} value={choice.value}>
-            {choice.label}
-          </option>
-        ))}
-      </select>
-      {expiry === 'date' ? (
-        <>
-          <label htmlFor={ids.date}>Last day the key works</label>
-          <input
-            id={ids.date}
-            className="input"
-            type="date"
-            min={tomorrow}
-            value={date}
-            onChange={(event) => setDate(event.target.value)}
-            aria-invalid={problem?.field === 'date'}
-            aria-describedby={problem?.field === 'date' ? ids.error : undefined}
-          />
-        </>
+          <label className="checkbox">
+            <input
+              type="radio"
+              name="key-mode"
+              checked={sandbox || sandboxSession}
+              onChange={() => setSandbox(true)}
+            />
+            Sandbox: test answers, never charged
+          </label>
+          {sandboxSession ? (
+            <p className="hint">You are signed in with a sandbox key, which can make sandbox keys only.</p>
+          ) : null}
+        </fieldset>
+        <fieldset>
+          <legend>Scope</legend>
+          {(['full', 'verify'] as const).map((value) => (
+            <label key={value} className="checkbox">
+              <input
+                type="radio"
+                name="key-scope"
+                checked={scope === value}
+                onChange={() => setScope(value)}
+              />
+              {value === 'full' ? 'Full access' : 'Verification only'}: {SCOPE_HINTS[value]}
+            </label>
+          ))}
+        </fieldset>
+        <label htmlFor={ids.expiry}>Expires</label>
+        <select
+          id={ids.expiry}
+          value={expiry}
+          onChange={(event) => setExpiry(event.target.value as ExpiryChoice)}
+        >
+          {EXPIRY_CHOICES.map((choice) => (
+            <option key={choice.value} value={choice.value}>
+              {choice.label}
+            </option>
+          ))}
+        </select>
+        {expiry === 'date' ? (
+          <>
+            <label htmlFor={ids.date}>Last day the key works</label>
+            <input
+              id={ids.date}
+              className="input"
+              type="date"
+              min={tomorrow}
+              value={date}
+              onChange={(event) => setDate(event.target.value)}
+              aria-invalid={problem?.field === 'date'}
+              aria-describedby={problem?.field === 'date' ? ids.error : undefined}
+            />
+          </>
+        ) : null}
+        {error('date')}
+        <FormSubmit
+          request={create.mutation}
+          label="Create key"
+          busyLabel="Creating the key…"
+          errorContext="Creating the key"
+        />
+      </form>
+      {created ? (
+        <ShownOnce
+          title={`Your new key “${created.name}”`}
+          label="API key"
+          secret={created.api_key}
+          onDone={create.forget}
+        >
+          <p className="hint">
+            {modeLook(created.mode).label}, {scopeWords(created.scope).toLowerCase()}. The list shows it as{' '}
+            <span className="mono">{keyPrefixWords(created.prefix)}</span>. Send it in the SVC-API-KEY header.
+          </p>
+        </ShownOnce>
       ) : null}
-      {error('date')}
-      <div className="actions">
-        <button type="submit" className="button button--primary" disabled={create.isPending}>
-          {create.isPending ? 'Creating the key…' : 'Create key'}
-        </button>
-      </div>
-      {create.isError ? <ErrorMessage error={create.error} context="Creating the key" /> : null}
-    </form>
+    </>
   );
 }

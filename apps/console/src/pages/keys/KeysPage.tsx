@@ -1,4 +1,3 @@
-import type { Schemas } from '@emailverify/client';
 import { useQuery } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { isScopeRefusal } from '../../api/problem';
@@ -6,10 +5,8 @@ import { useCredits } from '../../api/queries';
 import { EmptyState } from '../../components/EmptyState';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryState } from '../../components/QueryState';
-import { ShownOnce } from '../../components/ShownOnce';
 import { StatusLine } from '../../components/StatusLine';
 import { CreateKey } from './CreateKey';
-import { keyPrefixWords, modeLook, scopeWords } from './key-display';
 import { KeyTable } from './KeyTable';
 import { Ledger } from './Ledger';
 import { fetchKeys, keyKeys } from './queries';
@@ -17,7 +14,6 @@ import { UsageTotals } from './UsageTotals';
 import './keys.css';
 
 export default function KeysPage() {
-  const [created, setCreated] = useState<Schemas['ApiKeyWithSecret']>();
   const [said, setSaid] = useState('');
   const listHeading = useRef<HTMLHeadingElement>(null);
   const credits = useCredits();
@@ -55,26 +51,7 @@ export default function KeysPage() {
 
       <section aria-labelledby="keys-create-heading" hidden={refused}>
         <h2 id="keys-create-heading">Create a key</h2>
-        <CreateKey
-          onCreated={(key) => {
-            setSaid('');
-            setCreated(key);
-          }}
-        />
-        {created ? (
-          <ShownOnce
-            title={`Your new key “${created.name}”`}
-            label="API key"
-            secret={created.api_key}
-            onDone={() => setCreated(undefined)}
-          >
-            <p className="hint">
-              {modeLook(created.mode).label}, {scopeWords(created.scope).toLowerCase()}. The list shows it as{' '}
-              <span className="mono">{keyPrefixWords(created.prefix)}</span>. Send it in the SVC-API-KEY
-              header.
-            </p>
-          </ShownOnce>
-        ) : null}
+        <CreateKey onCreated={() => setSaid('')} />
       </section>
 
       <section aria-labelledby="keys-ledger-heading">

@@ -7,6 +7,7 @@ import { formatDateTime } from '../../format/numbers';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { LookBadge } from '../../components/LookBadge';
 import { ShownOnce } from '../../components/ShownOnce';
+import { useSecretReply } from '../../hooks/secret-reply';
 import { BreakerNotice } from './BreakerNotice';
 import { activeLook, breakerOf, eventsWords, lastDeliveryLook, secretWords, type Webhook } from './delivery';
 import { DeliveryLog } from './DeliveryLog';
@@ -28,7 +29,6 @@ export function WebhookCard({ webhook, onDeleted, listHeading }: Props) {
   const logId = useId();
   const [logOpen, setLogOpen] = useState(false);
   const [dialog, setDialog] = useState<Dialog>();
-  const [secret, setSecret] = useState<{ value: string; previousUntil: string | null }>();
   const path = { params: { path: { webhookId: webhook.id } } };
 
   const toggle = useMutation({
@@ -36,14 +36,14 @@ export function WebhookCard({ webhook, onDeleted, listHeading }: Props) {
       unwrap(api().PATCH('/v1/webhooks/{webhookId}', { ...path, body: { is_active: isActive } })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: webhookKeys.all }),
   });
-  const rotate = useMutation({
-    mutationFn: () => unwrap(api().POST('/v1/webhooks/{webhookId}/rotate-secret', path)),
-    onSuccess: (rotated) => {
+  const rotate = useSecretReply(
+    () => unwrap(api().POST('/v1/webhooks/{webhookId}/rotate-secret', path)),
+    () => {
       setDialog(undefined);
-      setSecret({ value: rotated.secret, previousUntil: rotated.previous_secret_expires_at });
       void queryClient.invalidateQueries({ queryKey: webhookKeys.list });
     },
-  });
+  );
+  const rotated = rotate.reply;
   const remove = useMutation({
     mutationFn: () => unwrap(api().DELETE('/v1/webhooks/{webhookId}', path)),
     onSuccess: () => {
@@ -61,18 +61,18 @@ export function WebhookCard({ webhook, onDeleted, listHeading }: Props) {
       <h3 id={headingId} className="webhook__url mono">
         {webhook.url}
       </h3>
-      {secret ? (
+      {rotated ? (
         <ShownOnce
           title="New signing secret"
           level={4}
           label="Signing secret"
-          secret={secret.value}
-          onDone={() => setSecret(undefined)}
+          secret={rotated.secret}
+          onDone={rotate.forget}
         >
           <p className="hint">
             Put it in your receiver’s settings.
-            {secret.previousUntil
-              ? ` Until ${formatDateTime(secret.previousUntil)} deliveries are signed with both the previous secret and this one, so your receiver keeps working while you switch.`
+            {rotated.previous_secret_expires_at
+              ? ` Until ${formatDateTime(rotated.previous_secret_expires_at)} deliveries are signed with both the previous secret and this one, so your receiver keeps working while you switch.`
               : ''}
           </p>
         </ShownOnce>
@@ -155,9 +155,9 @@ export function WebhookCard({ webhook, onDeleted, listHeading }: Props) {
         title="Rotate the signing secret?"
         confirmLabel="Rotate secret"
         busyLabel="Rotating…"
-        action={rotate}
+        action={rotate.mutation}
         errorContext="Rotating the secret"
-        onConfirm={() => rotate.mutate(undefined, { onSuccess: () => rotate.reset() })}
+        onConfirm={() => rotate.send(undefined)}
         onCancel={() => setDialog(undefined)}
       >
         <p>

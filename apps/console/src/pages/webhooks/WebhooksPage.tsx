@@ -1,4 +1,3 @@
-import type { Schemas } from '@emailverify/client';
 import { useQuery } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import { isScopeRefusal } from '../../api/problem';
@@ -6,7 +5,6 @@ import { EmptyState } from '../../components/EmptyState';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryState } from '../../components/QueryState';
-import { ShownOnce } from '../../components/ShownOnce';
 import { StatusLine } from '../../components/StatusLine';
 import { CreateWebhook } from './CreateWebhook';
 import { fetchWebhooks, webhookKeys } from './queries';
@@ -17,7 +15,6 @@ import './webhooks.css';
 const REFRESH_MS = 15_000;
 
 export default function WebhooksPage() {
-  const [created, setCreated] = useState<Schemas['WebhookWithSecret']>();
   const [said, setSaid] = useState('');
   const listHeading = useRef<HTMLHeadingElement>(null);
   const list = useQuery({
@@ -35,26 +32,7 @@ export default function WebhooksPage() {
       {refused ? <ErrorMessage error={list.error} context="Webhooks" /> : null}
       <section aria-labelledby="webhook-add-heading" hidden={refused}>
         <h2 id="webhook-add-heading">Add a webhook</h2>
-        <CreateWebhook
-          onCreated={(webhook) => {
-            setSaid('');
-            setCreated(webhook);
-          }}
-        />
-        {created ? (
-          <ShownOnce
-            title="Signing secret of the new webhook"
-            label="Signing secret"
-            secret={created.secret}
-            onDone={() => setCreated(undefined)}
-          >
-            <p className="hint">
-              Your receiver uses it to check that each notification to{' '}
-              <span className="mono">{created.url}</span> comes from this service (docs: “Checking the
-              signature”).
-            </p>
-          </ShownOnce>
-        ) : null}
+        <CreateWebhook onCreated={() => setSaid('')} />
       </section>
       <section aria-labelledby="webhook-list-heading" hidden={refused}>
         <h2 id="webhook-list-heading" ref={listHeading} tabIndex={-1}>
