@@ -5,22 +5,20 @@ interface Props {
   request: { isPending: boolean; isError: boolean; error: unknown };
   /** The button's words: "Create key". */
   label: string;
-  /** Its words while the request is under way: "Creating the key…". */
-  busyLabel: string;
-  /** What was being done, for the failure's heading: "Creating the key". */
-  errorContext: string;
+  /** What the request does, on the button while under way and heading its failure: "Creating the key". */
+  doing: string;
 }
 
 /** A form's submit button, and the failure of its request told under it. */
-export function FormSubmit({ request, label, busyLabel, errorContext }: Props) {
+export function FormSubmit({ request, label, doing }: Props) {
   return (
     <>
       <div className="actions">
         <button type="submit" className="button button--primary" disabled={request.isPending}>
-          {request.isPending ? busyLabel : label}
+          {request.isPending ? `${doing}…` : label}
         </button>
       </div>
-      {request.isError ? <ErrorMessage error={request.error} context={errorContext} /> : null}
+      {request.isError ? <ErrorMessage error={request.error} context={doing} /> : null}
     </>
   );
 }

@@ -3,8 +3,8 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 
 /**
- * Sends the request (`send`) and holds its reply (`reply`) for the page to show until the person has saved the
- * secret (`forget`). The reply is not kept in the mutation's state: that is reset once it has been handed over.
+ * Sends the request (`send`) and holds its reply (`reply`) for the page to show until the person has saved
+ * the secret (`forget`). The reply is not kept in the mutation's state: that is reset once handed over.
  */
 export function useSecretReply<Body, Reply>(
   request: (body: Body) => Promise<Reply>,

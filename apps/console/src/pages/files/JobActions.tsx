@@ -49,7 +49,8 @@ function confirmation(what: Confirmed, fileName: string, card: JobCard) {
         confirmLabel: 'Delete the job',
         cancelLabel: 'Keep the job',
         body:
-          'The uploaded file, its results and the job itself are erased at once and cannot be downloaded again.' +
+          'The uploaded file, its results and the job itself are erased at once and cannot be downloaded ' +
+          'again.' +
           (card.canCancel
             ? ' The job is still running: it is cancelled first, and unused credits are given back.'
             : ''),

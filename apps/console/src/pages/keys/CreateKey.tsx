@@ -20,7 +20,7 @@ import { keyKeys } from './queries';
 
 type Body = Schemas['CreateKeyRequest'];
 
-/** The form that makes a key (a name, live or sandbox, its scope and its expiry), then the new key shown once. */
+/** The form that makes a key (name, live or sandbox, scope and expiry), then the new key shown once. */
 export function CreateKey({ onCreated }: { onCreated: () => void }) {
   const { sandbox: sandboxSession } = useSession();
   const [name, setName] = useState('');
@@ -150,12 +150,7 @@ export function CreateKey({ onCreated }: { onCreated: () => void }) {
           </>
         ) : null}
         {error('date')}
-        <FormSubmit
-          request={create.mutation}
-          label="Create key"
-          busyLabel="Creating the key…"
-          errorContext="Creating the key"
-        />
+        <FormSubmit request={create.mutation} label="Create key" doing="Creating the key" />
       </form>
       {created ? (
         <ShownOnce

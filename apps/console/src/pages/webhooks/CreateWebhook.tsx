@@ -7,7 +7,7 @@ import { useSecretReply } from '../../hooks/secret-reply';
 import { EVENTS, type WebhookEvent, webhookUrlProblem } from './delivery';
 import { webhookKeys } from './queries';
 
-/** The form that adds a webhook (its https address and the events it wants), then its signing secret shown once. */
+/** The form that adds a webhook (its https address, the events it wants), then its secret shown once. */
 export function CreateWebhook({ onCreated }: { onCreated: () => void }) {
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<WebhookEvent[]>(EVENTS.map((e) => e.event));
@@ -82,12 +82,7 @@ export function CreateWebhook({ onCreated }: { onCreated: () => void }) {
             </p>
           ) : null}
         </fieldset>
-        <FormSubmit
-          request={create.mutation}
-          label="Add webhook"
-          busyLabel="Adding the webhook…"
-          errorContext="Adding the webhook"
-        />
+        <FormSubmit request={create.mutation} label="Add webhook" doing="Adding the webhook" />
       </form>
       {created ? (
         <ShownOnce
