@@ -37,6 +37,7 @@ export default defineConfig({
     alias: {
       '@emailverify/client': path.join(repo, 'libs/client/src/index.ts'),
       '@emailverify/contracts': path.join(repo, 'libs/contracts/src/index.ts'),
+      '@emailverify/spreadsheet': path.join(repo, 'libs/spreadsheet/src/index.ts'),
     },
   },
   build: {

@@ -104,5 +104,41 @@ describe('lint: module boundaries (npm run check)', () => {
         ),
       ).toEqual([]);
     });
+
+    it('passes the XLSX reading it shares with the file service', async () => {
+      expect(
+        await ruleIds(
+          'apps/console/src/pages/files/xlsx-rows.ts',
+          "import { WorksheetHandler } from '@emailverify/spreadsheet';\nexport const probe = WorksheetHandler;\n",
+        ),
+      ).toEqual([]);
+    });
+  });
+
+  describe('the spreadsheet library (libs/spreadsheet): runs in the browser too', () => {
+    const file = 'libs/spreadsheet/src/xml.ts';
+
+    it.each([
+      ['a Node.js module', "import { Buffer } from 'node:buffer';\nexport const probe = Buffer;\n"],
+      [
+        'a Node.js module without its prefix',
+        "import { inflateSync } from 'zlib';\nexport const probe = inflateSync;\n",
+      ],
+    ])('fails when it imports %s', async (_what, source) => {
+      expect(await ruleIds(file, source)).toContain('no-restricted-imports');
+    });
+
+    it.each([
+      [
+        'the files library',
+        "import { readRows } from '@emailverify/files';\nexport const probe = readRows;\n",
+      ],
+      [
+        'the contracts library',
+        "import { detectEmailColumn } from '@emailverify/contracts';\nexport const probe = detectEmailColumn;\n",
+      ],
+    ])('fails when it imports %s', async (_what, source) => {
+      expect(await ruleIds(file, source)).toContain('@nx/enforce-module-boundaries');
+    });
   });
 });

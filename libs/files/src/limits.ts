@@ -22,7 +22,7 @@ export const DEFAULT_READ_LIMITS: Readonly<ReadLimits> = Object.freeze({
 });
 
 /** Excel's own column limit; no real address list comes near it, so more means a broken or hostile file. */
-export const MAX_COLUMNS = 16_384;
+export { MAX_COLUMNS } from '@emailverify/spreadsheet';
 
 export function resolveLimits(limits: Partial<ReadLimits> | undefined): ReadLimits {
   const resolved: ReadLimits = { ...DEFAULT_READ_LIMITS };

@@ -1,7 +1,14 @@
 import { posix } from 'node:path';
+import {
+  type Relationship,
+  type XmlElement,
+  type XmlHandler,
+  attribute,
+  relationshipOf,
+} from '@emailverify/spreadsheet';
 import type { XlsxArchive } from './archive';
 import { notXlsx } from './rejections';
-import { type XmlElement, type XmlHandler, attribute, parseXmlText } from './xml';
+import { parseXmlText } from './xml';
 
 /** Relationship and workbook parts are small; a huge one is not a real workbook. */
 const MAX_SMALL_PART_BYTES = 16 * 1024 * 1024;
@@ -12,12 +19,6 @@ export interface WorkbookParts {
   sheet: string;
   sheetName: string;
   sharedStrings?: string;
-}
-
-interface Relationship {
-  id: string;
-  type: string;
-  target: string;
 }
 
 /** Finds the first worksheet and the shared-strings table by following the package relationships. */
@@ -68,12 +69,8 @@ async function readRelationships(archive: XlsxArchive, part: string): Promise<Re
   await parseXmlText(
     await archive.text(part, MAX_SMALL_PART_BYTES),
     collector((element) => {
-      if (element.name !== 'Relationship' || attribute(element, 'TargetMode') === 'External') return;
-      relationships.push({
-        id: attribute(element, 'Id') ?? '',
-        type: attribute(element, 'Type') ?? '',
-        target: attribute(element, 'Target') ?? '',
-      });
+      const relationship = relationshipOf(element);
+      if (relationship) relationships.push(relationship);
     }),
     part,
   );

@@ -1,25 +1,17 @@
+import { type XmlHandler, localName } from '@emailverify/spreadsheet';
 import { SaxesParser } from 'saxes';
 import { FileRejected } from '../errors';
 import { notXlsx } from './rejections';
 
-export interface XmlElement {
-  /** Local name: prefixes vary between writers (`x:row` from the .NET SDK), the meaning does not. */
-  name: string;
-  attributes: Record<string, string>;
-}
-
-export interface XmlHandler {
-  open(element: XmlElement): void;
-  close(name: string): void;
-  text(text: string): void;
-  /** True once the handler has all it needs; the rest of the part is not read. */
+/** Takes one part's XML events; `finished` once it has all it needs, and the rest of the part is not read. */
+export interface PartHandler extends XmlHandler {
   readonly finished?: boolean;
 }
 
 /** Streams one XML part of the workbook through a handler; yields after each piece so the caller can drain. */
 export async function* parseXml(
   pieces: AsyncIterable<Uint8Array>,
-  handler: XmlHandler,
+  handler: PartHandler,
   part: string,
 ): AsyncGenerator<void> {
   const parser = new SaxesParser<{ xmlns: false }>({ xmlns: false });
@@ -55,32 +47,11 @@ export async function* parseXml(
 }
 
 /** Parses a small part completely. */
-export async function parseXmlText(text: string, handler: XmlHandler, part: string): Promise<void> {
+export async function parseXmlText(text: string, handler: PartHandler, part: string): Promise<void> {
   const pieces = (async function* () {
     yield Buffer.from(text, 'utf8');
   })();
   for await (const _ of parseXml(pieces, handler, part)) {
     // Nothing to drain: the handler gathers what it needs.
   }
-}
-
-function localName(name: string): string {
-  const colon = name.indexOf(':');
-  return colon < 0 ? name : name.slice(colon + 1);
-}
-
-/** Attribute lookup by local name (`r:id` and `id` alike), since prefixes vary. */
-export function attribute(element: XmlElement, name: string): string | undefined {
-  const direct = element.attributes[name];
-  if (direct !== undefined) return direct;
-  for (const [key, value] of Object.entries(element.attributes)) {
-    if (localName(key) === name) return value;
-  }
-  return undefined;
-}
-
-/** OOXML escapes characters XML cannot carry as `_xHHHH_` (Excel writes a CR as `_x000D_`). */
-export function decodeOoxmlEscapes(text: string): string {
-  if (!text.includes('_x')) return text;
-  return text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }

@@ -3,58 +3,29 @@
 // workbook, the first worksheet, the shared strings) as they inflate. Reading stops once the rows needed and
 // the strings they use are in hand, however large the sheet; parts not needed are passed over without being
 // inflated. Anything unexpected is an error, and the console then leaves the choice of column to the service.
+// The cells and strings are read by the rules the service reads them by (@emailverify/spreadsheet).
 import { Unzip, UnzipInflate, type FlateError, type UnzipDecoder, type UnzipFile } from 'fflate';
+import {
+  type RawCell,
+  type Relationship,
+  SharedStringsHandler,
+  WorksheetHandler,
+  type XmlElement,
+  type XmlHandler,
+  attribute,
+  cellText,
+  localName,
+  relationshipOf,
+} from '@emailverify/spreadsheet';
 import { SaxesParser } from 'saxes';
 
 /** The shared strings kept while it is not yet known which the rows use (Excel writes the table after the sheets). */
 const MAX_SHARED_STRINGS_CHARS = 8_000_000;
-/** Excel's last column (XFD). */
-const MAX_COLUMNS = 16_384;
 const DEFAULT_WORKBOOK = 'xl/workbook.xml';
 
-interface XmlElement {
-  /** Local name: prefixes vary between writers (`x:row` from the .NET SDK), the meaning does not. */
-  name: string;
-  attributes: Record<string, string>;
-}
-
 /** Takes one part's XML events; `done` once it has what it needs, so the rest of the part is not inflated. */
-interface PartReader {
-  open(element: XmlElement): void;
-  close(name: string): void;
-  text(text: string): void;
+interface PartReader extends XmlHandler {
   readonly done: boolean;
-}
-
-interface Relationship {
-  id: string;
-  type: string;
-  target: string;
-}
-
-/** A cell as the sheet stores it; shared strings are looked up once the table has been read. */
-interface RawCell {
-  type: string;
-  value: string;
-  inline: string;
-}
-
-function localName(name: string): string {
-  return name.slice(name.indexOf(':') + 1);
-}
-
-/** Attribute by local name (`r:id` and `id` alike), since prefixes vary. */
-function attribute(element: XmlElement, name: string): string | undefined {
-  const direct = element.attributes[name];
-  if (direct !== undefined) return direct;
-  for (const [key, value] of Object.entries(element.attributes)) if (localName(key) === name) return value;
-  return undefined;
-}
-
-/** OOXML escapes characters XML cannot carry as `_xHHHH_` (Excel writes a CR as `_x000D_`). */
-function decodeOoxmlEscapes(text: string): string {
-  if (!text.includes('_x')) return text;
-  return text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
 /** Part names are case-insensitive in OPC, and some writers add a leading slash. */
@@ -81,29 +52,12 @@ function relationshipsPartOf(part: string): string {
   return `${directoryOf(part)}_rels/${part.slice(part.lastIndexOf('/') + 1)}.rels`;
 }
 
-/** "C5" -> 2. */
-function columnOf(reference: string): number {
-  let column = 0;
-  for (const letter of reference.toUpperCase()) {
-    const code = letter.charCodeAt(0);
-    if (code < 65 || code > 90) break;
-    column = column * 26 + (code - 64);
-    if (column > MAX_COLUMNS) throw new Error(`cell reference ${reference.slice(0, 20)}`);
-  }
-  if (column < 1) throw new Error(`cell reference ${reference.slice(0, 20)}`);
-  return column - 1;
-}
-
 class RelationshipsReader implements PartReader {
   readonly relationships: Relationship[] = [];
   readonly done = false;
   open(element: XmlElement): void {
-    if (element.name !== 'Relationship' || attribute(element, 'TargetMode') === 'External') return;
-    this.relationships.push({
-      id: attribute(element, 'Id') ?? '',
-      type: attribute(element, 'Type') ?? '',
-      target: attribute(element, 'Target') ?? '',
-    });
+    const relationship = relationshipOf(element);
+    if (relationship) this.relationships.push(relationship);
   }
   close(): void {}
   text(): void {}
@@ -122,8 +76,8 @@ class WorkbookReader implements PartReader {
   text(): void {}
 }
 
-/** The shared-strings items (plain `<t>` or rich-text runs, without phonetic `<rPh>` hints), up to `needed`. */
-class SharedStringsReader implements PartReader {
+/** The shared-strings items, up to `needed`. */
+class SharedStringsReader extends SharedStringsHandler implements PartReader {
   readonly strings: string[] = [];
   /** Set when the table was longer than what could be kept. */
   truncated = false;
@@ -131,37 +85,20 @@ class SharedStringsReader implements PartReader {
   /** Index of the last string the rows use, once known. */
   needed: number | undefined;
   private chars = 0;
-  private inItem = false;
-  private inPhonetic = false;
-  private inText = false;
-  private item = '';
 
   get done(): boolean {
     return this.ended || this.truncated || (this.needed !== undefined && this.strings.length > this.needed);
   }
 
-  open(element: XmlElement): void {
-    if (element.name === 'si') {
-      this.inItem = true;
-      this.item = '';
-    } else if (element.name === 'rPh') this.inPhonetic = true;
-    else if (element.name === 't') this.inText = this.inItem && !this.inPhonetic;
+  protected override addString(value: string): void {
+    this.chars += value.length;
+    if (this.needed === undefined && this.chars > MAX_SHARED_STRINGS_CHARS) this.truncated = true;
+    else this.strings.push(value);
   }
 
-  close(name: string): void {
-    if (name === 'si') {
-      const value = decodeOoxmlEscapes(this.item);
-      this.chars += value.length;
-      if (this.needed === undefined && this.chars > MAX_SHARED_STRINGS_CHARS) this.truncated = true;
-      else this.strings.push(value);
-      this.inItem = false;
-    } else if (name === 'rPh') this.inPhonetic = false;
-    else if (name === 't') this.inText = false;
-    else if (name === 'sst') this.ended = true;
-  }
-
-  text(text: string): void {
-    if (this.inText) this.item += text;
+  override close(name: string): void {
+    super.close(name);
+    if (name === 'sst') this.ended = true;
   }
 
   /** Whether the strings up to `index` are in hand. */
@@ -171,85 +108,35 @@ class SharedStringsReader implements PartReader {
 }
 
 /** The first rows of a worksheet as stored; a part that is not a worksheet is given up at its first element. */
-class SheetReader implements PartReader {
+class SheetReader extends WorksheetHandler implements PartReader {
   readonly rows: RawCell[][] = [];
   /** Index of the last shared string the rows use, -1 for none. */
   lastShared = -1;
   isSheet: boolean | undefined;
-  private ended = false;
-  private inSheetData = false;
   private row: RawCell[] = [];
-  private nextColumn = 0;
-  private cell: RawCell | undefined;
-  private capture: 'none' | 'value' | 'inline' = 'none';
-  private inInline = false;
-  private inPhonetic = false;
 
-  constructor(private readonly maxRows: number) {}
+  constructor(private readonly maxRows: number) {
+    super();
+  }
 
   get done(): boolean {
-    return this.ended || this.isSheet === false || this.rows.length >= this.maxRows;
+    return this.finished || this.isSheet === false || this.rows.length >= this.maxRows;
   }
 
-  open(element: XmlElement): void {
+  override open(element: XmlElement): void {
     if (this.isSheet === undefined) this.isSheet = element.name === 'worksheet';
-    switch (element.name) {
-      case 'sheetData':
-        this.inSheetData = true;
-        break;
-      case 'row':
-        this.row = [];
-        this.nextColumn = 0;
-        break;
-      case 'c': {
-        const reference = attribute(element, 'r');
-        const column = reference ? columnOf(reference) : this.nextColumn;
-        this.nextColumn = column + 1;
-        this.cell = { type: attribute(element, 't') ?? 'n', value: '', inline: '' };
-        this.row[column] = this.cell;
-        break;
-      }
-      case 'v':
-        this.capture = 'value';
-        break;
-      case 'is':
-        this.inInline = true;
-        break;
-      case 'rPh':
-        this.inPhonetic = true;
-        break;
-      case 't':
-        if (this.inInline && !this.inPhonetic) this.capture = 'inline';
-        break;
-    }
+    super.open(element);
   }
 
-  close(name: string): void {
-    switch (name) {
-      case 'v':
-      case 't':
-        this.capture = 'none';
-        break;
-      case 'is':
-        this.inInline = false;
-        break;
-      case 'rPh':
-        this.inPhonetic = false;
-        break;
-      case 'c':
-        this.cell = undefined;
-        break;
-      case 'row':
-        if (this.inSheetData) this.endRow();
-        break;
-      case 'sheetData':
-        this.inSheetData = false;
-        this.ended = true;
-        break;
-    }
+  protected override startRow(): void {
+    this.row = [];
   }
 
-  private endRow(): void {
+  protected override endCell(column: number, cell: RawCell): void {
+    this.row[column] = cell;
+  }
+
+  protected override endRow(): void {
     // Formatting alone creates rows without values; they are not rows of the list, as the service reads it.
     if (this.done || !this.row.some((cell) => cell.value !== '' || cell.inline !== '')) return;
     this.rows.push(this.row);
@@ -257,29 +144,6 @@ class SheetReader implements PartReader {
       if (cell?.type === 's')
         this.lastShared = Math.max(this.lastShared, Number.parseInt(cell.value, 10) || 0);
     }
-  }
-
-  text(text: string): void {
-    if (!this.cell) return;
-    if (this.capture === 'value') this.cell.value += text;
-    else if (this.capture === 'inline') this.cell.inline += text;
-  }
-}
-
-/** The text of a cell, as the service reads it: numbers as stored, booleans as TRUE/FALSE. */
-function cellText(cell: RawCell | undefined, shared: readonly string[]): string {
-  if (!cell) return '';
-  switch (cell.type) {
-    case 's':
-      return shared[Number.parseInt(cell.value, 10)] ?? '';
-    case 'inlineStr':
-      return decodeOoxmlEscapes(cell.inline);
-    case 'b':
-      return cell.value.trim() === '1' ? 'TRUE' : 'FALSE';
-    case 'str':
-      return decodeOoxmlEscapes(cell.value);
-    default:
-      return cell.value;
   }
 }
 
