@@ -88,9 +88,9 @@ export default tseslint.config(
     },
   },
   {
-    // The spreadsheet library runs in the browser too (the web console reads XLSX files with it), where Node.js's
-    // modules do not exist; the boundary rule's bannedExternalImports does not see built-in modules.
-    files: ['libs/spreadsheet/**/*.ts'],
+    // The web console and the spreadsheet library (the console reads XLSX files with it) run in the browser, where
+    // Node.js's modules do not exist; the boundary rule's bannedExternalImports does not see built-in modules.
+    files: ['libs/spreadsheet/**/*.ts', 'apps/console/src/**/*.ts', 'apps/console/src/**/*.tsx'],
     ignores: ['**/*.spec.ts'],
     rules: {
       'no-restricted-imports': [
@@ -101,7 +101,7 @@ export default tseslint.config(
             NOT_TESTING,
             {
               group: ['node:*', ...builtinModules],
-              message: 'The spreadsheet library runs in browsers too.',
+              message: 'This code runs in browsers, which have no Node.js modules.',
             },
           ],
         },

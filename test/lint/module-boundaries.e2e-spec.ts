@@ -85,6 +85,16 @@ describe('lint: module boundaries (npm run check)', () => {
       expect(await ruleIds(page, source)).toContain('@nx/enforce-module-boundaries');
     });
 
+    it.each([
+      ['a Node.js module', "import { Buffer } from 'node:buffer';\nexport const probe = Buffer;\n"],
+      [
+        'a Node.js module without its prefix',
+        "import { readFileSync } from 'fs';\nexport const probe = readFileSync;\n",
+      ],
+    ])('fails when it imports %s, which browsers do not have', async (_what, source) => {
+      expect(await ruleIds(page, source)).toContain('no-restricted-imports');
+    });
+
     it('passes the typed client and contracts’ types', async () => {
       expect(
         await ruleIds(
