@@ -30,7 +30,7 @@ describe('lint: module boundaries (npm run check)', () => {
     expect(
       await ruleIds(
         'apps/gateway/src/main.ts',
-        "import { loadCreditsConfig } from '../../credits/src/config';\nexport const probe = loadCreditsConfig;\n",
+        "import { creditsConfig } from '../../credits/src/config';\nexport const probe = creditsConfig;\n",
       ),
     ).toContain('@nx/enforce-module-boundaries');
   });

@@ -1,4 +1,4 @@
-import { baseConfigShape, int, loadConfig } from '@emailverify/service-kit';
+import { baseConfigShape, int, serviceConfig } from '@emailverify/service-kit';
 import { z } from 'zod';
 
 export const creditsConfigSchema = z.object({
@@ -9,8 +9,6 @@ export const creditsConfigSchema = z.object({
 });
 export type CreditsConfig = z.infer<typeof creditsConfigSchema>;
 
-export const loadCreditsConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<CreditsConfig> =>
-  loadConfig(creditsConfigSchema, env);
-
+export const creditsConfig = serviceConfig('credits', creditsConfigSchema);
 /** The token of the service's typed config, which its classes inject (`@Inject(CREDITS_CONFIG)`). */
-export const CREDITS_CONFIG = Symbol('CREDITS_CONFIG');
+export const CREDITS_CONFIG = creditsConfig.token;

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { runService } from '@emailverify/service-kit';
 import { creditsModule } from './app.module';
-import { loadCreditsConfig } from './config';
+import { creditsConfig } from './config';
 
-runService('credits', loadCreditsConfig, creditsModule);
+runService(creditsConfig, creditsModule);

@@ -1,6 +1,6 @@
 import type { DynamicModule } from '@nestjs/common';
 import { serviceModule } from '@emailverify/service-kit';
-import { FILE_JOBS_CONFIG, type FileJobsConfig } from './config';
+import { fileJobsConfig, type FileJobsConfig } from './config';
 import { FileJobsHandler } from './file-jobs.handler';
 import { FileJobsMetrics } from './file-jobs.metrics';
 import { GreylistDispatch } from './greylist/greylist-dispatch';
@@ -15,13 +15,12 @@ import { JobsRepository } from './jobs/jobs.repository';
 import { JobsService } from './jobs/jobs.service';
 import { ResultWriter } from './jobs/result-writer';
 import { PartialCopiesSweep, RetentionSweep } from './jobs/retention-sweep';
-import { filesMigrations } from './migrations';
+import { filesDatabase } from './migrations';
 
 /** file-jobs: file jobs from upload to result file, over NATS and JetStream. */
 export function fileJobsModule(config: Readonly<FileJobsConfig>): DynamicModule {
-  return serviceModule('file-jobs', config, {
-    configToken: FILE_JOBS_CONFIG,
-    database: { schema: 'files', migrations: filesMigrations },
+  return serviceModule(fileJobsConfig, config, {
+    database: filesDatabase,
     providers: [
       FileJobsMetrics,
       JobsRepository,

@@ -1,4 +1,4 @@
-import { baseConfigShape, int, loadConfig, withDownloadLinks } from '@emailverify/service-kit';
+import { baseConfigShape, int, serviceConfig, withDownloadLinks } from '@emailverify/service-kit';
 import { z } from 'zod';
 import { greylistDelays } from './greylist/retry-schedule';
 
@@ -60,8 +60,8 @@ export const fileJobsConfigSchema = withDownloadLinks({
 });
 export type FileJobsConfig = z.infer<typeof fileJobsConfigSchema>;
 
-export const loadFileJobsConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<FileJobsConfig> =>
-  loadConfig(fileJobsConfigSchema, env, ['GREYLIST_RETRY_DELAYS']);
-
+export const fileJobsConfig = serviceConfig('file-jobs', fileJobsConfigSchema, {
+  keepEmpty: ['GREYLIST_RETRY_DELAYS'],
+});
 /** The token of the service's typed config, which its classes inject (`@Inject(FILE_JOBS_CONFIG)`). */
-export const FILE_JOBS_CONFIG = Symbol('FILE_JOBS_CONFIG');
+export const FILE_JOBS_CONFIG = fileJobsConfig.token;

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { runService, STREAMING_HEAP_GROWING_PERCENT } from '@emailverify/service-kit';
 import { fileJobsModule } from './app.module';
-import { loadFileJobsConfig } from './config';
+import { fileJobsConfig } from './config';
 
-runService('file-jobs', loadFileJobsConfig, fileJobsModule, {
+runService(fileJobsConfig, fileJobsModule, {
   heapGrowingPercent: STREAMING_HEAP_GROWING_PERCENT,
 });

@@ -1,5 +1,5 @@
 import { BULK_MAX_EMAILS } from '@emailverify/contracts';
-import { baseConfigShape, int, loadConfig, withDownloadLinks } from '@emailverify/service-kit';
+import { baseConfigShape, int, serviceConfig, withDownloadLinks } from '@emailverify/service-kit';
 import { z } from 'zod';
 
 export const gatewayConfigSchema = withDownloadLinks({
@@ -70,7 +70,7 @@ export const gatewayConfigSchema = withDownloadLinks({
 });
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 
-export const loadGatewayConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<GatewayConfig> =>
-  loadConfig(gatewayConfigSchema, env);
-
-export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
+export const gatewayConfig = serviceConfig('gateway', gatewayConfigSchema);
+export const loadGatewayConfig = gatewayConfig.load;
+/** The token of the gateway's typed config, which its classes inject (`@Inject(GATEWAY_CONFIG)`). */
+export const GATEWAY_CONFIG = gatewayConfig.token;

@@ -1,8 +1,8 @@
 import type { DynamicModule } from '@nestjs/common';
 import { serviceModule } from '@emailverify/service-kit';
 import { VerificationEngine } from '@emailverify/verification';
-import { VERIFIER_CONFIG, type VerifierConfig } from './config';
-import { verifierMigrations } from './migrations';
+import { verifierConfig, type VerifierConfig } from './config';
+import { verifierDatabase } from './migrations';
 import { CachePurge } from './verification/cache-purge';
 import { ChunkWorker } from './verification/chunk-worker';
 import { DomainFactsExchange } from './verification/domain-facts-exchange';
@@ -19,9 +19,8 @@ import { VerifierMetrics } from './verifier.metrics';
 
 /** The verifier: single and bulk verification over NATS, file chunks from JetStream. */
 export function verifierModule(config: Readonly<VerifierConfig>): DynamicModule {
-  return serviceModule('verifier', config, {
-    configToken: VERIFIER_CONFIG,
-    database: { schema: 'verifier', migrations: verifierMigrations },
+  return serviceModule(verifierConfig, config, {
+    database: verifierDatabase,
     providers: [
       VerifierMetrics,
       MxLimiterHolder,

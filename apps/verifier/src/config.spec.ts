@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '@emailverify/service-kit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { engineOptions, loadVerifierConfig } from './config';
+import { engineOptions, verifierConfig } from './config';
 
 describe('verifier configuration of SMTP egress and provider rules', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'verifier-config-'));
@@ -11,7 +11,7 @@ describe('verifier configuration of SMTP egress and provider rules', () => {
 
   const failure = (env: Record<string, string>): string => {
     try {
-      loadVerifierConfig(env);
+      verifierConfig.load(env);
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       return (error as ConfigError).message;
@@ -20,7 +20,7 @@ describe('verifier configuration of SMTP egress and provider rules', () => {
   };
 
   it('reads the SOCKS5 proxies of SMTP_PROXY_URL, credentials percent-decoded', () => {
-    const config = loadVerifierConfig({
+    const config = verifierConfig.load({
       SMTP_PROXY_URL: 'socks5://probe:p%40ss@10.0.0.5:1081, socks5://proxy2.example.net',
     });
     expect(engineOptions(config).smtpProxies).toEqual([
@@ -33,7 +33,7 @@ describe('verifier configuration of SMTP egress and provider rules', () => {
         label: 'proxy2.example.net:1080',
       },
     ]);
-    expect(engineOptions(loadVerifierConfig({})).smtpProxies).toEqual([]);
+    expect(engineOptions(verifierConfig.load({})).smtpProxies).toEqual([]);
   });
 
   it.each([
@@ -52,7 +52,7 @@ describe('verifier configuration of SMTP egress and provider rules', () => {
       file,
       JSON.stringify({ rules: [{ name: 'Example', mx: ['*.MX.Example.NET.'], acceptsAnyRecipient: true }] }),
     );
-    expect(engineOptions(loadVerifierConfig({ SMTP_PROVIDER_RULES_FILE: file })).smtpProviderRules).toEqual([
+    expect(engineOptions(verifierConfig.load({ SMTP_PROVIDER_RULES_FILE: file })).smtpProviderRules).toEqual([
       { name: 'Example', mx: ['*.mx.example.net'], catchAllProbe: true, acceptsAnyRecipient: true },
     ]);
   });

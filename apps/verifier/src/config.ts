@@ -5,7 +5,7 @@ import {
   bool,
   int,
   list,
-  loadConfig,
+  serviceConfig,
   SMTP_EGRESS_KEEP_EMPTY,
   smtpEgressConfigShape,
   smtpEgressOptions,
@@ -70,8 +70,7 @@ export type VerifierConfig = z.infer<typeof verifierConfigSchema>;
 /** Variables where an empty value means "disabled" rather than "default". */
 const KEEP_EMPTY = [...SMTP_EGRESS_KEEP_EMPTY, 'DNSBL_DOMAIN_ZONES', 'GRAVATAR_BASE_URL', 'RDAP_BASE_URL'];
 
-export const loadVerifierConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<VerifierConfig> =>
-  loadConfig(verifierConfigSchema, env, KEEP_EMPTY);
+export const verifierConfig = serviceConfig('verifier', verifierConfigSchema, { keepEmpty: KEEP_EMPTY });
 
 export function engineOptions(config: Readonly<VerifierConfig>): VerificationOptions {
   return {
@@ -86,4 +85,4 @@ export function engineOptions(config: Readonly<VerifierConfig>): VerificationOpt
 }
 
 /** The token of the service's typed config, which its classes inject (`@Inject(VERIFIER_CONFIG)`). */
-export const VERIFIER_CONFIG = Symbol('VERIFIER_CONFIG');
+export const VERIFIER_CONFIG = verifierConfig.token;

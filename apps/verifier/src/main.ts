@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { runService, STREAMING_HEAP_GROWING_PERCENT } from '@emailverify/service-kit';
 import { verifierModule } from './app.module';
-import { loadVerifierConfig } from './config';
+import { verifierConfig } from './config';
 
-runService('verifier', loadVerifierConfig, verifierModule, {
+runService(verifierConfig, verifierModule, {
   heapGrowingPercent: STREAMING_HEAP_GROWING_PERCENT,
 });

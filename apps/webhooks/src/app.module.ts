@@ -1,12 +1,12 @@
 import type { DynamicModule } from '@nestjs/common';
 import { serviceModule } from '@emailverify/service-kit';
-import { WEBHOOKS_CONFIG, type WebhooksConfig } from './config';
+import { webhooksConfig, type WebhooksConfig } from './config';
 import { DeliveriesRepository } from './delivery/deliveries.repository';
 import { DeliveryRetention } from './delivery/delivery-retention';
 import { Dispatcher } from './delivery/dispatcher';
 import { EventIntake } from './delivery/event-intake';
 import { HttpSender } from './delivery/http-sender';
-import { webhooksMigrations } from './migrations';
+import { webhooksDatabase } from './migrations';
 import { WebhooksHandler } from './webhooks.handler';
 import { SecretBox } from './webhooks/secret-box';
 import { SecretRekey } from './webhooks/secret-rekey';
@@ -15,9 +15,8 @@ import { WebhooksService } from './webhooks/webhooks.service';
 
 /** The webhooks service: webhook CRUD over NATS, deliveries of the EVENTS stream. */
 export function webhooksModule(config: Readonly<WebhooksConfig>): DynamicModule {
-  return serviceModule('webhooks', config, {
-    configToken: WEBHOOKS_CONFIG,
-    database: { schema: 'webhooks', migrations: webhooksMigrations },
+  return serviceModule(webhooksConfig, config, {
+    database: webhooksDatabase,
     providers: [
       // The key is parsed with the config (config.ts uses secret-box's parser), so the box is made from it here.
       { provide: SecretBox, useValue: new SecretBox(config.secretKeys) },

@@ -1,4 +1,4 @@
-import { baseConfigShape, bool, ConfigError, int, loadConfig } from '@emailverify/service-kit';
+import { baseConfigShape, bool, ConfigError, int, serviceConfig } from '@emailverify/service-kit';
 import { z } from 'zod';
 import { parseRetrySchedule } from './delivery/retry-schedule';
 import { parseSecretKey, parseSecretKeys, type SecretKey, SINGLE_KEY_ID } from './webhooks/secret-box';
@@ -68,8 +68,8 @@ export type WebhooksConfig = z.infer<typeof webhooksConfigSchema> & {
   secretKeys: SecretKey[];
 };
 
-export const loadWebhooksConfig = (env: NodeJS.ProcessEnv = process.env): Readonly<WebhooksConfig> => {
-  const config = loadConfig(webhooksConfigSchema, env);
+/** The key ring of what was read (WEBHOOK_SECRET_KEYS, then WEBHOOK_SECRET_KEY): required. */
+function withSecretKeys(config: Readonly<z.infer<typeof webhooksConfigSchema>>): Readonly<WebhooksConfig> {
   const single = config.WEBHOOK_SECRET_KEY;
   const ring = config.WEBHOOK_SECRET_KEYS ?? [];
   const secretKeys =
@@ -84,7 +84,9 @@ export const loadWebhooksConfig = (env: NodeJS.ProcessEnv = process.env): Readon
     ]);
   }
   return { ...config, secretKeys };
-};
+}
 
+export const webhooksConfig = serviceConfig('webhooks', webhooksConfigSchema, { complete: withSecretKeys });
+export const loadWebhooksConfig = webhooksConfig.load;
 /** The token of the service's typed config, which its classes inject (`@Inject(WEBHOOKS_CONFIG)`). */
-export const WEBHOOKS_CONFIG = Symbol('WEBHOOKS_CONFIG');
+export const WEBHOOKS_CONFIG = webhooksConfig.token;

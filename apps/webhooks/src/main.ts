@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { runService } from '@emailverify/service-kit';
 import { webhooksModule } from './app.module';
-import { loadWebhooksConfig } from './config';
+import { webhooksConfig } from './config';
 
-runService('webhooks', loadWebhooksConfig, webhooksModule);
+runService(webhooksConfig, webhooksModule);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, baseConfigShape, int, list, loadConfig } from './config';
+import { ConfigError, baseConfigShape, int, list, loadConfig, serviceConfig } from './config';
 
 describe('loadConfig', () => {
   const schema = z.object({
@@ -27,5 +27,25 @@ describe('loadConfig', () => {
     expect(loadConfig(schema, { ZONES: '' }).ZONES).toEqual(['a.example', 'b.example']);
     expect(loadConfig(schema, { ZONES: '' }, ['ZONES']).ZONES).toEqual([]);
     expect(loadConfig(schema, { ZONES: ' x.test , y.test ' }).ZONES).toEqual(['x.test', 'y.test']);
+  });
+});
+
+describe('serviceConfig', () => {
+  const schema = z.object({ ...baseConfigShape, ZONES: list('a.example') });
+
+  it('loads the environment it is given as loadConfig does, keeping the empty values it names', () => {
+    const zones = serviceConfig('zones', schema, { keepEmpty: ['ZONES'] });
+    expect(zones.service).toBe('zones');
+    expect(zones.load({ ZONES: '' }).ZONES).toEqual([]);
+    expect(Object.isFrozen(zones.load({}))).toBe(true);
+    expect(() => zones.load({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+  });
+
+  it('completes what was read, and gives each service a token of its own', () => {
+    const counted = serviceConfig('counted', schema, {
+      complete: (read) => ({ ...read, zoneCount: read.ZONES.length }),
+    });
+    expect(counted.load({ ZONES: 'x.test,y.test' }).zoneCount).toBe(2);
+    expect(counted.token).not.toBe(serviceConfig('counted', schema).token);
   });
 });

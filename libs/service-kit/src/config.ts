@@ -30,6 +30,35 @@ export function loadConfig<S extends z.ZodObject>(
   return Object.freeze(parsed.data);
 }
 
+/**
+ * A service's config as its start-up and its wiring use it: the service's name, the loader that validates its
+ * environment, and the token its classes inject the config by (`@Inject(CREDITS_CONFIG)`).
+ */
+export interface ServiceConfig<C> {
+  /** The service's name: its logger's, its metrics', its NATS connection's and its database session's. */
+  readonly service: string;
+  /** The frozen config read from `env`; a bad value throws a ConfigError naming the variable. */
+  readonly load: (env?: NodeJS.ProcessEnv) => Readonly<C>;
+  readonly token: symbol;
+}
+
+/**
+ * The ServiceConfig of a service whose config is its schema read by `loadConfig` (with its `keepEmpty`), then
+ * completed by `complete` when some of it is worked out from what was read.
+ */
+export function serviceConfig<S extends z.ZodObject, C = z.infer<S>>(
+  service: string,
+  schema: S,
+  options: { keepEmpty?: readonly string[]; complete?: (read: Readonly<z.infer<S>>) => Readonly<C> } = {},
+): ServiceConfig<C> {
+  const { keepEmpty = [], complete = (read) => read as Readonly<C> } = options;
+  return {
+    service,
+    load: (env = process.env) => complete(loadConfig(schema, env, keepEmpty)),
+    token: Symbol(`${service} config`),
+  };
+}
+
 export const int = (fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
 

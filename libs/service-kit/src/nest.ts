@@ -18,7 +18,7 @@ import { NestFactory } from '@nestjs/core';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { Logger } from 'pino';
-import type { BaseConfig } from './config';
+import type { BaseConfig, ServiceConfig } from './config';
 import { type HealthCheck, runHealthChecks } from './health';
 import { createLogger, flushLogs } from './logger';
 import { Metrics } from './metrics';
@@ -214,19 +214,19 @@ export const STREAMING_HEAP_GROWING_PERCENT = 200;
  * The whole `main` of a NATS service: loads its config, then starts its Nest context with a small HTTP listener
  * on HTTP_PORT for /health/* and /metrics. SIGTERM/SIGINT drain and stop it.
  */
-export function runService<C extends Readonly<BaseConfig & { HTTP_PORT: number }>>(
-  name: string,
-  loadConfig: () => C,
-  module: (config: C) => DynamicModule,
+export function runService<C extends BaseConfig & { HTTP_PORT: number }>(
+  service: ServiceConfig<C>,
+  module: (config: Readonly<C>) => DynamicModule,
   options: RunServiceOptions = {},
 ): void {
+  const name = service.service;
   // A heuristic V8 reads whenever it sizes the heap after a full collection, so it may be set once running
   // (the command line would not do: NODE_OPTIONS, which the image and charts use, refuses this flag).
   if (options.heapGrowingPercent !== undefined) {
     setFlagsFromString(`--heap-growing-percent=${Math.round(options.heapGrowingPercent)}`);
   }
   runMain(name, async () => {
-    const config = loadConfig();
+    const config = service.load();
     const app = await NestFactory.create(module(config), { logger: false, abortOnError: false });
     app.enableShutdownHooks();
     await app.listen(config.HTTP_PORT, '0.0.0.0');

@@ -2,7 +2,7 @@ import { type DynamicModule, Module, type ModuleMetadata, type Provider } from '
 import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { type DataSource, type MigrationClass, openSchemaDataSource, Sql } from '@emailverify/persistence';
 import type { Logger } from 'pino';
-import type { BaseConfig } from './config';
+import type { BaseConfig, ServiceConfig } from './config';
 import { RouteServer } from './handlers';
 import type { HealthCheck } from './health';
 import { createLogger } from './logger';
@@ -25,11 +25,17 @@ const ConsumerLagSampler = periodicTask(
   }),
 );
 
+/** The schema a service owns and the migrations that create what is in it (their SQL names the schema). */
+export interface ServiceDatabase {
+  schema: string;
+  migrations: MigrationClass[];
+}
+
 export interface ServiceProviderOptions {
   service: string;
   config: Readonly<BaseConfig>;
-  /** The schema this service owns and its migrations; omitted for services without a database (gateway). */
-  database?: { schema: string; migrations: MigrationClass[] };
+  /** Omitted for services without a database (gateway). */
+  database?: ServiceDatabase;
   /** Further readiness checks (e.g. other services answering over NATS). */
   extraChecks?: (bus: MessageBus) => HealthCheck[];
 }
@@ -124,8 +130,6 @@ export function serviceProviders(options: ServiceProviderOptions): Provider[] {
 }
 
 export interface ServiceModuleParts extends Omit<ServiceProviderOptions, 'service' | 'config'> {
-  /** The app's one token for its typed config, which its classes inject (`@Inject(CREDITS_CONFIG)`). */
-  configToken: symbol;
   imports?: ModuleMetadata['imports'];
   controllers?: ModuleMetadata['controllers'];
   /** The app's own providers; the shared ones are global and need not be listed. */
@@ -137,22 +141,36 @@ export interface ServiceModuleParts extends Omit<ServiceProviderOptions, 'servic
 class ServiceRootModule {}
 
 /**
- * An app's root module: the providers every app shares (`serviceProviders`, made global) and what the app
- * states as its own.
+ * An app's root module: the providers every app shares (`serviceProviders`, made global), its config under the
+ * token of its ServiceConfig, and what the app states as its own. An app may instead give its name and its
+ * config's token (`configToken`) itself.
  */
+export function serviceModule<C extends BaseConfig>(
+  service: ServiceConfig<C>,
+  config: Readonly<C>,
+  parts: ServiceModuleParts,
+): DynamicModule;
 export function serviceModule(
   service: string,
   config: Readonly<BaseConfig>,
-  parts: ServiceModuleParts,
+  parts: ServiceModuleParts & { configToken: symbol },
+): DynamicModule;
+export function serviceModule(
+  service: ServiceConfig<BaseConfig> | string,
+  config: Readonly<BaseConfig>,
+  parts: ServiceModuleParts & { configToken?: symbol },
 ): DynamicModule {
   const { configToken, imports = [], controllers = [], providers, ...shared } = parts;
-  const configProvider = { provide: configToken, useValue: config };
+  const name = typeof service === 'string' ? service : service.service;
+  const token = typeof service === 'string' ? configToken : service.token;
+  if (token === undefined) throw new TypeError(`${name}: a service given by its name needs its configToken`);
+  const configProvider = { provide: token, useValue: config };
   return {
     module: ServiceRootModule,
     imports: [
       ...imports,
       ObservabilityModule.forRoot({
-        providers: [configProvider, ...serviceProviders({ service, config, ...shared })],
+        providers: [configProvider, ...serviceProviders({ service: name, config, ...shared })],
       }),
     ],
     controllers,

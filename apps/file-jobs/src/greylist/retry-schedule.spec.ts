@@ -1,7 +1,7 @@
 import type { PackedChunkItem } from '@emailverify/contracts';
 import { ConfigError } from '@emailverify/service-kit';
 import { describe, expect, it } from 'vitest';
-import { loadFileJobsConfig } from '../config';
+import { fileJobsConfig } from '../config';
 import { applyRetry, greylistDelays, waitingPositions } from './retry-schedule';
 
 const item = (
@@ -12,7 +12,7 @@ const item = (
 ): PackedChunkItem => [email, status, reason, 0.5, 0, 'grey.test', ['mx.grey.test'], '', credits];
 /** file-jobs' configuration from this environment (and the secret it requires). */
 const configFrom = (env: Record<string, string>) =>
-  loadFileJobsConfig({ DOWNLOAD_SIGNING_SECRET: 'a-download-signing-secret', ...env });
+  fileJobsConfig.load({ DOWNLOAD_SIGNING_SECRET: 'a-download-signing-secret', ...env });
 const greylisted = (email: string) => item(email, 'unknown', 'greylisted', 0);
 const valid = (email: string) => item(email, 'valid', 'accepted', 1);
 
