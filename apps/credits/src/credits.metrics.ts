@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Metrics } from '@emailverify/service-kit';
+import { AppMetrics } from '@emailverify/service-kit';
 
 /** What a reservation's idempotency key says it was for; anything else is `other`. */
 const SOURCES = ['single', 'bulk', 'file'] as const;
@@ -10,9 +10,7 @@ const SOURCES = ['single', 'bulk', 'file'] as const;
  * gives the unused part back, so consumed minus refunded is what the accounts' `credits_consumed` grew by.
  */
 @Injectable()
-export class CreditsMetrics {
-  constructor(private readonly metrics: Metrics) {}
-
+export class CreditsMetrics extends AppMetrics {
   readonly consumed = this.metrics.counter(
     'credits_consumed_total',
     'Credits taken from balances by reservations, by what they paid for (single, bulk, file); ' +

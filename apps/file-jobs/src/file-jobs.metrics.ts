@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { Metrics } from '@emailverify/service-kit';
+import { AppMetrics } from '@emailverify/service-kit';
 import type { JobState } from '@emailverify/contracts';
 
 /** file-jobs' own metrics, declared in one place. */
 @Injectable()
-export class FileJobsMetrics {
-  constructor(private readonly metrics: Metrics) {}
-
+export class FileJobsMetrics extends AppMetrics {
   readonly jobsEnded = this.metrics.counter(
     'file_jobs_ended_total',
     'File jobs that reached a final state (completed, completed_with_warning, failed, cancelled), by that state',

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Metrics } from '@emailverify/service-kit';
+import { AppMetrics } from '@emailverify/service-kit';
 import type { VerificationObserver } from '@emailverify/verification';
 
 /** DNS answers take milliseconds; a timeout is the resolver's deadline times its tries. */
@@ -11,9 +11,7 @@ const CHUNK_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
 /** The verifier's own metrics, declared in one place. */
 @Injectable()
-export class VerifierMetrics {
-  constructor(private readonly metrics: Metrics) {}
-
+export class VerifierMetrics extends AppMetrics {
   readonly outcomes = this.metrics.counter(
     'verification_outcomes_total',
     'Addresses verified (not served from the cache), by status and reason',

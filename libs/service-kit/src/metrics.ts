@@ -1,3 +1,4 @@
+import { Injectable } from '@nestjs/common';
 import type { ConsumerLag } from '@emailverify/messaging';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
@@ -135,4 +136,13 @@ export class Metrics {
       this.consumerGauges.ackPending.set(labels, lag.ackPending);
     }
   }
+}
+
+/**
+ * The base of an app's own metrics (CreditsMetrics, ...): its series are fields declared on the process's
+ * registry through `this.metrics`, all in one class.
+ */
+@Injectable()
+export abstract class AppMetrics {
+  constructor(protected readonly metrics: Metrics) {}
 }
