@@ -1,3 +1,8 @@
+/** The states a job ends with a result file in. */
+const FINISHED = ['completed', 'completed_with_warning'] as const;
+/** The states nothing moves a job out of. */
+const TERMINAL = [...FINISHED, 'failed', 'cancelled'] as const;
+
 /** File job states. */
 export const JOB_STATES = [
   'preparing',
@@ -6,20 +11,12 @@ export const JOB_STATES = [
   'processing',
   'merging',
   'paused',
-  'completed',
-  'completed_with_warning',
-  'failed',
-  'cancelled',
+  ...TERMINAL,
 ] as const;
 export type JobState = (typeof JOB_STATES)[number];
 
-export const TERMINAL_JOB_STATES: readonly JobState[] = [
-  'completed',
-  'completed_with_warning',
-  'failed',
-  'cancelled',
-];
-export const FINISHED_JOB_STATES: readonly JobState[] = ['completed', 'completed_with_warning'];
+export const TERMINAL_JOB_STATES: readonly JobState[] = TERMINAL;
+export const FINISHED_JOB_STATES: readonly JobState[] = FINISHED;
 
 export function isTerminalJobState(state: JobState): boolean {
   return TERMINAL_JOB_STATES.includes(state);
