@@ -19,6 +19,7 @@ import {
 } from './queries';
 import { VerdictChart } from './VerdictChart';
 import './files.css';
+import { Fact, Facts } from '../../components/Facts';
 
 /**
  * One job: its progress (live while it runs), the verdicts as a chart and a table, credits, and the downloads.
@@ -131,27 +132,19 @@ function JobDetails({
             </p>
           </div>
         ) : null}
-        <dl className="facts">
-          <dt>Addresses</dt>
-          <dd>
+        <Facts>
+          <Fact term="Addresses">
             {formatCount(job.total_emails)} ({formatCount(job.unique_emails)} unique, from{' '}
             {formatCount(job.total_rows)} rows)
-          </dd>
-          <dt>Credits used</dt>
-          <dd>
+          </Fact>
+          <Fact term="Credits used">
             {job.credits_used !== undefined && card.look.ended
               ? formatCount(job.credits_used)
               : 'Settled when the job ends; each unique address is charged once.'}
-          </dd>
-          <dt>Started</dt>
-          <dd>{job.started_at ? formatDateTime(job.started_at) : 'Not yet'}</dd>
-          {job.completed_at ? (
-            <>
-              <dt>Ended</dt>
-              <dd>{formatDateTime(job.completed_at)}</dd>
-            </>
-          ) : null}
-        </dl>
+          </Fact>
+          <Fact term="Started">{job.started_at ? formatDateTime(job.started_at) : 'Not yet'}</Fact>
+          {job.completed_at ? <Fact term="Ended">{formatDateTime(job.completed_at)}</Fact> : null}
+        </Facts>
         <JobActions jobId={job.task_id} fileName={fileName} card={card} onDeleted={onDeleted} />
       </section>
       <section aria-labelledby="verdicts-heading" className="files-section">

@@ -6,6 +6,7 @@ import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
 import { formatCount } from '../../format/numbers';
 import { loadingWords } from '../../format/waiting';
+import { Fact, Facts } from '../../components/Facts';
 
 /** The balance and the last 30 days' totals (the chart is on the Overview). */
 export function UsageTotals() {
@@ -31,18 +32,15 @@ export function UsageTotals() {
   const { totals } = usage.data;
   return (
     <>
-      <dl className="facts keys-usage">
-        <dt>Balance now</dt>
-        <dd>{formatCount(credits.data.credits_balance)} credits</dd>
-        <dt>Credits used</dt>
-        <dd>{formatCount(Math.max(0, totals.credits_used))}</dd>
-        <dt>Credits added</dt>
-        <dd>{formatCount(totals.credits_added)}</dd>
-        <dt>Addresses verified</dt>
-        <dd>{formatCount(totals.verifications.total)}</dd>
-        <dt>Sandbox verifications</dt>
-        <dd>{formatCount(totals.sandbox_verifications.total)} (never charged)</dd>
-      </dl>
+      <Facts className="keys-usage">
+        <Fact term="Balance now">{formatCount(credits.data.credits_balance)} credits</Fact>
+        <Fact term="Credits used">{formatCount(Math.max(0, totals.credits_used))}</Fact>
+        <Fact term="Credits added">{formatCount(totals.credits_added)}</Fact>
+        <Fact term="Addresses verified">{formatCount(totals.verifications.total)}</Fact>
+        <Fact term="Sandbox verifications">
+          {formatCount(totals.sandbox_verifications.total)} (never charged)
+        </Fact>
+      </Facts>
       <p className="hint">
         From {usage.data.from} to {usage.data.to} (UTC).{' '}
         <Link to="/">The chart by day is on the Overview.</Link>

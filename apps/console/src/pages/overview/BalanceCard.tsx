@@ -2,6 +2,7 @@ import { useCredits } from '../../api/queries';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
 import { formatCount, formatDateTime } from '../../format/numbers';
+import { Fact, Facts } from '../../components/Facts';
 
 /** The account's balance: what is left, what was used and added over its life. */
 export function BalanceCard() {
@@ -22,14 +23,11 @@ export function BalanceCard() {
           <p className="figure">
             {formatCount(credits.data.credits_balance)} <span className="overview-unit">credits</span>
           </p>
-          <dl className="facts">
-            <dt>Used so far</dt>
-            <dd>{formatCount(credits.data.credits_consumed)}</dd>
-            <dt>Added so far</dt>
-            <dd>{formatCount(credits.data.credits_added)}</dd>
-            <dt>Updated</dt>
-            <dd>{formatDateTime(credits.data.last_updated)}</dd>
-          </dl>
+          <Facts>
+            <Fact term="Used so far">{formatCount(credits.data.credits_consumed)}</Fact>
+            <Fact term="Added so far">{formatCount(credits.data.credits_added)}</Fact>
+            <Fact term="Updated">{formatDateTime(credits.data.last_updated)}</Fact>
+          </Facts>
           {credits.data.mode === 'sandbox' ? (
             <p className="hint">
               A sandbox key is never charged: its verifications leave the balance as it is.

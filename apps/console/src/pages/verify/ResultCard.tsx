@@ -3,6 +3,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { formatScore } from '../../format/numbers';
 import { STATUS_LOOK, isStatus, reasonWords } from '../../format/status';
 import { withSuggestedDomain } from './addresses';
+import { Fact, Facts } from '../../components/Facts';
 
 interface Props {
   result: VerificationResult;
@@ -53,9 +54,8 @@ export function ResultCard({ result, onSuggestion }: Props) {
           ?
         </p>
       ) : null}
-      <dl className="facts">
-        <dt>Score</dt>
-        <dd>
+      <Facts>
+        <Fact term="Score">
           <meter
             className="verify-result__meter"
             min={0}
@@ -68,19 +68,16 @@ export function ResultCard({ result, onSuggestion }: Props) {
             {formatScore(result.score)}
           </meter>{' '}
           {formatScore(result.score)} confidence
-        </dd>
-        <dt>Why</dt>
-        <dd>{reasonWords(result.reason)}</dd>
-        <dt>Flags</dt>
-        <dd>
+        </Fact>
+        <Fact term="Why">{reasonWords(result.reason)}</Fact>
+        <Fact term="Flags">
           <ul className="verify-result__flags">
             {flagsOf(result).map((flag) => (
               <li key={flag}>{flag}</li>
             ))}
           </ul>
-        </dd>
-        <dt>Mail servers</dt>
-        <dd>
+        </Fact>
+        <Fact term="Mail servers">
           {result.mx_records.length > 0 ? (
             <ul className="verify-result__mx">
               {result.mx_records.map((mx) => (
@@ -92,22 +89,17 @@ export function ResultCard({ result, onSuggestion }: Props) {
           ) : (
             'None found'
           )}
-        </dd>
+        </Fact>
         {result.smtp_check && result.smtp_response ? (
-          <>
-            <dt>Mail server said</dt>
-            <dd className="mono">{result.smtp_response}</dd>
-          </>
+          <Fact term="Mail server said" mono>
+            {result.smtp_response}
+          </Fact>
         ) : null}
         {result.error_message && !sameWords(result.error_message, reasonWords(result.reason)) ? (
-          <>
-            <dt>Note</dt>
-            <dd>{result.error_message}</dd>
-          </>
+          <Fact term="Note">{result.error_message}</Fact>
         ) : null}
-        <dt>Credits used</dt>
-        <dd>{result.credits_used}</dd>
-      </dl>
+        <Fact term="Credits used">{result.credits_used}</Fact>
+      </Facts>
     </article>
   );
 }

@@ -12,6 +12,7 @@ import { BreakerNotice } from './BreakerNotice';
 import { activeLook, breakerOf, eventsWords, lastDeliveryLook, secretWords, type Webhook } from './delivery';
 import { DeliveryLog } from './DeliveryLog';
 import { webhookKeys } from './queries';
+import { Fact, Facts } from '../../components/Facts';
 
 type Dialog = 'delete' | 'rotate' | undefined;
 
@@ -77,24 +78,19 @@ export function WebhookCard({ webhook, onDeleted, listHeading }: Props) {
           </p>
         </ShownOnce>
       ) : null}
-      <dl className="facts">
-        <dt>State</dt>
-        <dd>
+      <Facts>
+        <Fact term="State">
           <LookBadge look={activeLook(webhook.is_active)} />
-        </dd>
-        <dt>Events</dt>
-        <dd>{eventsWords(webhook.events)}</dd>
-        <dt>Last delivery</dt>
-        <dd>
+        </Fact>
+        <Fact term="Events">{eventsWords(webhook.events)}</Fact>
+        <Fact term="Last delivery">
           <LookBadge look={last} />
           {webhook.last_delivery_at ? ` ${formatDateTime(webhook.last_delivery_at)}` : null}
           {webhook.last_error ? <span className="webhook__error">{webhook.last_error}</span> : null}
-        </dd>
-        <dt>Signing secret</dt>
-        <dd>{secretWords(webhook)}</dd>
-        <dt>Added</dt>
-        <dd>{formatDateTime(webhook.created_at)}</dd>
-      </dl>
+        </Fact>
+        <Fact term="Signing secret">{secretWords(webhook)}</Fact>
+        <Fact term="Added">{formatDateTime(webhook.created_at)}</Fact>
+      </Facts>
       <BreakerNotice breaker={breakerOf(webhook)} />
       {!webhook.is_active ? (
         <p className="hint">Disabled: no new deliveries are made until you enable it again.</p>
