@@ -10,7 +10,19 @@ const INDEX_ONLY = {
 const NOT_TESTING = { group: ['@emailverify/testing'], message: 'The testing library is for tests only.' };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.data/**', '.nx/**', 'coverage/**', 'deploy/**', '**/*.mjs'] },
+  {
+    // Build output, and the typed client's types, which the build generates from docs/openapi*.json.
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.data/**',
+      '.nx/**',
+      'coverage/**',
+      'deploy/**',
+      '**/*.mjs',
+      'libs/client/src/generated/**',
+    ],
+  },
   ...nx.configs['flat/base'],
   ...tseslint.configs.recommended,
   {

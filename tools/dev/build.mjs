@@ -1,14 +1,19 @@
 // Compiles every app, lib and tool to dist/ (CommonJS, decorators with metadata, path aliases rewritten), or to
 // the directory given as the first argument (a private build that leaves dist/ alone, e.g. for `npm run migrate`).
+// First it writes the typed client's types (libs/client/src/generated/, not committed) from the committed OpenAPI
+// documents when missing or out of date (tools/dev/client-types.mjs): swc and Vite only strip types, but the
+// type-checker, ESLint's typed rules and an editor read them.
 // The web console (apps/console) is built beside it by Vite into <dist>/apps/console, which the gateway serves;
 // that build prints the console's first-load JavaScript size and fails above its limit.
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { clientTypes } from './client-types.mjs';
 import { ensureDependencies, ensureNode, root } from './lib.mjs';
 
 await ensureNode();
 await ensureDependencies();
+await clientTypes();
 const out = path.resolve(root, process.argv[2] ?? 'dist');
 rmSync(out, { recursive: true, force: true });
 
