@@ -14,6 +14,7 @@ import { createValidationPipe } from './common/http/validation';
 import { RateLimitGuard } from './common/rate-limit/rate-limit.guard';
 import { RateLimiterService } from './common/rate-limit/rate-limiter.service';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config';
+import { GatewayMetrics } from './gateway.metrics';
 import { CreditsController } from './credits/credits.controller';
 import { CreditsService } from './credits/credits.service';
 import { KeysController } from './keys/keys.controller';
@@ -34,6 +35,7 @@ import { WebhooksService } from './webhooks/webhooks.service';
  * runs on every route: each would wrap every reply in rxjs.
  */
 const HTTP_PIPELINE: Provider[] = [
+  GatewayMetrics,
   AuthService,
   RateLimiterService,
   IdempotencyService,

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { DomainError } from '@emailverify/contracts';
-import { LOGGER, Metrics } from '@emailverify/service-kit';
+import { LOGGER } from '@emailverify/service-kit';
 import type { Response } from 'express';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Counter } from 'prom-client';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../../config';
+import { GatewayMetrics } from '../../gateway.metrics';
 import type { GatewayRequest } from '../http/request-context';
 import { renderStyle } from '../http/style';
 import {
@@ -38,9 +38,6 @@ interface KeyedRequest {
   /** The key was done already: an upload's file is only hashed (never stored), then replayed or refused. */
   stored?: Extract<Begun, { kind: 'done' }>;
 }
-
-/** What became of a request with a key (the `outcome` label of idempotency_requests_total). */
-const OUTCOMES = ['first', 'replayed', 'reused', 'in_use', 'limit', 'store_failed'] as const;
 
 const keyed = new WeakMap<GatewayRequest, KeyedRequest>();
 
@@ -77,19 +74,12 @@ export class IdempotencyService implements OnApplicationShutdown {
   private readonly limits: StoreLimits;
   /** How long a lease is renewed at most: past the longest deadline of a request, its handler is stuck. */
   private readonly renewForMs: number;
-  private readonly outcomes: Counter<'outcome'>;
 
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: Readonly<GatewayConfig>,
     @Inject(LOGGER) private readonly logger: Logger,
-    metrics: Metrics,
+    private readonly metrics: GatewayMetrics,
   ) {
-    this.outcomes = metrics.counter(
-      'idempotency_requests_total',
-      'Requests with an Idempotency-Key, by what became of them',
-      ['outcome'],
-      { outcome: OUTCOMES },
-    );
     this.limits = {
       ttlMs: Math.round(config.IDEMPOTENCY_TTL_HOURS * 3_600_000),
       leaseMs: config.IDEMPOTENCY_LEASE_SECONDS * 1000,
@@ -130,7 +120,7 @@ export class IdempotencyService implements OnApplicationShutdown {
     } catch (err) {
       // Failing closed: a caller who sent a key asked not to be served twice, which cannot be promised now.
       this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'idempotency store failed');
-      this.outcomes.inc({ outcome: 'store_failed' });
+      this.metrics.idempotencyRequest('store_failed');
       throw new DomainError('SERVICE_UNAVAILABLE', 'The Idempotency-Key could not be checked; try again');
     }
     switch (begun.kind) {
@@ -141,18 +131,18 @@ export class IdempotencyService implements OnApplicationShutdown {
         }
         return this.repeat(begun, requestFingerprint);
       case 'busy':
-        this.outcomes.inc({ outcome: 'in_use' });
+        this.metrics.idempotencyRequest('in_use');
         // The first request usually ends within moments; its lease's end is only the latest it can take.
         res.setHeader('Retry-After', '1');
         throw keyInUse(1);
       case 'full': {
-        this.outcomes.inc({ outcome: 'limit' });
+        this.metrics.idempotencyRequest('limit');
         const retryAfter = toSeconds(begun.retryAfterMs);
         res.setHeader('Retry-After', String(retryAfter));
         throw tooManyKeys(this.limits.maxKeys, retryAfter);
       }
       case 'acquired':
-        this.outcomes.inc({ outcome: 'first' });
+        this.metrics.idempotencyRequest('first');
         keyed.set(req, { scope, fingerprint: requestFingerprint });
         this.hold(req, res, scope, token);
     }
@@ -185,7 +175,7 @@ export class IdempotencyService implements OnApplicationShutdown {
 
   private repeat(stored: Extract<Begun, { kind: 'done' }>, requestFingerprint: string): never {
     const decision = decideRepeat(stored, requestFingerprint);
-    this.outcomes.inc({ outcome: 'replay' in decision ? 'replayed' : 'reused' });
+    this.metrics.idempotencyRequest('replay' in decision ? 'replayed' : 'reused');
     if ('replay' in decision) throw new ReplayedReply(decision.replay);
     throw decision.error;
   }

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger, Metrics } from '@emailverify/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadGatewayConfig } from '../../config';
+import { GatewayMetrics } from '../../gateway.metrics';
 import { RateLimiterService } from './rate-limiter.service';
 
 /**
@@ -24,7 +25,11 @@ describe('the admission script and rate-limiter-flexible count the same window (
       RATE_LIMIT_AUTH_FAILURES: String(authLimit),
       LOG_LEVEL: 'silent',
     });
-    limits = new RateLimiterService(config, createLogger('gateway', 'silent'), new Metrics('gateway'));
+    limits = new RateLimiterService(
+      config,
+      createLogger('gateway', 'silent'),
+      new GatewayMetrics(new Metrics('gateway')),
+    );
   });
   afterAll(async () => limits?.onApplicationShutdown());
 

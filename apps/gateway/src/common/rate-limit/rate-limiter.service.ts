@@ -1,10 +1,9 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { DomainError } from '@emailverify/contracts';
-import { LOGGER, Metrics } from '@emailverify/service-kit';
+import { LOGGER } from '@emailverify/service-kit';
 import type { Response } from 'express';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Counter } from 'prom-client';
 import {
   RateLimiterMemory,
   RateLimiterRedis,
@@ -12,8 +11,9 @@ import {
   type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../../config';
+import { GatewayMetrics, type LimiterName } from '../../gateway.metrics';
 import type { RateLimitState } from '../http/request-context';
-import { RATE_CLASSES, type RateClass } from './rate-classes';
+import type { RateClass } from './rate-classes';
 
 export interface LimitDecision extends RateLimitState {
   allowed: boolean;
@@ -75,20 +75,13 @@ export class RateLimiterService implements OnApplicationShutdown {
   private readonly limiters: Record<RateClass, RateLimiterAbstract>;
   private readonly authFailures: RateLimiterAbstract;
   private readonly downloads: RateLimiterAbstract;
-  private readonly failOpen: Counter<'limiter'>;
   private readonly admitCommand?: AdmitCommand;
 
   constructor(
     @Inject(GATEWAY_CONFIG) config: Readonly<GatewayConfig>,
     @Inject(LOGGER) private readonly logger: Logger,
-    metrics: Metrics,
+    private readonly metrics: GatewayMetrics,
   ) {
-    this.failOpen = metrics.counter(
-      'rate_limit_store_failures_total',
-      'Requests let through because the rate-limit store failed',
-      ['limiter'],
-      { limiter: [...RATE_CLASSES, 'auth-failures', 'download'] },
-    );
     if (config.REDIS_URL) {
       this.redis = new Redis(config.REDIS_URL, {
         enableOfflineQueue: false,
@@ -200,7 +193,7 @@ export class RateLimiterService implements OnApplicationShutdown {
     return this.take(this.downloads, 'download', ip);
   }
 
-  private take(limiter: RateLimiterAbstract, name: string, key: string): Promise<LimitDecision> {
+  private take(limiter: RateLimiterAbstract, name: LimiterName, key: string): Promise<LimitDecision> {
     return limiter.consume(key).then(
       (res) => this.allowed(limiter, res),
       (err: unknown) => {
@@ -232,8 +225,8 @@ export class RateLimiterService implements OnApplicationShutdown {
     return { allowed: false, ...windowOf(limiter, res) };
   }
 
-  private storeFailed(limiter: string, err: unknown): void {
-    this.failOpen.inc({ limiter });
+  private storeFailed(limiter: LimiterName, err: unknown): void {
+    this.metrics.rateLimitStoreFailed(limiter);
     this.logger.warn(
       { limiter, err: err instanceof Error ? err.message : String(err) },
       'rate-limit store failed; request allowed',
