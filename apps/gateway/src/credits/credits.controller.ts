@@ -1,8 +1,8 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import { ReadRoute } from '../common/http/endpoints';
 import { present } from '../common/http/presenter';
 import { Auth, type AuthContext, RateLimit, type RateLimitState } from '../common/http/request-context';
-import { ApiRoute } from '../openapi/api-route';
 import { CreditsPresenter, LedgerPresenter, UsagePresenter } from './credits.presenter';
 import { LedgerQueryDto, UsageQueryDto } from './dto/credits.dto';
 import { CreditsRoutes } from './credits.openapi';
@@ -13,20 +13,17 @@ import { CreditsService } from './credits.service';
 export class CreditsController {
   constructor(private readonly credits: CreditsService) {}
 
-  @Get()
-  @ApiRoute(CreditsRoutes.balance)
+  @ReadRoute('/', CreditsRoutes.balance)
   async get(@Auth() auth: AuthContext, @RateLimit() rateLimit: RateLimitState) {
     return present(CreditsPresenter, { balance: await this.credits.balance(auth), rateLimit });
   }
 
-  @Get('ledger')
-  @ApiRoute(CreditsRoutes.ledger)
+  @ReadRoute('ledger', CreditsRoutes.ledger)
   async ledger(@Auth() auth: AuthContext, @Query() query: LedgerQueryDto) {
     return present(LedgerPresenter, await this.credits.ledger(auth, query));
   }
 
-  @Get('usage')
-  @ApiRoute(CreditsRoutes.usage)
+  @ReadRoute('usage', CreditsRoutes.usage)
   async usage(@Auth() auth: AuthContext, @Query() query: UsageQueryDto) {
     return present(UsagePresenter, await this.credits.usage(auth, query));
   }

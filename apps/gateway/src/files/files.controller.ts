@@ -1,31 +1,14 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  Inject,
-  Param,
-  Query,
-  Req,
-  Res,
-  UploadedFile,
-  UseInterceptors,
-} from '@nestjs/common';
-import { FileInterceptor } from '@nestjs/platform-express';
+import { Body, Controller, Inject, Param, Query, Req, Res, UploadedFile } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import type { ResponseStyle } from '@emailverify/contracts';
-import { Public } from '@emailverify/service-kit';
 import type { Response } from 'express';
-import { RawBody } from '../common/http/route-policy';
-import { PostOk } from '../common/http/post-ok';
+import { ActionRoute, ReadRoute, RemoveRoute, SignedLinkRoute, UploadRoute } from '../common/http/endpoints';
 import { present } from '../common/http/presenter';
 import { Auth, type AuthContext, type GatewayRequest, RequestId } from '../common/http/request-context';
-import { IdempotencyKeyHeader } from '../common/idempotency/idempotency-key.header';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { Style } from '../common/http/style';
-import { PerAddressLimit, RateLimitClass } from '../common/rate-limit/rate-classes';
+import { RateLimitClass } from '../common/rate-limit/rate-classes';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config';
-import { ApiRoute } from '../openapi/api-route';
 import { DownloadQueryDto, ListQueryDto, ResultsQueryDto, StatusQueryDto } from './dto/files.dto';
 import { FileRoutes } from './files.openapi';
 import { JobDeletedPresenter, JobListPresenter, StatusPresenter, uploadPresenter } from './files.presenter';
@@ -49,10 +32,7 @@ export class FilesController {
     this.uploaded = uploadPresenter(config.PUBLIC_BASE_URL);
   }
 
-  @PostOk()
-  @RawBody()
-  @UseInterceptors(FileInterceptor('file'))
-  @ApiRoute(FileRoutes.upload)
+  @UploadRoute('/', FileRoutes.upload)
   async upload(
     @Auth() auth: AuthContext,
     @Req() req: GatewayRequest,
@@ -64,14 +44,12 @@ export class FilesController {
     return present(this.uploaded, await this.files.create(auth, file, fields));
   }
 
-  @Get()
-  @ApiRoute(FileRoutes.list)
+  @ReadRoute('/', FileRoutes.list)
   async list(@Auth() auth: AuthContext, @Query() query: ListQueryDto) {
     return present(JobListPresenter, await this.files.list(auth, query));
   }
 
-  @Get(':jobId')
-  @ApiRoute(FileRoutes.status)
+  @ReadRoute(':jobId', FileRoutes.status)
   async status(
     @Auth() auth: AuthContext,
     @Req() req: GatewayRequest,
@@ -83,15 +61,12 @@ export class FilesController {
     return present(StatusPresenter, await this.files.status(auth, jobId, query.timeout ?? 0, closed));
   }
 
-  @Delete(':jobId')
-  @IdempotencyKeyHeader()
-  @ApiRoute(FileRoutes.remove)
+  @RemoveRoute(':jobId', FileRoutes.remove)
   async remove(@Auth() auth: AuthContext, @JobId() jobId: string) {
     return present(JobDeletedPresenter, await this.files.remove(auth, jobId));
   }
 
-  @Get(':jobId/results')
-  @ApiRoute(FileRoutes.results)
+  @ReadRoute(':jobId/results', FileRoutes.results)
   async results(
     @Auth() auth: AuthContext,
     @Style() style: ResponseStyle,
@@ -109,10 +84,7 @@ export class FilesController {
     await this.files.streamResults(located, filters, res);
   }
 
-  @Public()
-  @PerAddressLimit()
-  @Get(':jobId/download')
-  @ApiRoute(FileRoutes.download)
+  @SignedLinkRoute(':jobId/download', FileRoutes.download)
   async download(
     @JobId() jobId: string,
     @Query() query: DownloadQueryDto,
@@ -123,20 +95,21 @@ export class FilesController {
     await this.files.streamResults(located, undefined, res);
   }
 
-  @PostOk(':jobId/pause')
-  @ApiRoute(FileRoutes.action('pauseFileJob', 'Pause a job: no new chunks start; chunks in progress finish'))
+  @ActionRoute(
+    ':jobId/pause',
+    FileRoutes.action('pauseFileJob', 'Pause a job: no new chunks start; chunks in progress finish'),
+  )
   async pause(@Auth() auth: AuthContext, @JobId() jobId: string) {
     return present(StatusPresenter, await this.files.action(auth, jobId, 'pause'));
   }
 
-  @PostOk(':jobId/resume')
-  @ApiRoute(FileRoutes.action('resumeFileJob', 'Resume a paused job'))
+  @ActionRoute(':jobId/resume', FileRoutes.action('resumeFileJob', 'Resume a paused job'))
   async resume(@Auth() auth: AuthContext, @JobId() jobId: string) {
     return present(StatusPresenter, await this.files.action(auth, jobId, 'resume'));
   }
 
-  @PostOk(':jobId/cancel')
-  @ApiRoute(
+  @ActionRoute(
+    ':jobId/cancel',
     FileRoutes.action('cancelFileJob', 'Cancel a job: what was verified is charged, the rest refunded'),
   )
   async cancel(@Auth() auth: AuthContext, @JobId() jobId: string) {

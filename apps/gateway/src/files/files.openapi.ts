@@ -302,7 +302,6 @@ export const FileRoutes = {
     operationId: 'downloadSignedResults',
     summary: 'The full result file through a signed link (no API key; refused when changed or expired)',
     description: RETENTION,
-    public: true,
     replies: [{ status: 200, description: 'The result CSV', csv: true }],
     errors: ['INVALID_REQUEST', 'DOWNLOAD_LINK_INVALID', 'JOB_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   },

@@ -262,7 +262,7 @@ export interface RouteDocs {
   form?: Schema;
   /** What each path parameter names. */
   params?: Record<string, string>;
-  /** Needs no API key (a signed link); rate-limited per client address instead. */
+  /** Needs no API key (a signed link); rate-limited per client address instead. Set by SignedLinkRoute. */
   public?: boolean;
 }
 

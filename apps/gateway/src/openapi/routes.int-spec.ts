@@ -48,6 +48,24 @@ describe('OpenAPI coverage', () => {
     expect([...served].sort()).toEqual([...documented].sort());
   });
 
+  it('documents the Idempotency-Key on every POST and DELETE of the API, and on no other method', () => {
+    const doc = buildOpenApiDocument(app, 'http://localhost');
+    const keyed: string[] = [];
+    const unkeyed: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      if (!path.startsWith('/v1/')) continue;
+      for (const [method, op] of Object.entries(
+        item as Record<string, { parameters?: { name: string }[] }>,
+      )) {
+        const takesKey = (op.parameters ?? []).some((p) => p.name === 'Idempotency-Key');
+        (takesKey ? keyed : unkeyed).push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(keyed.filter((route) => !/^(POST|DELETE) /.test(route))).toEqual([]);
+    expect(unkeyed.filter((route) => /^(POST|DELETE) /.test(route))).toEqual([]);
+    expect(keyed).toContain('DELETE /v1/keys/{keyId}');
+  });
+
   it('leaves the web console (/console, static files) out of both documents', () => {
     for (const doc of Object.values(buildOpenApiDocuments(app, DOCUMENT_SERVER))) {
       expect(Object.keys(doc.paths).filter((path) => /^\/console\b/.test(path))).toEqual([]);

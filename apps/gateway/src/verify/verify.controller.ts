@@ -1,10 +1,9 @@
-import { Body, Controller, Get, Query } from '@nestjs/common';
+import { Body, Controller, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { PostOk } from '../common/http/post-ok';
+import { ActionRoute, ReadRoute } from '../common/http/endpoints';
 import { present } from '../common/http/presenter';
 import { Auth, type AuthContext } from '../common/http/request-context';
 import { RateLimitClass } from '../common/rate-limit/rate-classes';
-import { ApiRoute } from '../openapi/api-route';
 import { DisposableDto, VerifyBulkDto, VerifyDomainDto, VerifySingleDto } from './dto/verify.dto';
 import { DomainReportPresenter } from './domain-report.presenter';
 import { BulkPresenter, DisposablePresenter, SinglePresenter } from './verification.presenter';
@@ -16,37 +15,32 @@ import { VerifyService } from './verify.service';
 export class VerifyController {
   constructor(private readonly verify: VerifyService) {}
 
-  @PostOk('single')
+  @ActionRoute('single', VerifyRoutes.single)
   @RateLimitClass('single')
-  @ApiRoute(VerifyRoutes.single)
   async single(@Auth() auth: AuthContext, @Body() dto: VerifySingleDto) {
     return present(SinglePresenter, await this.verify.single(auth, dto));
   }
 
-  @PostOk('bulk')
+  @ActionRoute('bulk', VerifyRoutes.bulk)
   @RateLimitClass('bulk')
-  @ApiRoute(VerifyRoutes.bulk)
   async bulk(@Auth() auth: AuthContext, @Body() dto: VerifyBulkDto) {
     return present(BulkPresenter, await this.verify.bulk(auth, dto));
   }
 
-  @PostOk('disposable')
+  @ActionRoute('disposable', VerifyRoutes.disposablePost)
   @RateLimitClass('disposable')
-  @ApiRoute(VerifyRoutes.disposablePost)
   disposablePost(@Auth() auth: AuthContext, @Body() dto: DisposableDto) {
     return present(DisposablePresenter, this.verify.disposable(auth, dto));
   }
 
-  @Get('disposable')
+  @ReadRoute('disposable', VerifyRoutes.disposableGet)
   @RateLimitClass('disposable')
-  @ApiRoute(VerifyRoutes.disposableGet)
   disposableGet(@Auth() auth: AuthContext, @Query() query: DisposableDto) {
     return present(DisposablePresenter, this.verify.disposable(auth, query));
   }
 
-  @Get('domain')
+  @ReadRoute('domain', VerifyRoutes.domain)
   @RateLimitClass('single')
-  @ApiRoute(VerifyRoutes.domain)
   async domain(@Auth() auth: AuthContext, @Query() query: VerifyDomainDto) {
     return present(DomainReportPresenter, await this.verify.domain(auth, query));
   }

@@ -5,9 +5,9 @@ import { requestOf } from '../http/request-context';
 import { routePolicy } from '../http/route-policy';
 
 /**
- * Refuses a key of the `verify` scope on the routes that manage the account (@FullScope(): keys, webhooks).
- * It runs after the rate limit, so the refusal carries the rate-limit headers and counts like any request, and
- * before the body is read: nothing of a refused request is parsed.
+ * Refuses a key of the `verify` scope on the routes that manage the account (@FullScope(), which every
+ * ManagementController has: keys, webhooks). It runs after the rate limit, so the refusal carries the rate-limit
+ * headers and counts like any request, and before the body is read: nothing of a refused request is parsed.
  */
 @Injectable()
 export class ScopeGuard implements CanActivate {

@@ -2,8 +2,8 @@ import { ApiHeader } from '@nestjs/swagger';
 import { KEY_MAX_LENGTH } from './idempotency';
 
 /**
- * The Idempotency-Key request header in a route's OpenAPI entry: every POST route has it through PostOk, every
- * DELETE route names it beside its @Delete(). The IdempotencyGuard checks it on both, whatever the docs say.
+ * The Idempotency-Key request header in a route's OpenAPI entry: every POST and DELETE route has it through its
+ * kind (ActionRoute, UploadRoute, RemoveRoute). The IdempotencyGuard checks it on both, whatever the docs say.
  */
 export const IdempotencyKeyHeader = (): MethodDecorator =>
   ApiHeader({
