@@ -91,6 +91,8 @@ describe('delivery states in words', () => {
 
   it('names the events', () => {
     expect(eventsWords(['file.completed', 'file.failed'])).toBe('List finished, List failed');
+    // An event added to the service after this console was built: shown by its name, not dropped.
+    expect(eventsWords(['file.completed', 'file.archived'])).toBe('List finished, file.archived');
   });
 });
 

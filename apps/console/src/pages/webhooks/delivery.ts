@@ -9,21 +9,23 @@ export type Delivery = Schemas['Delivery'];
 export type DeliveryAttempt = Schemas['DeliveryAttempt'];
 export type WebhookEvent = Schemas['WebhookEvent'];
 
-/** The events a webhook can ask for, in the order the form offers them. */
-export const EVENTS: readonly { event: WebhookEvent; label: string; hint: string }[] = [
-  { event: 'file.completed', label: 'A list finished verifying', hint: 'file.completed' },
-  { event: 'file.failed', label: 'A list could not be verified', hint: 'file.failed' },
+/**
+ * The events a webhook can ask for, in the order the form offers them: the form's label, the name beside it, and
+ * the few words the card and the delivery log show.
+ */
+export const EVENTS: readonly { event: WebhookEvent; label: string; hint: string; short: string }[] = [
+  {
+    event: 'file.completed',
+    label: 'A list finished verifying',
+    hint: 'file.completed',
+    short: 'List finished',
+  },
+  { event: 'file.failed', label: 'A list could not be verified', hint: 'file.failed', short: 'List failed' },
 ];
 
+/** An event in a few words; one this console does not know yet, by its name. */
 export function eventWords(event: string): string {
-  switch (event) {
-    case 'file.completed':
-      return 'List finished';
-    case 'file.failed':
-      return 'List failed';
-    default:
-      return event;
-  }
+  return EVENTS.find((known) => known.event === event)?.short ?? event;
 }
 
 export function eventsWords(events: readonly string[]): string {
