@@ -39,7 +39,7 @@ describe('lint: module boundaries (npm run check)', () => {
     expect(
       await ruleIds(
         'libs/messaging/src/index.ts',
-        "import { loadGatewayConfig } from '../../../apps/gateway/src/config';\nexport const probe = loadGatewayConfig;\n",
+        "import { gatewayConfig } from '../../../apps/gateway/src/config';\nexport const probe = gatewayConfig;\n",
       ),
     ).toContain('@nx/enforce-module-boundaries');
   });
@@ -79,7 +79,7 @@ describe('lint: module boundaries (npm run check)', () => {
       ['TypeORM', "import { DataSource } from 'typeorm';\nexport const probe = DataSource;\n"],
       [
         'app code',
-        "import { loadGatewayConfig } from '../../../../gateway/src/config';\nexport const probe = loadGatewayConfig;\n",
+        "import { gatewayConfig } from '../../../../gateway/src/config';\nexport const probe = gatewayConfig;\n",
       ],
     ])('fails when it imports %s', async (_what, source) => {
       expect(await ruleIds(page, source)).toContain('@nx/enforce-module-boundaries');

@@ -13,7 +13,7 @@ import { IdempotencyService } from './common/idempotency/idempotency.service';
 import { createValidationPipe } from './common/http/validation';
 import { RateLimitGuard } from './common/rate-limit/rate-limit.guard';
 import { RateLimiterService } from './common/rate-limit/rate-limiter.service';
-import { GATEWAY_CONFIG, type GatewayConfig } from './config';
+import { gatewayConfig, type GatewayConfig } from './config';
 import { GatewayMetrics } from './gateway.metrics';
 import { CreditsController } from './credits/credits.controller';
 import { CreditsService } from './credits/credits.service';
@@ -75,8 +75,7 @@ export function gatewayApi(
 
 /** The HTTP entry: the API on the suite's NATS bus. */
 export function gatewayModule(config: Readonly<GatewayConfig>): DynamicModule {
-  return serviceModule('gateway', config, {
-    configToken: GATEWAY_CONFIG,
+  return serviceModule(gatewayConfig, config, {
     extraChecks: serviceChecks,
     ...gatewayApi(config),
   });

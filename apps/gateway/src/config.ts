@@ -71,6 +71,5 @@ export const gatewayConfigSchema = withDownloadLinks({
 export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
 
 export const gatewayConfig = serviceConfig('gateway', gatewayConfigSchema);
-export const loadGatewayConfig = gatewayConfig.load;
 /** The token of the gateway's typed config, which its classes inject (`@Inject(GATEWAY_CONFIG)`). */
 export const GATEWAY_CONFIG = gatewayConfig.token;

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { runMain } from '@emailverify/service-kit';
 import { createGatewayApp } from './bootstrap';
-import { loadGatewayConfig } from './config';
+import { gatewayConfig } from './config';
 
 runMain('gateway', async () => {
-  const config = loadGatewayConfig();
+  const config = gatewayConfig.load();
   const app = await createGatewayApp(config);
   await app.listen(config.PORT, config.HOST);
   process.stdout.write(

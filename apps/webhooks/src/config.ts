@@ -87,6 +87,5 @@ function withSecretKeys(config: Readonly<z.infer<typeof webhooksConfigSchema>>):
 }
 
 export const webhooksConfig = serviceConfig('webhooks', webhooksConfigSchema, { complete: withSecretKeys });
-export const loadWebhooksConfig = webhooksConfig.load;
 /** The token of the service's typed config, which its classes inject (`@Inject(WEBHOOKS_CONFIG)`). */
 export const WEBHOOKS_CONFIG = webhooksConfig.token;

@@ -142,28 +142,16 @@ class ServiceRootModule {}
 
 /**
  * An app's root module: the providers every app shares (`serviceProviders`, made global), its config under the
- * token of its ServiceConfig, and what the app states as its own. An app may instead give its name and its
- * config's token (`configToken`) itself.
+ * token of its ServiceConfig, and what the app states as its own.
  */
 export function serviceModule<C extends BaseConfig>(
   service: ServiceConfig<C>,
   config: Readonly<C>,
   parts: ServiceModuleParts,
-): DynamicModule;
-export function serviceModule(
-  service: string,
-  config: Readonly<BaseConfig>,
-  parts: ServiceModuleParts & { configToken: symbol },
-): DynamicModule;
-export function serviceModule(
-  service: ServiceConfig<BaseConfig> | string,
-  config: Readonly<BaseConfig>,
-  parts: ServiceModuleParts & { configToken?: symbol },
 ): DynamicModule {
-  const { configToken, imports = [], controllers = [], providers, ...shared } = parts;
-  const name = typeof service === 'string' ? service : service.service;
-  const token = typeof service === 'string' ? configToken : service.token;
-  if (token === undefined) throw new TypeError(`${name}: a service given by its name needs its configToken`);
+  const { imports = [], controllers = [], providers, ...shared } = parts;
+  const name = service.service;
+  const token = service.token;
   const configProvider = { provide: token, useValue: config };
   return {
     module: ServiceRootModule,

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayApp } from '../bootstrap';
-import { loadGatewayConfig } from '../config';
+import { gatewayConfig } from '../config';
 import { readFileSync } from 'node:fs';
 import { format, resolveConfig } from 'prettier';
 import { buildOpenApiDocument, buildOpenApiDocuments, DOCUMENT_SERVER, DOCUMENTS } from './document';
@@ -15,7 +15,7 @@ describe('OpenAPI coverage', () => {
   let app: INestApplication;
 
   beforeAll(async () => {
-    const config = loadGatewayConfig({
+    const config = gatewayConfig.load({
       DOWNLOAD_SIGNING_SECRET: 'routes-spec-download-secret',
       ...process.env,
       NATS_NAMESPACE: `t_routes_${process.pid}`,

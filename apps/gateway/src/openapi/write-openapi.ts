@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createGatewayApp } from '../bootstrap';
-import { loadGatewayConfig } from '../config';
+import { gatewayConfig } from '../config';
 import { buildOpenApiDocuments, DOCUMENT_SERVER, DOCUMENTS } from './document';
 
 /**
@@ -11,7 +11,7 @@ import { buildOpenApiDocuments, DOCUMENT_SERVER, DOCUMENTS } from './document';
  */
 async function main(): Promise<void> {
   const app = await createGatewayApp(
-    loadGatewayConfig({
+    gatewayConfig.load({
       // The documents sign nothing, but the gateway's config needs a link secret to load.
       DOWNLOAD_SIGNING_SECRET: randomBytes(32).toString('hex'),
       ...process.env,

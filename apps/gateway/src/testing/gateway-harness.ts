@@ -25,7 +25,7 @@ import type { HttpReply } from '@emailverify/testing';
 import pino from 'pino';
 import { gatewayApi } from '../app.module';
 import { createGatewayApp } from '../bootstrap';
-import { GATEWAY_CONFIG, type GatewayConfig, loadGatewayConfig } from '../config';
+import { GATEWAY_CONFIG, type GatewayConfig, gatewayConfig } from '../config';
 
 // The gateway's HTTP layer in-process, for controller, guard and filter specs: the production pipeline, API
 // and app set-up (gatewayApi, createGatewayApp) with stand-ins for NATS and JetStream behind it. No process
@@ -196,7 +196,7 @@ export class GatewayHarness {
   }
 
   static async start(options: HarnessOptions = {}): Promise<GatewayHarness> {
-    const config = loadGatewayConfig({
+    const config = gatewayConfig.load({
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
       NATS_NAMESPACE: 'unit',

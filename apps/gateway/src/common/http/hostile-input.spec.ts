@@ -3,7 +3,7 @@ import { DomainError, type FileJobResultsReply, type ResponseStyle, Subjects } f
 import { downloadLink } from '@emailverify/service-kit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { accessRequest } from './access.middleware';
-import { loadGatewayConfig } from '../../config';
+import { gatewayConfig } from '../../config';
 import { attachment } from '../../files/files.service';
 import { ACCOUNT, GatewayHarness, type StandInBus } from '../../testing/gateway-harness';
 import { clientAddressKey } from '../rate-limit/client-address';
@@ -265,25 +265,25 @@ describe('hostile input at the HTTP layer (in-process gateway, stand-in bus)', (
 
     it('TRUST_PROXY defaults to no proxy and reads true, hop counts and lists', () => {
       expect(
-        loadGatewayConfig({ NODE_ENV: 'test', DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET }).TRUST_PROXY,
+        gatewayConfig.load({ NODE_ENV: 'test', DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET }).TRUST_PROXY,
       ).toBe(false);
       expect(
-        loadGatewayConfig({ NODE_ENV: 'test', DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET, TRUST_PROXY: 'true' })
+        gatewayConfig.load({ NODE_ENV: 'test', DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET, TRUST_PROXY: 'true' })
           .TRUST_PROXY,
       ).toBe(true);
       expect(
-        loadGatewayConfig({ NODE_ENV: 'test', DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET, TRUST_PROXY: '2' })
+        gatewayConfig.load({ NODE_ENV: 'test', DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET, TRUST_PROXY: '2' })
           .TRUST_PROXY,
       ).toBe(2);
       expect(
-        loadGatewayConfig({
+        gatewayConfig.load({
           NODE_ENV: 'test',
           DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET,
           TRUST_PROXY: '10.0.0.0/8, loopback',
         }).TRUST_PROXY,
       ).toBe('10.0.0.0/8, loopback');
       expect(() =>
-        loadGatewayConfig({ NODE_ENV: 'test', DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET, TRUST_PROXY: 'a b' }),
+        gatewayConfig.load({ NODE_ENV: 'test', DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET, TRUST_PROXY: 'a b' }),
       ).toThrow(/TRUST_PROXY/);
     });
   });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLogger, Metrics } from '@emailverify/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadGatewayConfig } from '../../config';
+import { gatewayConfig } from '../../config';
 import { GatewayMetrics } from '../../gateway.metrics';
 import { RateLimiterService } from './rate-limiter.service';
 
@@ -16,7 +16,7 @@ describe('the admission script and rate-limiter-flexible count the same window (
   let limits: RateLimiterService;
 
   beforeAll(() => {
-    const config = loadGatewayConfig({
+    const config = gatewayConfig.load({
       DOWNLOAD_SIGNING_SECRET: 'rate-limiter-spec-download-secret',
       ...process.env,
       REDIS_URL: process.env.REDIS_URL || 'redis://127.0.0.1:6379',
