@@ -56,6 +56,10 @@ function leads(): { csv: string; expected: Record<string, number> } {
   };
 }
 
+/** The slow mail server's delay before each reply, and the rows of the list verified against it. */
+const SLOW_SMTP_MS = 300;
+const SLOW_ROWS = 400;
+
 /** A <progress> bar's value (run in the page). */
 const valueOf = (bar: unknown): number => (bar as { value: number }).value;
 
@@ -90,6 +94,10 @@ describe('the web console, in a browser', () => {
         ],
       })
       .domain('nx.console.test', { nxdomain: true })
+      // A mail server slow to answer: a list checked over SMTP against it runs long enough to pause and cancel.
+      .domain('slow.console.test', {
+        mx: [{ priority: 10, host: 'mx.slow.console.test', smtp: { catchAll: true, delayMs: SLOW_SMTP_MS } }],
+      })
       .domain('mailinator.com', {
         mx: [{ priority: 10, host: 'mx.mailinator.com', smtp: { catchAll: true } }],
       });
@@ -105,6 +113,8 @@ describe('the web console, in a browser', () => {
           SMTP_MAX_CONCURRENCY_PER_MX: '50',
           // Small chunks, so a 200-row file's progress moves in steps a person can watch.
           FILE_CHUNK_SIZE: '20',
+          // Two chunks under way at once: a paused list stops after those two, with the rest still queued.
+          FILE_CHUNKS_IN_FLIGHT: '2',
         },
       }),
       TestBrowser.launch(),
@@ -421,6 +431,66 @@ describe('the web console, in a browser', () => {
     session.expectSameOrigin();
   });
 
+  it("rotates a webhook's secret from its card, shows the new one once, and deliveries verify with it", async () => {
+    // A webhook whose receiver holds its first secret, added through the API.
+    const url = receiver.url('/console-rotated');
+    const made = await suite.call('/v1/webhooks', {
+      key: account.apiKey,
+      body: { url, events: ['file.completed'] },
+    });
+    expect(made.status, made.text).toBe(200);
+    const oldSecret = made.json.data.secret as string;
+
+    const session = await openSession();
+    const { page } = session;
+    await signIn(session, account.apiKey);
+    await navigate(session, 'Webhooks');
+    const card = page.getByRole('article', { name: url });
+    await card.getByText('Never rotated').waitFor();
+    await card.getByRole('button', { name: 'Rotate secret' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+    await confirm.getByText(/signed with both the current secret and the new one/).waitFor();
+    await confirm.getByRole('button', { name: 'Rotate secret' }).click();
+    await confirm.waitFor({ state: 'hidden' });
+
+    // Shown once, in the card, its field focused for copying; the old secret keeps signing for a while.
+    const once = card.getByRole('region', { name: 'New signing secret' });
+    const field = once.getByLabel('Signing secret', { exact: true });
+    const newSecret = await field.inputValue();
+    expect(newSecret).toMatch(/^whsec_/);
+    expect(newSecret).not.toBe(oldSecret);
+    await expect.poll(() => page.evaluate<string>('document.activeElement.value')).toBe(newSecret);
+    await once.getByText('it will not be shown again').waitFor();
+    await once.getByText(/deliveries are signed with both the previous secret and this one/).waitFor();
+    await card.getByText(/the previous secret also signs until/).waitFor();
+    await audit(session, 'webhook-rotated');
+    await once.getByRole('button', { name: 'I have saved it' }).click();
+    await once.waitFor({ state: 'detached' });
+    expect(await page.getByLabel('Signing secret', { exact: true }).count()).toBe(0);
+    expect(await page.content()).not.toContain(newSecret);
+
+    // A list finishes; its notification verifies with the new secret. During the overlap `webhook-signature`
+    // also carries the old secret's signature and X-Webhook-Signature stays the old secret's (docs/api.md,
+    // "Rotating the secret"), so a receiver not yet switched keeps working.
+    const job = await suite.upload({
+      key: account.apiKey,
+      file: { name: 'rotated.csv', content: 'email\nann@console.test\n' },
+    });
+    expect(job.status, job.text).toBe(200);
+    const [delivery] = await receiver.waitFor('/console-rotated', 1);
+    const signed = { headers: delivery!.headers, rawBody: delivery!.rawBody };
+    expect(delivery!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(verifySignatures({ secret: newSecret, ...signed })).toEqual({
+      xWebhookSignature: false,
+      standardWebhooks: true,
+    });
+    expect(verifySignatures({ secret: oldSecret, ...signed })).toEqual({
+      xWebhookSignature: true,
+      standardWebhooks: true,
+    });
+    session.expectSameOrigin();
+  });
+
   it('uploads a 200-row CSV, watches it reach 100 %, charts its verdicts and downloads the valid rows', async () => {
     const { csv, expected } = leads();
     const session = await openSession();
@@ -517,6 +587,114 @@ describe('the web console, in a browser', () => {
     expect(gone.status).toBe(404);
     session.expectSameOrigin();
   }, 240_000);
+
+  it('pauses a list being verified, resumes it, and cancels it after asking', async () => {
+    const session = await openSession();
+    const { page } = session;
+    await signIn(session, account.apiKey);
+
+    // Checked over SMTP against the slow server (an API upload: the console's own uploads do not ask for it).
+    const name = 'slow-list.csv';
+    const emails = Array.from({ length: SLOW_ROWS }, (_, i) => `slow${i}@slow.console.test`);
+    const up = await suite.upload({
+      key: account.apiKey,
+      file: { name, content: `email\n${emails.join('\n')}\n` },
+      fields: { check_smtp: 'true' },
+    });
+    expect(up.status, up.text).toBe(200);
+    const jobId = up.json.data.task_id as string;
+    const status = async () =>
+      (await suite.call(`/v1/verify/file/${jobId}`, { key: account.apiKey })).json.data as {
+        status: string;
+        progress: number;
+        processed_emails: number;
+      };
+
+    await navigate(session, 'Files');
+    await page.getByRole('link', { name, exact: true }).click();
+    await page.getByRole('heading', { level: 1, name }).waitFor();
+    const progress = page.getByRole('region', { name: 'Progress' });
+    const bar = progress.getByRole('progressbar', { name: 'Verification progress' });
+    await progress.getByText(/Verifying$/).waitFor();
+
+    await progress.getByRole('button', { name: `Pause ${name}` }).click();
+    await progress.getByText(/Paused$/).waitFor();
+    await progress
+      .getByRole('status')
+      .filter({ hasText: `Paused: ${name}.` })
+      .waitFor();
+    await progress.getByRole('button', { name: `Resume ${name}` }).waitFor();
+    expect(await progress.getByRole('button', { name: `Pause ${name}` }).count()).toBe(0);
+    expect((await status()).status).toBe('paused');
+
+    // No new chunk starts; once the two under way have ended, the job holds where it is, the rest queued.
+    await expect
+      .poll(
+        async () =>
+          (
+            await suite.sql<{ n: number }>(
+              `SELECT count(*)::int AS n FROM files.job_chunks WHERE job_id = $1 AND status = 'published'`,
+              [jobId],
+            )
+          )[0]!.n,
+        { timeout: 60_000, interval: 250 },
+      )
+      .toBe(0);
+    const held = await status();
+    expect(held.status).toBe('paused');
+    expect(held.processed_emails).toBeLessThan(SLOW_ROWS);
+    // Seen afresh, the page shows the same figure, which stays put while the job is paused.
+    await page.reload();
+    await progress.getByText(`${held.processed_emails} of ${SLOW_ROWS} addresses verified`).waitFor();
+    const heldAt = await bar.evaluate(valueOf);
+    expect(heldAt).toBe(Math.floor(held.progress));
+    await audit(session, 'job-paused');
+    expect((await status()).processed_emails).toBe(held.processed_emails);
+    expect(await bar.evaluate(valueOf)).toBe(heldAt);
+
+    // Cancelling asks first, by the keyboard: focus starts on the safe choice, and Escape keeps the job.
+    const cancel = progress.getByRole('button', { name: `Cancel ${name}` });
+    const confirm = page.getByRole('dialog', { name: `Cancel verifying ${name}?` });
+    await cancel.focus();
+    await page.keyboard.press('Enter');
+    await confirm.waitFor();
+    expect(await focused(session)).toEqual({ text: 'Keep it running', ring: true });
+    await audit(session, 'job-cancel');
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'hidden' });
+    expect((await status()).status).toBe('paused');
+
+    // Resumed, it moves on again.
+    await progress.getByRole('button', { name: `Resume ${name}` }).click();
+    await progress
+      .getByRole('status')
+      .filter({ hasText: `Resumed: ${name}.` })
+      .waitFor();
+    await progress.getByText(/Verifying$/).waitFor();
+    await expect
+      .poll(() => bar.evaluate(valueOf), { timeout: 60_000, interval: 250 })
+      .toBeGreaterThan(heldAt);
+
+    // Cancelled through the dialog: Tab from the safe choice to the cancelling button.
+    await cancel.focus();
+    await page.keyboard.press('Enter');
+    await confirm.waitFor();
+    await page.keyboard.press('Tab');
+    expect(await focused(session)).toEqual({ text: 'Cancel the job', ring: true });
+    await page.keyboard.press('Enter');
+
+    await progress.getByText(/Cancelled$/).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${name}: Cancelled.` })
+      .waitFor();
+    for (const action of ['Pause', 'Resume', 'Cancel'])
+      expect(await progress.getByRole('button', { name: `${action} ${name}` }).count()).toBe(0);
+    const cancelled = await status();
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.processed_emails).toBeLessThan(SLOW_ROWS);
+    session.expectSameOrigin();
+  });
 
   it("marks every page of a sandbox key's tour, and charges nothing", async () => {
     const made = await suite.call('/v1/keys', {
