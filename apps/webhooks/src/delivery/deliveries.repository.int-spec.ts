@@ -181,13 +181,19 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
 
   it('stores a batch of outcomes, each as a whole, and says which were stored', async () => {
     const account = newAccountId();
-    const [a, b, c] = await Promise.all([makeWebhook(account), makeWebhook(account), makeWebhook(account)]);
+    const [a, b, c, d] = await Promise.all([
+      makeWebhook(account),
+      makeWebhook(account),
+      makeWebhook(account),
+      makeWebhook(account),
+    ]);
     for (let i = 0; i < 2; i++) await make(event(account));
-    const claimed = await claimAll([a.id, b.id, c.id]);
-    const of = (hook: { id: string }) => claimed.filter((d) => d.webhook_id === hook.id);
+    const claimed = await claimAll([a.id, b.id, c.id, d.id]);
+    const of = (hook: { id: string }) => claimed.filter((x) => x.webhook_id === hook.id);
     const [aOk, aRetry] = of(a);
     const [bFailed, bOk] = of(b);
     const [cGone, cStale] = of(c);
+    const [dRetry] = of(d);
     const stale = { ...attempt(cStale!), n: cStale!.attempt_count + 1 };
     const next = new Date(Date.now() + 60_000);
     const recorded = [
@@ -197,8 +203,9 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
       await record({ ...attempt(bOk!), httpStatus: 200, error: null }, { kind: 'success' }),
       await record({ ...attempt(cGone!), httpStatus: 410, error: 'gone' }, { kind: 'gone' }),
       await record(stale, { kind: 'success' }),
+      await record(attempt(dRetry!), { kind: 'retry', nextAttemptAt: next }),
     ];
-    expect(recorded).toEqual([true, true, true, true, true, false]);
+    expect(recorded).toEqual([true, true, true, true, true, false, true]);
     const log = async (hook: { id: string }) =>
       new Map((await deliveries.list(account, hook.id, 10)).map((d) => [d.id, d]));
     const aLog = await log(a);
@@ -217,9 +224,18 @@ describe('deliveries in PostgreSQL: intake, claims shared by replicas, outcomes'
       last_delivery_status: 'success',
       is_active: true,
     });
+    // A 410 ends the webhook, its error kept as its last.
     expect(await webhooks.find(account, c.id)).toMatchObject({
       last_delivery_status: 'failed',
+      last_error: 'gone',
       is_active: false,
+    });
+    // A retry is no final outcome: the webhook shows none yet.
+    expect(await webhooks.find(account, d.id)).toMatchObject({
+      last_delivery_status: null,
+      last_delivery_at: null,
+      last_error: null,
+      is_active: true,
     });
   });
 
