@@ -85,12 +85,13 @@ function webhooksOver(store: Store): Pick<WebhooksRepository, keyof WebhooksRepo
       const row = mine(accountId, id);
       if (!row) return undefined;
       const sealed = reseal(row);
+      const now = Date.now();
       Object.assign(row, {
         secret_sealed: sealed.secretSealed,
         secret_key_id: sealed.keyId,
         previous_secret_sealed: sealed.previousSealed,
-        previous_secret_until: new Date(Date.now() + overlapHours * 3_600_000),
-        secret_rotated_at: new Date(),
+        previous_secret_until: new Date(now + overlapHours * 3_600_000),
+        secret_rotated_at: new Date(now),
       });
       return row;
     },
@@ -164,12 +165,15 @@ describe('WebhooksService', () => {
   let service: WebhooksService;
   const account = newAccountId();
 
-  const make = (allowPrivateNetworks = false) =>
+  const make = (allowPrivateNetworks = false, overlapHours?: number) =>
     new WebhooksService(
       webhooksOver(store) as WebhooksRepository,
       deliveriesOver(store) as DeliveriesRepository,
       box,
-      { WEBHOOK_ALLOW_PRIVATE_NETWORKS: allowPrivateNetworks },
+      {
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: allowPrivateNetworks,
+        ...(overlapHours === undefined ? {} : { WEBHOOK_SECRET_OVERLAP_HOURS: overlapHours }),
+      },
       { kick: () => (redeliveries += 1) },
     );
   const create = (url = 'https://hooks.example.com/in', events = ['file.completed']) =>
@@ -320,6 +324,22 @@ describe('WebhooksService', () => {
       const expires = Date.parse(rotated.webhook.previousSecretExpiresAt!);
       expect(expires - Date.parse(rotated.webhook.secretRotatedAt!)).toBeGreaterThan(23 * 3_600_000);
       expect(JSON.stringify(await service.list(account))).not.toContain(rotated.secret);
+    });
+
+    it('keeps the old secret for WEBHOOK_SECRET_OVERLAP_HOURS, and shows no overlap once it is over', async () => {
+      service = make(false, 2);
+      const { webhook } = await create();
+      const rotated = await service.rotateSecret({ accountId: account, webhookId: webhook.id });
+      expect(
+        Date.parse(rotated.webhook.previousSecretExpiresAt!) - Date.parse(rotated.webhook.secretRotatedAt!),
+      ).toBe(2 * 3_600_000);
+      // The overlap over: the list shows no previous secret, and the rotation stays on record.
+      store.webhooks[0]!.previous_secret_until = new Date(Date.now() - 1_000);
+      const [shown] = (await service.list(account)).webhooks;
+      expect(shown).toMatchObject({
+        previousSecretExpiresAt: null,
+        secretRotatedAt: rotated.webhook.secretRotatedAt,
+      });
     });
 
     it('finds no webhook of another account, nor one named by something not an id', async () => {
