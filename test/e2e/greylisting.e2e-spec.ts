@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type Account, eventually, MailWorld, TestSuite } from '@emailverify/testing';
 import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,15 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 /** GREYLIST_RETRY_DELAYS of the suite: two retries, after 1 s and after 2 more. */
 const DELAYS_MS = [1000, 2000];
 /**
- * Longer than every delay together: a retry that ignored a pause or a cancellation would have been sent by then
- * (this waits for something not to happen, so it cannot wait for an event).
- */
-const ALL_DELAYS_MS = DELAYS_MS.reduce((a, b) => a + b, 0) + 1500;
-
-/**
  * Greylisting retried inside file jobs, against the mail world: `greylisted.test` greylists like postgrey (a new
  * client/sender/recipient triplet is refused with 450 4.2.0 until a short delay has passed), `grey.test` greylists
- * forever, `plain.test` answers at once.
+ * forever, `plain.test` answers at once. That a paused or cancelled job sends no retry is asserted in
+ * apps/file-jobs/src/greylist/greylist.repository.int-spec.ts: only the retries of running jobs come due.
  */
 describe('file jobs retry greylisted addresses', () => {
   let world: MailWorld;
@@ -91,18 +85,6 @@ describe('file jobs retry greylisted addresses', () => {
   }
 
   /**
-   * Retries sent so far for an address waiting in a job, as file-jobs recorded them: a retry under way when the
-   * test pauses or cancels the job is sent whatever the test does next.
-   */
-  async function retriesSent(jobId: string, email: string): Promise<number> {
-    const [row] = await suite.sql<{ attempts: number }>(
-      `SELECT attempts FROM files.greylist_retries WHERE job_id = $1 AND email = $2`,
-      [jobId, email],
-    );
-    return row?.attempts ?? 0;
-  }
-
-  /**
    * Waits until the job reports addresses waiting for a retry (and, with `answered`, every address answered once:
    * processed or waiting), and returns that status.
    */
@@ -159,55 +141,6 @@ describe('file jobs retry greylisted addresses', () => {
     expect(rcpts('mx.grey.test', 'anyone@grey.test')).toBe(1 + DELAYS_MS.length);
     expect(rcpts('mx.plain.test', 'jane@plain.test')).toBe(1);
     expect(rcpts('mx.greylisted.test', 'jane@greylisted.test')).toBeGreaterThanOrEqual(2);
-  });
-
-  it('sends no retry while the job is paused, and retries after it is resumed', async () => {
-    const before = await balance();
-    const id = await upload(['joe@greylisted.test', 'paused@grey.test', 'joe@plain.test']);
-    await whileWaiting(id);
-    const paused = await suite.call(`/v1/verify/file/${id}/pause`, { key: account.apiKey, method: 'POST' });
-    expect(paused.json.data.status).toBe('paused');
-    // A retry already under way when the job was paused is answered; none is sent after.
-    const sent = await retriesSent(id, 'paused@grey.test');
-    await sleep(ALL_DELAYS_MS);
-    const still = await status(id);
-    expect(still.status).toBe('paused');
-    expect(still.waiting_emails).toBeGreaterThan(0);
-    expect(await retriesSent(id, 'paused@grey.test')).toBe(sent);
-    expect(rcpts('mx.grey.test', 'paused@grey.test')).toBe(1 + sent);
-
-    await suite.call(`/v1/verify/file/${id}/resume`, { key: account.apiKey, method: 'POST' });
-    const done = await suite.finishedJob(id, account.apiKey);
-    expect(done).toMatchObject({
-      status: 'completed',
-      processed_emails: 3,
-      waiting_emails: 0,
-      valid_emails: 2,
-      unknown_emails: 1,
-      credits_used: 2,
-    });
-    expect(await balance()).toBe(before - 2);
-    expect(rcpts('mx.grey.test', 'paused@grey.test')).toBe(1 + DELAYS_MS.length);
-  });
-
-  it('refunds the waiting addresses of a cancelled job and sends them no retry', async () => {
-    const before = await balance();
-    const id = await upload(['cancelled@grey.test', 'ann@plain.test']);
-    await whileWaiting(id);
-    const cancelled = await suite.call(`/v1/verify/file/${id}/cancel`, {
-      key: account.apiKey,
-      method: 'POST',
-    });
-    expect(cancelled.json.data.status).toBe('cancelled');
-    // A retry already under way when the job was cancelled is verified (and its answer dropped); none is sent after.
-    const sent = await retriesSent(id, 'cancelled@grey.test');
-    await sleep(ALL_DELAYS_MS);
-    expect(await retriesSent(id, 'cancelled@grey.test')).toBe(sent);
-    expect(rcpts('mx.grey.test', 'cancelled@grey.test')).toBe(1 + sent);
-    expect(sent).toBeLessThan(DELAYS_MS.length);
-    const end = await status(id);
-    expect(end).toMatchObject({ status: 'cancelled', processed_emails: 1, valid_emails: 1, credits_used: 1 });
-    expect(await balance()).toBe(before - 1);
   });
 
   it('keeps the waiting retries through file-jobs and verifier killed (kill -9) and started again', async () => {

@@ -235,4 +235,17 @@ describe('greylisting retries in PostgreSQL', () => {
     await jobs.markFilesDeletedInternal(id);
     expect(await db.query(`SELECT email FROM files.greylist_retries WHERE job_id = $1`, [id])).toEqual([]);
   });
+
+  it('sends no retry for a cancelled job, whose waiting addresses are charged nothing', async () => {
+    const id = await runningJob(['left@grey.test', 'done@plain.test']);
+    await firstAnswer(id, [greylisted('left@grey.test'), valid('done@plain.test')]);
+    await jobs.transitionInternal(id, ['processing'], 'cancelled');
+    expect(await dispatch(id)).toEqual([]);
+    expect(await jobs.findByIdInternal(id)).toMatchObject({
+      processed_emails: 1,
+      valid_emails: 1,
+      waiting_emails: 1,
+    });
+    expect(await jobs.creditsUsed(id)).toBe(1);
+  });
 });
