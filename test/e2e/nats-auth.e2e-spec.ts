@@ -11,15 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const COMPOSE_AUTH = path.join(process.cwd(), 'deploy/compose/nats-auth.conf');
-const HELM_AUTH = path.join(process.cwd(), 'deploy/helm/emailverify/files/nats-auth.conf');
 const USERS = ['gateway', 'credits', 'verifier', 'file-jobs', 'webhooks', 'admin'] as const;
 type User = (typeof USERS)[number];
 const passwordVariable = (user: User) => `NATS_${user.toUpperCase().replace(/-/g, '_')}_PASSWORD`;
 
 /**
  * The suite on a NATS server with the users and permissions that compose and Helm deploy
- * (deploy/compose/nats-auth.conf): every service connects as its own user, the admin CLI as `admin`, and the
- * whole API works without one permission violation; what a user does not need is refused.
+ * (deploy/compose/nats-auth.conf; test/deploy/nats-auth.spec.ts checks Helm's copy is the same): every service
+ * connects as its own user, the admin CLI as `admin`, and the whole API works without one permission violation;
+ * what a user does not need is refused.
  */
 describe('NATS users and permissions of compose and Helm', () => {
   const namespace = `t_auth_${randomBytes(4).toString('hex')}`;
@@ -89,10 +89,6 @@ describe('NATS users and permissions of compose and Helm', () => {
   afterAll(async () => {
     await suite?.stop();
     await nats?.stop();
-  });
-
-  it('is one file for compose and Helm', () => {
-    expect(readFileSync(HELM_AUTH, 'utf8')).toBe(readFileSync(COMPOSE_AUTH, 'utf8'));
   });
 
   it(
