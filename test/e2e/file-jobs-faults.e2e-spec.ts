@@ -1,5 +1,4 @@
 import { type Account, type ServiceName, MailWorld, TestSuite } from '@emailverify/testing';
-import Papa from 'papaparse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   expectCompletedExactly,
@@ -62,77 +61,6 @@ describe.each<ServiceName>(['verifier', 'file-jobs'])('a %s killed half-way thro
         [job.id],
       );
       expect(stored).toEqual({ n: ADDRESSES, verified: ADDRESSES });
-    },
-  );
-});
-
-/**
- * A chunk the verifier cannot work on any delivery (here: its result store is gone) is given up after
- * FILE_CHUNK_MAX_DELIVERIES: its addresses come back unknown `verification_failed`, free, and the job ends
- * `completed_with_warning` with every row present.
- */
-describe('chunks that fail on every delivery', () => {
-  let world: MailWorld;
-  let suite: TestSuite;
-  let account: Account;
-
-  beforeAll(async () => {
-    world = await MailWorld.start();
-    world.domain('warn.test', { mx: [{ priority: 10, host: 'mx.warn.test', smtp: { catchAll: true } }] });
-    suite = await TestSuite.start({
-      world,
-      env: {
-        FILE_RECOVERY_INTERVAL_MS: '500',
-        FILE_CHUNK_SIZE: '10',
-        FILE_CHUNK_MAX_DELIVERIES: '2',
-      },
-    });
-    account = await suite.createAccount({ credits: 1_000 });
-  });
-  afterAll(async () => suite?.stop());
-
-  it(
-    'completes with a warning, charges nothing for them, and keeps every row',
-    { timeout: 120_000 },
-    async () => {
-      await suite.sql(`ALTER TABLE verifier.results RENAME TO results_away`);
-      try {
-        const rows = Array.from({ length: 25 }, (_, i) => `user${i}@warn.test`);
-        const created = await suite.upload({
-          key: account.apiKey,
-          file: { name: 'warn.csv', content: `email\n${rows.join('\n')}\n` },
-        });
-        expect(created.status).toBe(200);
-        const id = created.json.data.task_id as string;
-        const done: Record<string, unknown> = await suite.finishedJob(id, account.apiKey, {
-          timeoutMs: 100_000,
-        });
-        expect(done).toMatchObject({
-          status: 'completed_with_warning',
-          total_chunks: 3,
-          completed_chunks: 0,
-          failed_chunks: 3,
-          processed_emails: 25,
-          unknown_emails: 25,
-          credits_used: 0,
-        });
-        const balance = (await suite.call('/v1/credits', { key: account.apiKey })).json.data.credits_balance;
-        expect(balance).toBe(1_000);
-        // Completed with a warning is completed: it emits file.completed.
-        const events = (await suite.events()) as Array<{ event: string; data: { job_id: string } }>;
-        expect(events.filter((e) => e.data.job_id === id).map((e) => e.event)).toEqual(['file.completed']);
-        const file = await suite.call(`/v1/verify/file/${id}/results`, {
-          key: account.apiKey,
-          style: 'legacy',
-        });
-        const result = Papa.parse<string[]>(file.text.trimEnd()).data;
-        // The original column, then verify_email, status, reason.
-        expect(result.slice(1).map((r) => [r[0], r[2], r[3]])).toEqual(
-          rows.map((email) => [email, 'unknown', 'verification_failed']),
-        );
-      } finally {
-        await suite.sql(`ALTER TABLE verifier.results_away RENAME TO results`);
-      }
     },
   );
 });

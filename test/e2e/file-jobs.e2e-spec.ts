@@ -30,7 +30,8 @@ describe('file jobs: upload, progress, results, pause/resume/cancel', () => {
       .domain('nx.test', { nxdomain: true })
       .domain('mailinator.com', {
         mx: [{ priority: 10, host: 'mx.mailinator.com', smtp: { catchAll: true } }],
-      });
+      })
+      .domain('warn.test', { mx: [{ priority: 10, host: 'mx.warn.test', smtp: { catchAll: true } }] });
     suite = await TestSuite.start({
       world,
       env: {
@@ -43,6 +44,8 @@ describe('file jobs: upload, progress, results, pause/resume/cancel', () => {
         // Small chunks and a small window make pause and cancel observable mid-job.
         FILE_CHUNK_SIZE: '10',
         FILE_CHUNKS_IN_FLIGHT: '2',
+        // A chunk that fails on every delivery is given up after the second.
+        FILE_CHUNK_MAX_DELIVERIES: '2',
       },
     });
     account = await suite.createAccount({ credits: 100_000 });
@@ -438,7 +441,8 @@ describe('file jobs: upload, progress, results, pause/resume/cancel', () => {
     expect(await suite.storedObjects()).toEqual(objectsBefore);
   });
 
-  it('publishes file.completed with every field, and file.failed when a job fails', async () => {
+  // A failed job's file.failed: job-merger.outcomes.spec.ts, and end to end in webhooks-delivery.e2e-spec.ts.
+  it('publishes file.completed with every field', async () => {
     // Addresses not verified before in this run: cached results would cost nothing.
     const res = await upload('events.csv', 'email\nfresh.event@files.test\nadmin@files.test\n');
     const id = res.json.data.task_id as string;
@@ -473,34 +477,45 @@ describe('file jobs: upload, progress, results, pause/resume/cancel', () => {
       role_emails: 1,
       credits_used: 2,
     });
+  });
 
-    // A job whose upload disappears before merging fails, refunds what it did not use, and says so.
-    // Its address answers slowly over SMTP, so the pause lands before the job could finish.
-    const doomed = await upload('doomed.csv', 'email\njane@slow.test\n', { check_smtp: 'true' });
-    const doomedId = doomed.json.data.task_id as string;
-    const paused = await suite.call(`/v1/verify/file/${doomedId}/pause`, {
-      key: account.apiKey,
-      method: 'POST',
-    });
-    expect(paused.status, paused.text).toBe(200);
-    const [job] = await suite.sql<{ upload_object: string }>(
-      `SELECT upload_object FROM files.jobs WHERE id = $1`,
-      [doomedId],
-    );
-    const { JetStreamKit } = await import('@emailverify/messaging');
-    await (await new JetStreamKit(suite.bus).objectStore('files')).delete(job!.upload_object);
-    await suite.call(`/v1/verify/file/${doomedId}/resume`, { key: account.apiKey, method: 'POST' });
-    expect(await finished(doomedId)).toMatchObject({ status: 'failed' });
-    const failed = (await suite.events()).find(
-      (e) => (e as EventRecord).data.job_id === doomedId,
-    ) as EventRecord;
-    expect(failed).toMatchObject({
-      event: 'file.failed',
-      data: {
-        job_id: doomedId,
-        status: 'failed',
-        error: { code: expect.any(String), message: expect.any(String) },
-      },
-    });
+  /**
+   * A chunk the verifier cannot work on any delivery (here: its result store is gone) is given up after
+   * FILE_CHUNK_MAX_DELIVERIES: its addresses come back unknown `verification_failed`, free, and the job ends
+   * `completed_with_warning` with every row present.
+   */
+  it('completes a job whose chunks fail on every delivery with a warning, charging nothing for them, with every row', async () => {
+    const warned = await suite.createAccount({ credits: 1_000 });
+    await suite.sql(`ALTER TABLE verifier.results RENAME TO results_away`);
+    try {
+      const rows = Array.from({ length: 25 }, (_, i) => `user${i}@warn.test`);
+      const created = await upload('warn.csv', `email\n${rows.join('\n')}\n`, {}, warned.apiKey);
+      expect(created.status).toBe(200);
+      const id = created.json.data.task_id as string;
+      const done: Record<string, unknown> = await suite.finishedJob(id, warned.apiKey, {
+        timeoutMs: 100_000,
+      });
+      expect(done).toMatchObject({
+        status: 'completed_with_warning',
+        total_chunks: 3,
+        completed_chunks: 0,
+        failed_chunks: 3,
+        processed_emails: 25,
+        unknown_emails: 25,
+        credits_used: 0,
+      });
+      expect(await balance(warned.apiKey)).toBe(1_000);
+      // Completed with a warning is completed: it emits file.completed.
+      const events = (await suite.events()) as EventRecord[];
+      expect(events.filter((e) => e.data.job_id === id).map((e) => e.event)).toEqual(['file.completed']);
+      const file = await suite.call(`/v1/verify/file/${id}/results`, { key: warned.apiKey, style: 'legacy' });
+      const result = Papa.parse<string[]>(file.text.trimEnd()).data;
+      // The original column, then verify_email, status, reason.
+      expect(result.slice(1).map((r) => [r[0], r[2], r[3]])).toEqual(
+        rows.map((email) => [email, 'unknown', 'verification_failed']),
+      );
+    } finally {
+      await suite.sql(`ALTER TABLE verifier.results_away RENAME TO results`);
+    }
   });
 });
