@@ -320,19 +320,45 @@ export class JetStreamKit {
     const store = await this.objectStore(bucket);
     const jsm = await this.jsm();
     // Objects first, chunks second: a put that finishes in between has fresh chunks, which are left alone.
-    const objects = new Set((await store.list()).map((info) => info.nuid));
+    const listed = new Set((await store.list()).map((info) => info.nuid));
     // The bucket's stream holds only its own subjects; chunks are `$O.<bucket>.C.<nuid>`.
     const { streamInfo } = await store.status({ subjects_filter: '$O.*.C.>' });
     const stream = streamInfo.config.name;
+    const unlisted = Object.keys(streamInfo.state.subjects ?? {}).filter(
+      (subject) => !listed.has(nuidOf(subject)),
+    );
+    if (unlisted.length === 0) return 0;
+    // ObjectStore.list() ends at its watcher's first idle heartbeat, which a busy server may send before the
+    // last entries: before anything is removed, the objects are read again, entry by entry.
+    const objects = new Set((await this.objectInfos(bucket)).map((info) => info.nuid));
     let removed = 0;
-    for (const subject of Object.keys(streamInfo.state.subjects ?? {})) {
-      if (objects.has(subject.slice(subject.lastIndexOf('.') + 1))) continue;
+    for (const subject of unlisted) {
+      if (objects.has(nuidOf(subject))) continue;
       const last = await jsm.streams.getMessage(stream, { last_by_subj: subject });
       if (!last || Date.now() - last.time.getTime() < idleMs) continue;
       await jsm.streams.purge(stream, { filter: subject });
       removed += 1;
     }
     return removed;
+  }
+
+  /**
+   * Every object of a bucket (not deleted ones), read from the stream entry by entry: one message get per
+   * object, where ObjectStore.list() takes one consumer but may end early (see removePartialObjects).
+   */
+  async objectInfos(bucket: string): Promise<ObjectInfo[]> {
+    const store = await this.objectStore(bucket);
+    const jsm = await this.jsm();
+    const { streamInfo } = await store.status({ subjects_filter: '$O.*.M.>' });
+    const infos: ObjectInfo[] = [];
+    for (const subject of Object.keys(streamInfo.state.subjects ?? {})) {
+      const entry = await jsm.streams
+        .getMessage(streamInfo.config.name, { last_by_subj: subject })
+        .catch(() => null);
+      const info = entry?.json<ObjectInfo>();
+      if (info && !info.deleted) infos.push(info);
+    }
+    return infos;
   }
 
   /**
@@ -572,6 +598,11 @@ export const PULL_HEARTBEAT_MS = 1_000;
 /** The error nats.js ends a pull with when the server's heartbeats stopped: the request was lost, not the consumer. */
 export function pullLost(err: unknown): boolean {
   return err instanceof Error && /heartbeats missed/i.test(err.message);
+}
+
+/** The object's id in a chunk subject (`$O.<bucket>.C.<nuid>`). */
+function nuidOf(chunkSubject: string): string {
+  return chunkSubject.slice(chunkSubject.lastIndexOf('.') + 1);
 }
 
 function isNotFound(err: unknown): boolean {

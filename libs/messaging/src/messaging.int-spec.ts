@@ -369,6 +369,17 @@ describe('messaging: JetStream streams, consumers and object store (real NATS)',
     expect((await read('leader-only')).equals(data)).toBe(true);
   });
 
+  it('reads every object of a bucket from its stream, not the deleted ones', async () => {
+    const store = await kit.objectStore('listed');
+    for (const name of ['a', 'b', 'c']) await store.putBlob({ name }, randomBytes(1024));
+    await store.delete('b');
+    const infos = await kit.objectInfos('listed');
+    expect(infos.map((info) => info.name).sort()).toEqual(['a', 'c']);
+    expect(new Set(infos.map((info) => info.nuid))).toEqual(
+      new Set((await store.list()).map((info) => info.nuid)),
+    );
+  });
+
   it('removes what a put left behind when its process died, once idle, and nothing else', async () => {
     const store = await kit.objectStore('files');
     const kept = randomBytes(300 * 1024);

@@ -337,10 +337,7 @@ export class TestSuite {
 
   /** Names of the objects in this installation's `files` bucket (uploads and result files). */
   async storedObjects(): Promise<string[]> {
-    const store = await new JetStreamKit(this.bus).objectStore('files');
-    const names: string[] = [];
-    for (const info of await store.list()) if (!info.deleted) names.push(info.name);
-    return names;
+    return (await new JetStreamKit(this.bus).objectInfos('files')).map((info) => info.name);
   }
 
   /**
@@ -348,8 +345,9 @@ export class TestSuite {
    * writer died before it finished).
    */
   async partialObjects(): Promise<number> {
-    const store = await new JetStreamKit(this.bus).objectStore('files');
-    const objects = new Set((await store.list()).map((info) => info.nuid));
+    const kit = new JetStreamKit(this.bus);
+    const store = await kit.objectStore('files');
+    const objects = new Set((await kit.objectInfos('files')).map((info) => info.nuid));
     const { streamInfo } = await store.status({ subjects_filter: '$O.*.C.>' });
     return Object.keys(streamInfo.state.subjects ?? {}).filter(
       (subject) => !objects.has(subject.slice(subject.lastIndexOf('.') + 1)),
