@@ -625,6 +625,8 @@ describe('the web console, in a browser', () => {
       .waitFor();
     await progress.getByRole('button', { name: `Resume ${name}` }).waitFor();
     expect(await progress.getByRole('button', { name: `Pause ${name}` }).count()).toBe(0);
+    // The Pause button went with the running state; the focus went to Resume, in its place.
+    await expect.poll(async () => (await focused(session)).text).toBe(`Resume ${name}`);
     expect((await status()).status).toBe('paused');
 
     // No new chunk starts; once the two under way have ended, the job holds where it is, the rest queued.
@@ -690,6 +692,8 @@ describe('the web console, in a browser', () => {
       .waitFor();
     for (const action of ['Pause', 'Resume', 'Cancel'])
       expect(await progress.getByRole('button', { name: `${action} ${name}` }).count()).toBe(0);
+    // The Cancel button went away with the running job: the focus is on the action left, not lost.
+    await expect.poll(() => focused(session)).toEqual({ text: `Delete ${name}`, ring: true });
     const cancelled = await status();
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.processed_emails).toBeLessThan(SLOW_ROWS);

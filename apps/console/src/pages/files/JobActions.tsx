@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import type { JobCard } from './job-card';
@@ -79,10 +79,28 @@ export function JobActions({ jobId, fileName, card, onDeleted }: Props) {
     action.mutate(what);
   };
   const name = <span className="visually-hidden"> {fileName}</span>;
+  const group = useRef<HTMLDivElement>(null);
+  const lastFocused = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    // A button goes away with the state it acted on (Pause once paused, Cancel once cancelled) and takes the
+    // focus with it: the focus moves to the first action left, not to the top of the page. While an action is
+    // under way every button is disabled; the move waits for one that can take the focus.
+    const gone = lastFocused.current;
+    if (!gone || gone.isConnected || document.activeElement !== document.body) return;
+    const next = group.current?.querySelector<HTMLButtonElement>('button:not(:disabled)');
+    if (next) {
+      lastFocused.current = null;
+      next.focus();
+    }
+  });
 
   return (
     <>
-      <div className="actions files-actions">
+      <div
+        ref={group}
+        className="actions files-actions"
+        onFocus={(event) => (lastFocused.current = event.target)}
+      >
         {card.canPause ? (
           <button type="button" className="button" disabled={busy} onClick={() => run('pause')}>
             Pause{name}
