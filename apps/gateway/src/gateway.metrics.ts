@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Metrics } from '@emailverify/service-kit';
+import { AppMetrics } from '@emailverify/service-kit';
 import { RATE_CLASSES } from './common/rate-limit/rate-classes';
 
 /** What became of a request with an Idempotency-Key (the `outcome` label of idempotency_requests_total). */
@@ -12,9 +12,7 @@ export type LimiterName = (typeof LIMITERS)[number];
 
 /** The gateway's own metrics, declared in one place (the request histogram is service-kit's). */
 @Injectable()
-export class GatewayMetrics {
-  constructor(private readonly metrics: Metrics) {}
-
+export class GatewayMetrics extends AppMetrics {
   private readonly idempotencyRequests = this.metrics.counter(
     'idempotency_requests_total',
     'Requests with an Idempotency-Key, by what became of them',
