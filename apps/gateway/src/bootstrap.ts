@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
 import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -31,6 +32,7 @@ export async function createGatewayApp(
     logger: false,
     abortOnError: false,
   });
+  (app.getHttpServer() as Server).keepAliveTimeout = config.HTTP_KEEP_ALIVE_TIMEOUT_MS;
   app.set('trust proxy', config.TRUST_PROXY);
   app.disable('x-powered-by');
   // No ETag: Express would hash every JSON body for it, and no reply of this API is asked for conditionally

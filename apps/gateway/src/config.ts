@@ -6,6 +6,13 @@ export const gatewayConfigSchema = withDownloadLinks({
   ...baseConfigShape,
   PORT: int(3000, 0, 65535),
   HOST: z.string().default('0.0.0.0'),
+  /**
+   * How long an idle client connection is kept open for its next request (Node's `server.keepAliveTimeout`,
+   * announced in each reply's `Keep-Alive: timeout=` header). Longer than a load balancer's idle timeout (60 s
+   * on the common ones), so the gateway never closes a connection the balancer is about to reuse, which the
+   * balancer reports to its client as a 502; Node's own 5 s also races clients that pause between requests.
+   */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: int(65_000, 1_000, 600_000),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')

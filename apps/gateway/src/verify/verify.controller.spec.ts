@@ -154,6 +154,12 @@ describe('verification routes', () => {
       expect(gateway.bus.asked).toEqual([]);
     });
 
+    it('keeps an idle connection open for HTTP_KEEP_ALIVE_TIMEOUT_MS and says so in Keep-Alive', async () => {
+      const res = await gateway.call('/v1/verify/disposable?email=someone@mailinator.com');
+      expect(res.headers.get('connection')).toBe('keep-alive');
+      expect(res.headers.get('keep-alive')).toBe('timeout=65');
+    });
+
     it('sends JSON with its charset and exact length, no ETag, and no body to HEAD', async () => {
       const path = '/v1/verify/disposable?email=someone@mailinator.com';
       const get = await gateway.call(path);
