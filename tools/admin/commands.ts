@@ -9,7 +9,7 @@ import {
   Subjects,
 } from '@emailverify/contracts';
 import type { MessageBus } from '@emailverify/messaging';
-import { DEFAULT_DOCTOR_DOMAIN, doctor, doctorRequest } from './doctor';
+import { DEFAULT_DOCTOR_DOMAIN, doctorRequest } from './doctor-request';
 
 export const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -165,7 +165,8 @@ export function parseAdminCommand(argv: string[]): AdminCommand {
     }
     case 'doctor': {
       const request = doctorRequest(values, (message) => new UsageError(message));
-      return { kind: 'local', run: () => doctor(request) };
+      // The verification engine is loaded for doctor only: a usage error or --help answers without it.
+      return { kind: 'local', run: async () => (await import('./doctor.js')).doctor(request) };
     }
     default:
       throw new UsageError(`unknown command "${command}"`);

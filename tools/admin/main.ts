@@ -1,6 +1,6 @@
 import { DomainError } from '@emailverify/contracts';
-import { MessageBus } from '@emailverify/messaging';
-import { baseConfigSchema, loadConfig } from '@emailverify/service-kit';
+import type { MessageBus } from '@emailverify/messaging';
+import { baseConfigSchema, loadConfig } from '@emailverify/service-kit/config';
 import { type AdminCommand, parseAdminCommand, printable, USAGE, UsageError } from './commands';
 
 /** NATS_URL as it may be shown: without a user or password. */
@@ -44,6 +44,8 @@ async function main(): Promise<number> {
   let bus: MessageBus | undefined;
   try {
     try {
+      // NATS's client is loaded only for a command that talks to the service.
+      const { MessageBus } = await import('@emailverify/messaging');
       bus = await MessageBus.connect({
         url: config.NATS_URL,
         user: config.NATS_USER,
