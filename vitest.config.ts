@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import swc from 'unplugin-swc';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -60,9 +61,9 @@ export default defineConfig({
   test: {
     globals: false,
     pool: 'forks',
-    // Two workers on a two-core machine (vitest's default there is one): unit files run two at a time, and beside
-    // the integration file in hand.
-    maxWorkers: 2,
+    // One worker more than the machine has cores: an integration file spends much of its time waiting on its
+    // services, mail servers and timers, and with one file per core a good part of the CPU stayed idle.
+    maxWorkers: availableParallelism() + 1,
     testTimeout: 60_000,
     // Room for a whole suite to start while another file starts its own beside it on a busy machine.
     hookTimeout: 240_000,
@@ -93,7 +94,7 @@ export default defineConfig({
           ],
           // The apps' modules compiled once into the compile cache, before any suite starts them.
           globalSetup: ['test/setup/integration.ts'],
-          // Two files at a time (maxWorkers): each starts its own suite on its own ports, database and NATS
+          // Several files at a time (maxWorkers): each starts its own suite on its own ports, database and NATS
           // namespace, and none writes into the checkout.
         },
       },
