@@ -62,6 +62,21 @@ describe('lint: module boundaries (npm run check)', () => {
     ).toEqual([]);
   });
 
+  it('fails a library file imported past its index, but passes the service kit’s config entry', async () => {
+    expect(
+      await ruleIds(
+        'tools/admin/main.ts',
+        "import { runMain } from '@emailverify/service-kit/nest';\nexport const probe = runMain;\n",
+      ),
+    ).toContain('no-restricted-imports');
+    expect(
+      await ruleIds(
+        'tools/admin/main.ts',
+        "import { loadConfig } from '@emailverify/service-kit/config';\nexport const probe = loadConfig;\n",
+      ),
+    ).toEqual([]);
+  });
+
   describe('the web console (apps/console): the public API only', () => {
     const page = 'apps/console/src/pages/overview/OverviewPage.tsx';
 
