@@ -406,7 +406,7 @@ describe('messaging: JetStream streams, consumers and object store (real NATS)',
     const before = (await chunkSubjects()).length;
     // Vitest's own poll: `eventually` is out of reach here, as the testing library imports this one.
     await expect
-      .poll(async () => (await chunkSubjects()).length, { timeout: 5000, interval: 50 })
+      .poll(async () => (await chunkSubjects()).length, { timeout: 30_000, interval: 50 })
       .toBe(before + 1);
     await doomed.connection.close();
     feed.error(new Error('the process died'));
