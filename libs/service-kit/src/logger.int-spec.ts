@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 /**
  * A process of the suite (the built logger, as the apps use it) that logs `lines` lines of about 600 bytes,
- * then ends as a graceful shutdown does: `flushLogs`, then exit. Its stdout is a pipe to this test, as under a
+ * then ends as a graceful shutdown does: `drainLogs`, then exit. Its stdout is a pipe to this test, as under a
  * supervisor or a log shipper.
  */
 const started: ChildProcess[] = [];
@@ -13,13 +13,14 @@ const started: ChildProcess[] = [];
 function stoppingProcess(lines: number) {
   const logger = path.join(repoRoot, 'dist/libs/service-kit/src/logger.js');
   const script = `
-    const { createLogger, flushLogs } = require(${JSON.stringify(logger)});
+    const { createLogger, drainLogs } = require(${JSON.stringify(logger)});
     const logger = createLogger('verifier', 'info');
     const padding = 'x'.repeat(500);
     for (let i = 0; i < ${lines}; i++) logger.info({ i, padding }, 'handed back');
-    flushLogs(300);
-    process.stderr.write('flushed\\n');
-    process.exit(0);
+    drainLogs(300).then(() => {
+      process.stderr.write('flushed\\n');
+      process.exit(0);
+    });
   `;
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(child);
@@ -77,7 +78,8 @@ describe('the log at the end of a graceful shutdown', () => {
 function loggingProcess(lines: number, then: string) {
   const logger = path.join(repoRoot, 'dist/libs/service-kit/src/logger.js');
   const script = `
-    const { createLogger, flushLogs } = require(${JSON.stringify(logger)});
+    const { createLogger, exitAfterLogOnFatalError, flushLogs } = require(${JSON.stringify(logger)});
+    exitAfterLogOnFatalError(); // as runMain does for every app
     const logger = createLogger('gateway', 'info');
     for (let i = 0; i < ${lines}; i++) logger.info({ i }, 'request completed');
     ${then}

@@ -20,7 +20,7 @@ import type { Response } from 'express';
 import type { Logger } from 'pino';
 import type { BaseConfig, ServiceConfig } from './config';
 import { type HealthCheck, runHealthChecks } from './health';
-import { createLogger, flushLogs } from './logger';
+import { createLogger, drainLogs, exitAfterLogOnFatalError } from './logger';
 import { Metrics } from './metrics';
 
 export const HEALTH_CHECKS = Symbol('HEALTH_CHECKS');
@@ -155,7 +155,7 @@ export class ShutdownCoordinator implements OnApplicationShutdown {
       }
     }
     // Nest ends the process by its signal next, which would drop what the log still holds.
-    flushLogs();
+    await drainLogs();
   }
 }
 
@@ -184,10 +184,12 @@ export class ObservabilityModule {
  * the process exits 1.
  */
 export function runMain(name: string, start: () => Promise<unknown>): void {
-  start().catch((err: unknown) => {
+  exitAfterLogOnFatalError();
+  start().catch(async (err: unknown) => {
     process.stderr.write(
       `${name} failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
     );
+    await drainLogs();
     process.exit(1);
   });
 }
