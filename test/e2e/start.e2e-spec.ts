@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import net from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
+import { JetStreamKit, MessageBus } from '@emailverify/messaging';
 import { eventually, freePort } from '@emailverify/testing';
 import { Client } from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -123,6 +124,17 @@ describe('npm start', () => {
     await client.connect();
     await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
     await client.end();
+    // The streams its installations made on this machine's NATS, as a suite's stop removes its own.
+    for (const namespace of [`t_start_${id}`, `t_start_fail_${id}`]) {
+      const bus = await MessageBus.connect({
+        url: process.env.NATS_URL || 'nats://127.0.0.1:4222',
+        namespace,
+        name: 'start-test-cleanup',
+      }).catch(() => undefined);
+      if (!bus) continue;
+      await new JetStreamKit(bus).deleteNamespaceStreams().catch(() => undefined);
+      await bus.close();
+    }
   });
 
   it(
