@@ -3,14 +3,12 @@ import pino, { type Logger } from 'pino';
 
 type Destination = ReturnType<typeof pino.destination>;
 
-/** Every destination this process logs to, so the end of a graceful shutdown can write out what they hold. */
-const destinations = new Set<Destination>();
-
 /**
- * Bytes handed to each destination and bytes its writes reported done (sonic-boom's `write` event): equal when no
- * line waits in memory or in a write under way.
+ * Every destination this process logs to, so the end of a graceful shutdown can write out what they hold, with
+ * the bytes handed to it and the bytes its writes reported done (sonic-boom's `write` event): equal when no line
+ * waits in memory or in a write under way.
  */
-const progress = new WeakMap<Destination, { handed: number; written: number; caughtUp: Set<() => void> }>();
+const destinations = new Map<Destination, { handed: number; written: number; caughtUp: Set<() => void> }>();
 
 /** How long the last synchronous write-out may wait for a reader of stdout that takes nothing. */
 const FINAL_FLUSH_WAIT_MS = 3000;
@@ -33,7 +31,7 @@ function limitFinalWait(waitMs: number): void {
  * (or that is closed) is given up: nothing more is written to it.
  */
 function writeOutAll(): void {
-  for (const destination of destinations) {
+  for (const destination of destinations.keys()) {
     try {
       destination.flushSync();
     } catch {
@@ -79,9 +77,8 @@ export function createLogger(service: string, level: string): Logger {
   // while), instead of blocking the whole process inside the kernel until its reader reads.
   void process.stdout;
   const destination = pino.destination({ dest: 1, sync: false, retryEAGAIN: retryWhileWaiting });
-  destinations.add(destination);
   const counts = { handed: 0, written: 0, caughtUp: new Set<() => void>() };
-  progress.set(destination, counts);
+  destinations.set(destination, counts);
   destination.on('write', (bytes: number) => {
     counts.written += bytes;
     if (counts.written >= counts.handed) for (const done of counts.caughtUp) done();
@@ -102,9 +99,8 @@ export function createLogger(service: string, level: string): Logger {
 export async function drainLogs(waitMs = FINAL_FLUSH_WAIT_MS): Promise<void> {
   const until = Date.now() + waitMs;
   await Promise.all(
-    [...destinations].map((destination) => {
-      const counts = progress.get(destination);
-      if (!counts || counts.written >= counts.handed) return undefined;
+    [...destinations.values()].map((counts) => {
+      if (counts.written >= counts.handed) return undefined;
       return new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
