@@ -16,7 +16,7 @@
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 
-# ---- build: all dependencies, compile TypeScript with swc into dist/, the web console with Vite ------
+# ---- build: all dependencies; swc into dist/, each app bundled by esbuild, the web console with Vite ---
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 ENV NX_DAEMON=false \

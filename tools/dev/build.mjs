@@ -5,9 +5,13 @@
 // type-checker, ESLint's typed rules and an editor read them.
 // The web console (apps/console) is built beside it by Vite into <dist>/apps/console, which the gateway serves;
 // that build prints the console's first-load JavaScript size and fails above its limit.
+// Then each app's entry (<dist>/apps/<app>/src/main.js) is bundled in place into one file (tools/dev/bundle.mjs).
+// `--compile-only` (after the directory) stops at swc: for a build whose modules are loaded one by one, not run as
+// apps (`npm run migrate`).
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { bundleApps } from './bundle.mjs';
 import { clientTypes } from './client-types.mjs';
 import { ensureDependencies, ensureNode, root } from './lib.mjs';
 
@@ -15,6 +19,7 @@ await ensureNode();
 await ensureDependencies();
 await clientTypes();
 const out = path.resolve(root, process.argv[2] ?? 'dist');
+const compileOnly = process.argv[3] === '--compile-only';
 rmSync(out, { recursive: true, force: true });
 
 /** Runs a Node.js script of node_modules to its end: its exit code. */
@@ -32,24 +37,37 @@ function run(script, args) {
   });
 }
 
+const compiled = run(path.join('.bin', 'swc'), [
+  'apps',
+  'libs',
+  'tools',
+  '-d',
+  out,
+  '--copy-files',
+  '--ignore',
+  '**/*.spec.ts,**/*.int-spec.ts,**/*.mjs,**/project.json,apps/console/**',
+  '--quiet',
+]).then(async (code) => {
+  if (code !== 0 || compileOnly) return code;
+  try {
+    await bundleApps(root, out);
+    return 0;
+  } catch (err) {
+    // esbuild has printed what it could not bundle.
+    process.stderr.write(`bundling the apps failed: ${err.message}\n`);
+    return 1;
+  }
+});
 const codes = await Promise.all([
-  run(path.join('.bin', 'swc'), [
-    'apps',
-    'libs',
-    'tools',
-    '-d',
-    out,
-    '--copy-files',
-    '--ignore',
-    '**/*.spec.ts,**/*.int-spec.ts,**/*.mjs,**/project.json,apps/console/**',
-    '--quiet',
-  ]),
-  run(path.join('vite', 'bin', 'vite.js'), [
-    'build',
-    '--config',
-    path.join('apps', 'console', 'vite.config.ts'),
-    '--outDir',
-    path.join(out, 'apps', 'console'),
-  ]),
+  compiled,
+  compileOnly
+    ? 0
+    : run(path.join('vite', 'bin', 'vite.js'), [
+        'build',
+        '--config',
+        path.join('apps', 'console', 'vite.config.ts'),
+        '--outDir',
+        path.join(out, 'apps', 'console'),
+      ]),
 ]);
 process.exit(codes.find((code) => code !== 0) ?? 0);

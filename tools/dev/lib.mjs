@@ -198,13 +198,14 @@ export async function ensureDependencies() {
 }
 
 /**
- * Compiles apps, libs and tools with swc (type-checking is `npm run check`) to dist/, or to `out` (a private
- * build that leaves dist/ alone).
+ * Builds apps, libs and tools (tools/dev/build.mjs; type-checking is `npm run check`) to dist/, or to `out` (a
+ * private build that leaves dist/ alone); `compileOnly`: swc's modules only, no web console and no app bundles.
  */
-export async function build(out = path.join(root, 'dist')) {
+export async function build(out = path.join(root, 'dist'), { compileOnly = false } = {}) {
   await step(`building into ${path.relative(root, out) || out}`, process.execPath, [
     path.join(root, 'tools/dev/build.mjs'),
     out,
+    ...(compileOnly ? ['--compile-only'] : []),
   ]);
   return out;
 }

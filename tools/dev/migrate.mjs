@@ -9,7 +9,8 @@ await ensureNode();
 await ensureDependencies();
 const { DATABASE_URL } = await ensureInfrastructure({ redis: false, nats: false });
 const out = path.join(dataDir, 'migrate', 'dist');
-await build(out);
+// Only the migrations and the persistence lib are loaded from it.
+await build(out, { compileOnly: true });
 
 const require = createRequire(import.meta.url);
 const { openSchemaDataSource } = require(path.join(out, 'libs/persistence/src/index.js'));

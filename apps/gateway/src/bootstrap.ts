@@ -16,7 +16,7 @@ import { renderStyle } from './common/http/style';
 import type { GatewayRequest } from './common/http/request-context';
 import type { GatewayConfig } from './config';
 import { buildOpenApiDocuments, mountOpenApi } from './openapi/document';
-import { CONSOLE_PATH, consoleHandler, defaultConsoleDir } from './console/console';
+import { CONSOLE_PATH, consoleHandler } from './console/console';
 
 /**
  * Builds the gateway application (used by main and by tests). Controller specs pass a narrower module (the
@@ -47,9 +47,7 @@ export async function createGatewayApp(
   app.setGlobalPrefix('v1', { exclude: ['health/live', 'health/ready', 'metrics'] });
   // The documentation and the web console after every API route: an API request is never matched against them.
   adapter.mountAfterRoutes(() => mountOpenApi(app, buildOpenApiDocuments(app, config.PUBLIC_BASE_URL)));
-  adapter.mountAfterRoutes(() =>
-    app.use(CONSOLE_PATH, consoleHandler(config.CONSOLE_DIR ?? defaultConsoleDir(), logger)),
-  );
+  adapter.mountAfterRoutes(() => app.use(CONSOLE_PATH, consoleHandler(config.CONSOLE_DIR, logger)));
   await app.init();
   // After every route: what no route took (paths outside /v1 included) and what Express itself refused (a
   // malformed percent-escape) leave as JSON in the request's style, never as Express's HTML page.

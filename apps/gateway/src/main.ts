@@ -1,10 +1,12 @@
 import 'reflect-metadata';
 import { runMain } from '@emailverify/service-kit';
 import { createGatewayApp } from './bootstrap';
+import { defaultConsoleDir } from './console/console';
 import { gatewayConfig } from './config';
 
 runMain('gateway', async () => {
-  const config = gatewayConfig.load();
+  const loaded = gatewayConfig.load();
+  const config = { ...loaded, CONSOLE_DIR: loaded.CONSOLE_DIR ?? defaultConsoleDir(__dirname) };
   const app = await createGatewayApp(config);
   await app.listen(config.PORT, config.HOST);
   process.stdout.write(

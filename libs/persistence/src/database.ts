@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import pg, { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import type { MigrationClass } from './migration';
 
@@ -132,6 +132,9 @@ export async function openSchemaDataSource(options: SchemaDataSourceOptions): Pr
   await ensureDatabase(options.url);
   const dataSource = new DataSource({
     type: 'postgres',
+    // The pg this module imports, rather than the one TypeORM would require by name at run time: in an app's
+    // bundle (tools/dev/bundle.mjs) that would be a second copy, loaded module by module from node_modules.
+    driver: pg,
     url: options.url,
     schema: options.schema,
     migrations: options.migrations,

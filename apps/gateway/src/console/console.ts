@@ -29,9 +29,13 @@ export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
   'Referrer-Policy': 'no-referrer',
 };
 
-/** The built console of this build: <dist>/apps/console, beside <dist>/apps/gateway (tools/dev/build.mjs). */
-export function defaultConsoleDir(): string {
-  return path.resolve(__dirname, '../../../console');
+/**
+ * The built console of a build: <dist>/apps/console, beside <dist>/apps/gateway (tools/dev/build.mjs), found from
+ * the directory of the gateway's entry, <dist>/apps/gateway/src (its main.js is one bundled file, so no other
+ * module of the gateway knows where it sits).
+ */
+export function defaultConsoleDir(entryDir: string): string {
+  return path.resolve(entryDir, '../../console');
 }
 
 function notFound(req: Request, res: Response, message: string): void {
@@ -43,12 +47,12 @@ function notFound(req: Request, res: Response, message: string): void {
  * The console's files from `dir` (Vite's output: index.html and hashed assets/): assets cached for a year (their
  * names change with their content), index.html for any other path (the console's own routes), revalidated on
  * every load. Both are read from disk on each request, so a console built after the gateway started is served.
- * Without index.html (not built) /console answers 404 in the API's error style. Only GET and HEAD are answered;
- * other methods fall through to the API's not-found reply.
+ * Without a directory, or without index.html in it (not built), /console answers 404 in the API's error style.
+ * Only GET and HEAD are answered; other methods fall through to the API's not-found reply.
  */
-export function consoleHandler(dir: string, logger: Logger): RequestHandler {
-  const index = path.join(dir, 'index.html');
-  if (existsSync(index)) logger.info({ dir }, 'serving the web console at /console');
+export function consoleHandler(dir: string | undefined, logger: Logger): RequestHandler {
+  if (dir && existsSync(path.join(dir, 'index.html')))
+    logger.info({ dir }, 'serving the web console at /console');
   else logger.info({ dir }, 'the web console is not built here: /console answers 404');
   const router = express.Router();
   router.use((req: Request, res: Response, next: NextFunction) => {
@@ -56,6 +60,16 @@ export function consoleHandler(dir: string, logger: Logger): RequestHandler {
     for (const [name, value] of Object.entries(CONSOLE_HEADERS)) res.setHeader(name, value);
     next();
   });
+  const notBuilt = (req: Request, res: Response) =>
+    notFound(
+      req,
+      res,
+      `The web console is not built on this installation${dir ? ` (no index.html in ${path.basename(dir)}/)` : ''}: build it with npm run build, or set CONSOLE_DIR`,
+    );
+  if (!dir) {
+    router.use(notBuilt);
+    return router;
+  }
   router.use(
     '/assets',
     express.static(path.join(dir, 'assets'), {
@@ -75,11 +89,7 @@ export function consoleHandler(dir: string, logger: Logger): RequestHandler {
     res.sendFile('index.html', page, (err?: unknown) => {
       if (!err) return;
       if ((err as { code?: unknown }).code !== 'ENOENT' || res.headersSent) return next(err);
-      notFound(
-        req,
-        res,
-        `The web console is not built on this installation (no index.html in ${path.basename(dir)}/): build it with npm run build, or set CONSOLE_DIR`,
-      );
+      notBuilt(req, res);
     });
   });
   return router;

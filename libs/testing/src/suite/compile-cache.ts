@@ -12,37 +12,32 @@ export function compileCacheDir(): string | undefined {
   return process.env.NODE_COMPILE_CACHE || undefined;
 }
 
-/** What each app loads before it starts serving: its module, and the service kit that runs it. */
-const WARM: { entries: string[]; flags: readonly string[] }[] = [
-  {
-    entries: ['credits', 'verifier', 'file-jobs', 'webhooks'].map(
-      (app) => `dist/apps/${app}/src/app.module.js`,
-    ),
+/** Each app's entry (one bundled file, tools/dev/bundle.mjs) with the V8 flags it runs with. */
+const WARM: { entry: string; flags: readonly string[] }[] = [
+  ...['credits', 'verifier', 'file-jobs', 'webhooks'].map((app) => ({
+    entry: `dist/apps/${app}/src/main.js`,
     flags: APP_NODE_FLAGS,
-  },
-  { entries: ['dist/apps/gateway/src/app.module.js'], flags: GATEWAY_NODE_FLAGS },
+  })),
+  { entry: 'dist/apps/gateway/src/main.js', flags: GATEWAY_NODE_FLAGS },
 ];
 
 /**
- * Fills the compile cache with the apps' modules. Node writes the cache when a process exits on its own, which
- * the apps of a suite seldom do (a suite kills them when it stops): here one process per set of V8 flags (the
- * cache holds code for the flags it was compiled with) loads them and exits. Does nothing without a cache or a
- * build.
+ * Fills the compile cache with the apps' code. Node writes the cache when a process exits on its own, which the
+ * apps of a suite seldom do (a suite kills them when it stops): here each app is run once with a LOG_LEVEL it
+ * refuses, which it checks after its whole bundle has loaded, and exits (the cache holds code for the V8 flags
+ * it was compiled with, so each runs with its own). Does nothing without a cache or a build.
  */
 export async function warmCompileCache(): Promise<void> {
   const dir = compileCacheDir();
   if (!dir) return;
   await Promise.all(
-    WARM.map(async ({ entries, flags }) => {
-      const files = [...entries, 'dist/libs/service-kit/src/index.js']
-        .map((entry) => path.join(repoRoot, entry))
-        .filter((file) => existsSync(file));
-      if (files.length === 0) return;
-      const script = `require('reflect-metadata');${files.map((f) => `require(${JSON.stringify(f)});`).join('')}`;
+    WARM.map(async ({ entry, flags }) => {
+      const file = path.join(repoRoot, entry);
+      if (!existsSync(file)) return;
       await new Promise<void>((resolve) => {
-        const child = spawn(process.execPath, [...flags, '-e', script], {
+        const child = spawn(process.execPath, [...flags, file], {
           cwd: repoRoot,
-          env: { PATH: process.env.PATH, NODE_COMPILE_CACHE: dir },
+          env: { PATH: process.env.PATH, NODE_COMPILE_CACHE: dir, LOG_LEVEL: 'not-a-level' },
           stdio: 'ignore',
         });
         // A warm-up that fails only leaves the cache colder: the apps start as they would without it.

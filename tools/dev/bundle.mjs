@@ -1,0 +1,54 @@
+// Each app's entry, <dist>/apps/<app>/src/main.js, bundled with esbuild over swc's output (decorator metadata
+// stays swc's work) into one file in its place, with a linked source map: an app then starts without resolving,
+// reading and compiling about 2,500 modules one by one, which took half of its start-up CPU (docs/performance.md,
+// "app bundles"). Paths stay as they were: the Dockerfile, compose, Helm and `npm start` run the same files. The
+// rest of dist/ stays too (the admin CLI and the migrations tool run it unbundled).
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Left to Node.js to load at run time: packages Nest and pg look for only when a feature asks for them (none is
+ * installed), and swagger-ui-dist, whose files the gateway serves from the package's own directory.
+ */
+export const BUNDLE_EXTERNALS = [
+  '@nestjs/microservices',
+  '@nestjs/microservices/*',
+  '@nestjs/websockets',
+  '@nestjs/websockets/*',
+  '@fastify/static',
+  'pg-native',
+  'swagger-ui-dist',
+];
+
+/** The apps that run as processes: every app with a src/main.ts (the web console is static files). */
+export function processApps(root) {
+  return readdirSync(path.join(root, 'apps')).filter((app) =>
+    existsSync(path.join(root, 'apps', app, 'src', 'main.ts')),
+  );
+}
+
+/** Bundles every app's main.js in `out` (a build of tools/dev/build.mjs) in place. */
+export async function bundleApps(root, out) {
+  // Imported here: build.mjs imports this file before it installs the dependencies on a fresh clone.
+  const esbuild = await import('esbuild');
+  // One build for every app: esbuild reads and parses each module once, however many apps it goes into.
+  await esbuild.build({
+    entryPoints: processApps(root).map((app) => path.join(out, 'apps', app, 'src', 'main.js')),
+    outdir: out,
+    outbase: out,
+    allowOverwrite: true,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node24',
+    // Nest names providers, TypeORM names migrations, and logs name classes, by their class names.
+    keepNames: true,
+    sourcemap: 'linked',
+    external: BUNDLE_EXTERNALS,
+    // Nest's packages are ES modules, some of which read import.meta.url; in one CommonJS file it is the
+    // file's own URL.
+    define: { 'import.meta.url': '__bundle_url' },
+    banner: { js: "const __bundle_url = require('node:url').pathToFileURL(__filename).href;" },
+    logLevel: 'warning',
+  });
+}
