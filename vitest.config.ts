@@ -94,6 +94,10 @@ export default defineConfig({
           ],
           // The apps' modules compiled once into the compile cache, before any suite starts them.
           globalSetup: ['test/setup/integration.ts'],
+          // As in the unit tier, a worker keeps its modules from one file to the next (the harness, pg, the NATS
+          // client): each file otherwise spent over a second of a core importing them again. Files keep their
+          // state in their own suite, database and namespace, and put back what they change in this process.
+          isolate: false,
           // Several files at a time (maxWorkers): each starts its own suite on its own ports, database and NATS
           // namespace, and none writes into the checkout.
         },
