@@ -166,8 +166,10 @@ describe('npm start', () => {
       if (key === null) throw new Error(`npm start exited early:\n${run.output()}`);
       expect(run.output()).toContain(`Base URL:   http://localhost:${port}/v1`);
       expect(run.output()).toContain(`Docs:       http://localhost:${port}/docs`);
-      // It said what it was doing while it built.
-      expect(run.output()).toMatch(/building into \S+: done in \d+ s/);
+      // It said what it was doing while it built, or which earlier build of the same sources it runs.
+      expect(run.output()).toMatch(
+        /building into \S+: done in \d+ s|using the build of an earlier run \(\S+\): the sources have not changed/,
+      );
 
       const credits = async () => {
         const res = await fetch(`http://127.0.0.1:${port}/v1/credits`, { headers: { 'SVC-API-KEY': key } });
@@ -250,6 +252,9 @@ describe('npm start', () => {
       children.push(run.child);
       expect(await run.exited).toBe(1);
       const output = run.output();
+      // The sources are those of the run above: their build is used again, not made again.
+      expect(output).toMatch(/using the build of an earlier run \(\S+\): the sources have not changed/);
+      expect(output).not.toMatch(/building into/);
       expect(output).toMatch(/file-jobs stopped unexpectedly \(exit 1\); restarting it in 0\.5 s/);
       expect(output).toMatch(/file-jobs stopped unexpectedly \(exit 1\); restarting it in 1 s/);
       expect(output).toContain(

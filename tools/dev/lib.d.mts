@@ -29,3 +29,6 @@ export function runPostgres(
     onOutput?: (chunk: Buffer) => void;
   },
 ): Promise<ChildProcess>;
+
+/** A digest of what a build is made of in `checkout` (default: this checkout): equal digests, equal builds. */
+export function buildInputsDigest(checkout?: string): string;

@@ -213,18 +213,81 @@ export async function build(out = path.join(root, 'dist'), { compileOnly = false
 const buildsDir = path.join(root, '.data', 'builds');
 
 /**
- * A build of this process's own, in .data/builds/<name>-<pid>: a command that runs the apps for long (`npm
- * start`) runs them from it, so a concurrent `npm test` or `npm run build`, which replace dist/, cannot pull the
- * files from under them. Builds left by processes that are gone are removed first; `removePrivateBuild()`
- * removes this one.
+ * What a build is made of: every file under apps/, libs/ and tools/ (less node_modules and the typed client's
+ * generated types, which the build writes and which compile to nothing) and the files that configure the build
+ * and fix the dependencies' versions, in `checkout` (this one by default). Two states with the same digest
+ * build the same files.
+ */
+export function buildInputsDigest(checkout = root) {
+  const digest = createHash('sha256');
+  const add = (file) =>
+    digest
+      .update(`${path.relative(checkout, file)}\0`)
+      .update(readFileSync(file))
+      .update('\0');
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    )) {
+      const full = path.join(dir, entry.name);
+      if (entry.name === 'node_modules' || full === path.join(checkout, 'libs', 'client', 'src', 'generated'))
+        continue;
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) add(full);
+    }
+  };
+  for (const dir of ['apps', 'libs', 'tools'])
+    if (existsSync(path.join(checkout, dir))) walk(path.join(checkout, dir));
+  for (const file of ['package-lock.json', '.swcrc', 'tsconfig.base.json', 'tsconfig.json'])
+    if (existsSync(path.join(checkout, file))) add(path.join(checkout, file));
+  return digest.digest('hex').slice(0, 16);
+}
+
+/**
+ * A build for a command that runs the apps for long (`npm start`), apart from dist/, so a concurrent `npm test`
+ * or `npm run build`, which replace dist/, cannot pull the files from under them. Builds are kept in
+ * .data/builds/build-<digest of the sources> and never changed once made: a run whose sources have not changed
+ * since an earlier one uses its build instead of building again. The returned path, .data/builds/<name>-<pid>,
+ * is this process's link to it (its apps name it on their command line; `removePrivateBuild()` removes it).
+ * Links of processes that are gone, unfinished builds, and builds of other sources that no running process
+ * links to are removed first.
  */
 export async function privateBuild(name) {
   mkdirSync(buildsDir, { recursive: true });
+  const wanted = `build-${buildInputsDigest()}`;
   for (const entry of readdirSync(buildsDir)) {
+    // Finished builds are kept while wanted or linked (below); links and unfinished builds while their run lives.
+    if (/^build-[0-9a-f]+$/.test(entry)) continue;
     const pid = Number(/-(\d+)$/.exec(entry)?.[1]);
     if (!pid || !alive(pid)) rmSync(path.join(buildsDir, entry), { recursive: true, force: true });
   }
-  return build(path.join(buildsDir, `${name}-${process.pid}`));
+  const linked = new Set(
+    readdirSync(buildsDir, { withFileTypes: true })
+      .filter((entry) => entry.isSymbolicLink())
+      .map((entry) => readlinkSync(path.join(buildsDir, entry.name))),
+  );
+  for (const entry of readdirSync(buildsDir))
+    if (/^build-[0-9a-f]+$/.test(entry) && entry !== wanted && !linked.has(entry))
+      rmSync(path.join(buildsDir, entry), { recursive: true, force: true });
+
+  const shared = path.join(buildsDir, wanted);
+  if (existsSync(shared)) {
+    log(`using the build of an earlier run (${path.relative(root, shared)}): the sources have not changed`);
+  } else {
+    // Built aside and renamed into place whole, so a build that stops halfway is never taken for a finished one.
+    const unfinished = `${shared}.tmp-${process.pid}`;
+    await build(unfinished);
+    try {
+      renameSync(unfinished, shared);
+    } catch {
+      // Another run finished the same build first: it is as good as this one.
+      rmSync(unfinished, { recursive: true, force: true });
+    }
+  }
+  const link = path.join(buildsDir, `${name}-${process.pid}`);
+  rmSync(link, { recursive: true, force: true });
+  symlinkSync(wanted, link);
+  return link;
 }
 
 /** The pids of the `npm start` runs of this checkout that are still running (each has a build in .data/builds). */
@@ -235,8 +298,9 @@ function runningStarts() {
     .filter((pid) => pid && pid !== process.pid && alive(pid));
 }
 
-export function removePrivateBuild(dir) {
-  if (path.dirname(dir) === buildsDir) rmSync(dir, { recursive: true, force: true });
+/** Removes this process's link to its build (privateBuild); the build stays for the next run. */
+export function removePrivateBuild(link) {
+  if (path.dirname(link) === buildsDir) rmSync(link, { force: true });
 }
 
 function alive(pid) {

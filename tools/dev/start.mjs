@@ -5,8 +5,9 @@
 // It supervises what it starts: a service that exits is started again after a pause that doubles with each
 // quick failure, and the restart is printed; one that keeps failing stops everything with a message naming it
 // and its log. Ctrl-C (SIGINT), SIGTERM or SIGHUP stops every service (each finishes what it holds), then the stores
-// it started, and exits once all of them are gone. The apps run from a build of their own (.data/builds), so
-// `npm test` or `npm run build` replacing dist/ meanwhile does not disturb them.
+// it started, and exits once all of them are gone. The apps run from a build apart from dist/ (.data/builds), so
+// `npm test` or `npm run build` replacing dist/ meanwhile does not disturb them; a run whose sources have not
+// changed since an earlier one uses that run's build instead of building again (lib.mjs privateBuild).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
