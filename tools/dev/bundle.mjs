@@ -43,7 +43,10 @@ export async function bundleApps(root, out) {
     target: 'node24',
     // Nest names providers, TypeORM names migrations, and logs name classes, by their class names.
     keepNames: true,
+    // Positions only, mapped through swc's maps to the TypeScript sources; their text stays out (the image
+    // ships no sources, and `--enable-source-maps` needs none to name a file and line).
     sourcemap: 'linked',
+    sourcesContent: false,
     external: BUNDLE_EXTERNALS,
     // Nest's packages are ES modules, some of which read import.meta.url; in one CommonJS file it is the
     // file's own URL.
