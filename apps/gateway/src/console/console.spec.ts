@@ -118,3 +118,25 @@ describe('the web console where it was not built', () => {
     expectConsoleHeaders(res.headers);
   });
 });
+
+describe('the web console with no directory to serve it from', () => {
+  let gateway: GatewayHarness;
+
+  // A gateway built into an app of its own finds the console beside its entry (main.ts); one assembled in a test
+  // or another program without CONSOLE_DIR has none.
+  beforeAll(async () => {
+    gateway = await GatewayHarness.start();
+  });
+  afterAll(async () => gateway?.close());
+
+  it('answers /console with 404 NOT_FOUND in either style, naming CONSOLE_DIR, and the API as before', async () => {
+    const res = await gateway.call('/console/files', { key: null });
+    const error = expectError('current', res, 404, 'NOT_FOUND');
+    expect(error.message).toBe(
+      'The web console is not built on this installation: build it with npm run build, or set CONSOLE_DIR',
+    );
+    expectConsoleHeaders(res.headers);
+    expectError('legacy', await gateway.call('/console', { key: null, style: 'legacy' }), 404, 'NOT_FOUND');
+    expect((await gateway.call('/v1/verify/disposable?email=a@mailinator.com')).status).toBe(200);
+  });
+});
