@@ -1,11 +1,13 @@
 // `npm run bench -- <name> [--quick] [--profile]`: on-demand benchmarks, never part of
 // `npm test`. Compiles apps, libs and tools with the repository's swc settings into a private directory
-// (.data/bench/build/dist), so a benchmark neither wipes nor depends on a dist/ that someone else is
+// (.data/bench/build/dist) and bundles each app's entry as the build does (../dev/bundle.mjs: the apps run as
+// they run in production), so a benchmark neither wipes nor depends on a dist/ that someone else is
 // rebuilding, then runs the benchmark there. See tools/bench/README.md.
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { YOUNG_GENERATION_FLAGS } from '../dev/apps.mjs';
+import { bundleApps } from '../dev/bundle.mjs';
 import { ensureDependencies, ensureNode, root } from '../dev/lib.mjs';
 
 const BENCHMARKS = {
@@ -59,6 +61,7 @@ const built = spawnSync(
   { cwd: root, stdio: 'inherit' },
 );
 if (built.status !== 0) process.exit(built.status ?? 1);
+await bundleApps(root, path.join(buildDir, 'dist'));
 // The test harness reads the apps' V8 flags from their one source, relative to its working directory.
 mkdirSync(path.join(buildDir, 'tools', 'dev'), { recursive: true });
 copyFileSync(
