@@ -1,14 +1,12 @@
 // `npm run bench -- <name> [--quick] [--profile]`: on-demand benchmarks, never part of
-// `npm test`. Compiles apps, libs and tools with the repository's swc settings into a private directory
-// (.data/bench/build/dist) and bundles each app's entry as the build does (../dev/bundle.mjs: the apps run as
-// they run in production), so a benchmark neither wipes nor depends on a dist/ that someone else is
-// rebuilding, then runs the benchmark there. See tools/bench/README.md.
-import { spawn, spawnSync } from 'node:child_process';
+// `npm test`. Builds as `npm run build` does (../dev/build.mjs: the apps bundled, as they run in production)
+// into a private directory (.data/bench/build/dist), so a benchmark neither wipes nor depends on a dist/ that
+// someone else is rebuilding, then runs the benchmark there. See tools/bench/README.md.
+import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { YOUNG_GENERATION_FLAGS } from '../dev/apps.mjs';
-import { bundleApps } from '../dev/bundle.mjs';
-import { ensureDependencies, ensureNode, root } from '../dev/lib.mjs';
+import { build, ensureDependencies, ensureNode, root } from '../dev/lib.mjs';
 
 const BENCHMARKS = {
   gateway: 'GET /v1/verify/disposable through the gateway vs a bare node:http server (64 connections)',
@@ -41,27 +39,7 @@ await ensureNode();
 await ensureDependencies();
 const buildDir = path.join(root, '.data', 'bench', 'build');
 rmSync(buildDir, { recursive: true, force: true });
-process.stdout.write(`[bench] building into ${path.relative(root, buildDir)}/dist…\n`);
-const swc = path.join(root, 'node_modules', '.bin', 'swc');
-// The same invocation as tools/dev/build.mjs, to another output directory.
-const built = spawnSync(
-  process.execPath,
-  [
-    swc,
-    'apps',
-    'libs',
-    'tools',
-    '-d',
-    path.join(buildDir, 'dist'),
-    '--copy-files',
-    '--ignore',
-    '**/*.spec.ts,**/*.int-spec.ts,**/*.mjs,**/project.json',
-    '--quiet',
-  ],
-  { cwd: root, stdio: 'inherit' },
-);
-if (built.status !== 0) process.exit(built.status ?? 1);
-await bundleApps(root, path.join(buildDir, 'dist'));
+await build(path.join(buildDir, 'dist'));
 // The test harness reads the apps' V8 flags from their one source, relative to its working directory.
 mkdirSync(path.join(buildDir, 'tools', 'dev'), { recursive: true });
 copyFileSync(

@@ -50,7 +50,7 @@ const compiled = run(path.join('.bin', 'swc'), [
 ]).then(async (code) => {
   if (code !== 0 || compileOnly) return code;
   try {
-    await bundleApps(root, out);
+    await bundleApps(out);
     return 0;
   } catch (err) {
     // esbuild has printed what it could not bundle.

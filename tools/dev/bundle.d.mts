@@ -3,8 +3,8 @@
 /** The packages each app's bundle leaves to Node.js to load (a trailing /* names a package's files). */
 export declare const BUNDLE_EXTERNALS: readonly string[];
 
-/** The apps that run as processes: every app with a src/main.ts. */
-export function processApps(root: string): string[];
+/** The apps that run as processes: their names and entries, relative to a build's directory. */
+export declare const BUNDLED_APPS: readonly { name: string; entry: string }[];
 
 /** Bundles every app's main.js in `out` (a build of build.mjs) in place. */
-export function bundleApps(root: string, out: string): Promise<void>;
+export function bundleApps(out: string): Promise<void>;

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUNDLE_EXTERNALS, processApps } from './bundle.mjs';
+import { BUNDLE_EXTERNALS, BUNDLED_APPS } from './bundle.mjs';
 
 const root = process.cwd();
 
@@ -29,7 +29,7 @@ function filesLoaded(app: string): { files: string[]; output: string } {
 }
 
 describe("each app's entry is one bundled file (tools/dev/bundle.mjs)", () => {
-  const apps = processApps(root);
+  const apps = BUNDLED_APPS.map((app) => app.name);
 
   it('covers every app that runs as a process', () => {
     expect(apps.sort()).toEqual(['credits', 'file-jobs', 'gateway', 'verifier', 'webhooks']);

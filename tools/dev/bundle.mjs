@@ -3,8 +3,8 @@
 // reading and compiling about 2,500 modules one by one, which took half of its start-up CPU (docs/performance.md,
 // "app bundles"). Paths stay as they were: the Dockerfile, compose, Helm and `npm start` run the same files. The
 // rest of dist/ stays too (the admin CLI and the migrations tool run it unbundled).
-import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { GATEWAY, SERVICES } from './apps.mjs';
 
 /**
  * Left to Node.js to load at run time: packages Nest and pg look for only when a feature asks for them (none is
@@ -20,20 +20,19 @@ export const BUNDLE_EXTERNALS = [
   'swagger-ui-dist',
 ];
 
-/** The apps that run as processes: every app with a src/main.ts (the web console is static files). */
-export function processApps(root) {
-  return readdirSync(path.join(root, 'apps')).filter((app) =>
-    existsSync(path.join(root, 'apps', app, 'src', 'main.ts')),
-  );
-}
+/** The apps that run as processes (apps.mjs): their names and entries, relative to a build's directory. */
+export const BUNDLED_APPS = [GATEWAY, ...SERVICES].map((app) => ({
+  name: app.name,
+  entry: path.relative('dist', app.entry),
+}));
 
 /** Bundles every app's main.js in `out` (a build of tools/dev/build.mjs) in place. */
-export async function bundleApps(root, out) {
+export async function bundleApps(out) {
   // Imported here: build.mjs imports this file before it installs the dependencies on a fresh clone.
   const esbuild = await import('esbuild');
   // One build for every app: esbuild reads and parses each module once, however many apps it goes into.
   await esbuild.build({
-    entryPoints: processApps(root).map((app) => path.join(out, 'apps', app, 'src', 'main.js')),
+    entryPoints: BUNDLED_APPS.map((app) => path.join(out, app.entry)),
     outdir: out,
     outbase: out,
     allowOverwrite: true,
