@@ -31,7 +31,7 @@ const LAMBDA_ARGS = [
 ];
 
 describe('desktopArgs', () => {
-  it("keeps the package's harmless flags and drops what would hide a browser's protections", () => {
+  it("keeps the package's harmless flags, drops what would hide a browser's protections and the emulated GPU", () => {
     expect(desktopArgs(LAMBDA_ARGS)).toEqual([
       '--ash-no-nudges',
       '--disable-domain-reliability',
@@ -40,11 +40,6 @@ describe('desktopArgs', () => {
       '--no-default-browser-check',
       '--no-pings',
       '--font-render-hinting=none',
-      '--ignore-gpu-blocklist',
-      '--in-process-gpu',
-      '--use-gl=angle',
-      '--use-angle=swiftshader',
-      '--enable-unsafe-swiftshader',
     ]);
   });
 });

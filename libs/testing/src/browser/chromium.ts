@@ -28,6 +28,10 @@ const SYSTEM_NAMES = ['chromium', 'chromium-browser'];
  * - `--headless=…`, `--no-sandbox`, `--disable-setuid-sandbox`: Playwright chooses these itself.
  * - `--disable-features=…`, `--enable-features=…`: Playwright passes its own lists, and Chromium keeps only the last
  *   of a repeated switch (the package's lists would also turn site isolation off and SharedArrayBuffer on).
+ * - `--use-gl=angle`, `--use-angle=swiftshader`, `--in-process-gpu`, `--ignore-gpu-blocklist`,
+ *   `--enable-unsafe-swiftshader`: a GPU emulated on the CPU (SwiftShader), for Lambda's WebGL. The console draws
+ *   no WebGL; without them headless Chromium composites in software, as it does with the machine's own Chromium,
+ *   for far less CPU.
  */
 const LAMBDA_ONLY = new Set([
   '--single-process',
@@ -40,6 +44,11 @@ const LAMBDA_ONLY = new Set([
   '--disable-setuid-sandbox',
   '--disable-features',
   '--enable-features',
+  '--use-gl',
+  '--use-angle',
+  '--in-process-gpu',
+  '--ignore-gpu-blocklist',
+  '--enable-unsafe-swiftshader',
 ]);
 
 /** @sparticuz/chromium's flags for a headless run on a desktop or CI machine (see LAMBDA_ONLY). */
