@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildInputsDigest } from './lib.mjs';
+import { BUILD_INPUTS_FILE, buildInputsDigest, copyBuild } from './lib.mjs';
 
 describe("npm start's build is used again only for the same sources (lib.mjs buildInputsDigest)", () => {
   let checkout: string;
@@ -52,5 +52,35 @@ describe("npm start's build is used again only for the same sources (lib.mjs bui
     write('apps/console/node_modules/x/index.js', 'x\n');
     write('libs/client/src/generated/openapi.ts', 'export type T = 1;\n');
     expect(buildInputsDigest(checkout)).toBe(before);
+  });
+});
+
+describe('npm start copies dist/ when it was built from the same sources (lib.mjs copyBuild)', () => {
+  let work: string;
+  let dist: string;
+  let target: string;
+  beforeEach(() => {
+    work = mkdtempSync(path.join(tmpdir(), 'ev-copy-build-'));
+    dist = path.join(work, 'dist');
+    target = path.join(work, 'builds', 'build-abc.tmp-1');
+    mkdirSync(path.join(dist, 'apps', 'credits', 'src'), { recursive: true });
+    writeFileSync(path.join(dist, 'apps', 'credits', 'src', 'main.js'), 'run();\n');
+  });
+  afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+  it('copies a finished build of the same sources, whole', () => {
+    writeFileSync(path.join(dist, BUILD_INPUTS_FILE), 'abc\n');
+    expect(copyBuild(dist, target, 'abc')).toBe(true);
+    expect(readFileSync(path.join(target, 'apps', 'credits', 'src', 'main.js'), 'utf8')).toBe('run();\n');
+    expect(readFileSync(path.join(target, BUILD_INPUTS_FILE), 'utf8')).toBe('abc\n');
+  });
+
+  it('leaves a build of other sources, and one that did not finish (no digest written)', () => {
+    writeFileSync(path.join(dist, BUILD_INPUTS_FILE), 'other\n');
+    expect(copyBuild(dist, target, 'abc')).toBe(false);
+    rmSync(path.join(dist, BUILD_INPUTS_FILE));
+    expect(copyBuild(dist, target, 'abc')).toBe(false);
+    expect(copyBuild(path.join(work, 'missing'), target, 'abc')).toBe(false);
+    expect(existsSync(target)).toBe(false);
   });
 });

@@ -8,12 +8,14 @@
 // Then each app's entry (<dist>/apps/<app>/src/main.js) is bundled in place into one file (tools/dev/bundle.mjs).
 // `--compile-only` (after the directory) stops at swc: for a build whose modules are loaded one by one, not run as
 // apps (`npm run migrate`).
+// A finished whole build leaves the digest of the sources it was made from in <dist>/.build-inputs (taken before
+// it began): `npm start` copies such a dist/ instead of building the same sources again (lib.mjs privateBuild).
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleApps } from './bundle.mjs';
 import { clientTypes } from './client-types.mjs';
-import { ensureDependencies, ensureNode, root } from './lib.mjs';
+import { BUILD_INPUTS_FILE, buildInputsDigest, ensureDependencies, ensureNode, root } from './lib.mjs';
 
 await ensureNode();
 await ensureDependencies();
@@ -21,6 +23,7 @@ await clientTypes();
 const out = path.resolve(root, process.argv[2] ?? 'dist');
 const compileOnly = process.argv[3] === '--compile-only';
 rmSync(out, { recursive: true, force: true });
+const inputs = buildInputsDigest();
 
 /** Runs a Node.js script of node_modules to its end: its exit code. */
 function run(script, args) {
@@ -70,4 +73,6 @@ const codes = await Promise.all([
         path.join(out, 'apps', 'console'),
       ]),
 ]);
-process.exit(codes.find((code) => code !== 0) ?? 0);
+const failed = codes.find((code) => code !== 0);
+if (failed === undefined && !compileOnly) writeFileSync(path.join(out, BUILD_INPUTS_FILE), `${inputs}\n`);
+process.exit(failed ?? 0);

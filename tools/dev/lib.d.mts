@@ -32,3 +32,12 @@ export function runPostgres(
 
 /** A digest of what a build is made of in `checkout` (default: this checkout): equal digests, equal builds. */
 export function buildInputsDigest(checkout?: string): string;
+
+/** The file a finished build leaves in its directory: the digest of the sources it was made from. */
+export declare const BUILD_INPUTS_FILE: string;
+
+/** The digest of the sources `dir` was built from, and the stamp's identity; undefined for no finished build. */
+export function builtFrom(dir: string): { digest: string; stamp: string } | undefined;
+
+/** Copies the finished build `from` to `to` when it was made from the sources of `digest`: whether it did. */
+export function copyBuild(from: string, to: string, digest: string): boolean;

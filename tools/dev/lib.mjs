@@ -213,6 +213,41 @@ export async function build(out = path.join(root, 'dist'), { compileOnly = false
 const buildsDir = path.join(root, '.data', 'builds');
 
 /**
+ * The file a finished build (tools/dev/build.mjs, not `--compile-only`) leaves in its directory: the digest of the
+ * sources it was made from (buildInputsDigest), taken before it began.
+ */
+export const BUILD_INPUTS_FILE = '.build-inputs';
+
+/**
+ * The digest of the sources `dir` was built from, and the stamp's identity (a build removes its directory first,
+ * so a build begun since gives another); undefined for a directory that holds no finished build.
+ */
+export function builtFrom(dir) {
+  try {
+    const stamp = path.join(dir, BUILD_INPUTS_FILE);
+    const { ino, mtimeMs } = statSync(stamp);
+    return { digest: readFileSync(stamp, 'utf8').trim(), stamp: `${ino}:${mtimeMs}` };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Copies the finished build `from` to `to` when it was made from the sources of `digest` and no build replaced it
+ * meanwhile (it is the same finished build before and after the copy): whether it did.
+ */
+export function copyBuild(from, to, digest) {
+  const before = builtFrom(from);
+  if (before?.digest !== digest) return false;
+  rmSync(to, { recursive: true, force: true });
+  cpSync(from, to, { recursive: true, verbatimSymlinks: true });
+  const after = builtFrom(from);
+  if (after?.stamp === before.stamp && after.digest === digest) return true;
+  rmSync(to, { recursive: true, force: true });
+  return false;
+}
+
+/**
  * What a build is made of: every file under apps/, libs/ and tools/ (less node_modules and the typed client's
  * generated types, which the build writes and which compile to nothing) and the files that configure the build
  * and fix the dependencies' versions, in `checkout` (this one by default). Two states with the same digest
@@ -254,7 +289,8 @@ export function buildInputsDigest(checkout = root) {
  */
 export async function privateBuild(name) {
   mkdirSync(buildsDir, { recursive: true });
-  const wanted = `build-${buildInputsDigest()}`;
+  const digest = buildInputsDigest();
+  const wanted = `build-${digest}`;
   for (const entry of readdirSync(buildsDir)) {
     // Finished builds are kept while wanted or linked (below); links and unfinished builds while their run lives.
     if (/^build-[0-9a-f]+$/.test(entry)) continue;
@@ -276,7 +312,11 @@ export async function privateBuild(name) {
   } else {
     // Built aside and renamed into place whole, so a build that stops halfway is never taken for a finished one.
     const unfinished = `${shared}.tmp-${process.pid}`;
-    await build(unfinished);
+    // dist/ made by `npm test` or `npm run build` from these very sources is copied rather than made again.
+    const dist = path.join(root, 'dist');
+    if (copyBuild(dist, unfinished, digest))
+      log(`using a copy of dist/, built from the same sources (${path.relative(root, shared)})`);
+    else await build(unfinished);
     try {
       renameSync(unfinished, shared);
     } catch {
