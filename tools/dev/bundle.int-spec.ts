@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUNDLE_EXTERNALS, BUNDLED_APPS } from './bundle.mjs';
+import { BUNDLE_EXTERNALS, BUNDLED_APPS, BUNDLED_ENTRIES } from './bundle.mjs';
 
 const root = process.cwd();
 
@@ -31,8 +31,9 @@ function filesLoaded(app: string): { files: string[]; output: string } {
 describe("each app's entry is one bundled file (tools/dev/bundle.mjs)", () => {
   const apps = BUNDLED_APPS.map((app) => app.name);
 
-  it('covers every app that runs as a process', () => {
+  it('covers every app that runs as a process, and the admin CLI', () => {
     expect(apps.sort()).toEqual(['credits', 'file-jobs', 'gateway', 'verifier', 'webhooks']);
+    expect(BUNDLED_ENTRIES).toContain(path.join('tools', 'admin', 'main.js'));
   });
 
   it.each(apps)('%s loads its bundle only, on its way to its configuration check', (app) => {
@@ -45,16 +46,19 @@ describe("each app's entry is one bundled file (tools/dev/bundle.mjs)", () => {
     ]);
   });
 
-  it.each(apps)('%s leaves to Node.js only its built-in modules and the named externals', (app) => {
-    const bundle = readFileSync(path.join(root, 'dist', 'apps', app, 'src', 'main.js'), 'utf8');
-    const required = new Set([...bundle.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]!));
-    const external = (name: string) =>
-      BUNDLE_EXTERNALS.some((pattern) =>
-        pattern.endsWith('/*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern,
-      );
-    expect([...required].filter((name) => !isBuiltin(name) && !external(name))).toEqual([]);
-    // A linked source map beside it, for `node --enable-source-maps` or a debugger.
-    expect(bundle).toMatch(/\/\/# sourceMappingURL=main\.js\.map\s*$/);
-    expect(existsSync(path.join(root, 'dist', 'apps', app, 'src', 'main.js.map'))).toBe(true);
-  });
+  it.each(BUNDLED_ENTRIES)(
+    '%s leaves to Node.js only its built-in modules and the named externals',
+    (entry) => {
+      const bundle = readFileSync(path.join(root, 'dist', entry), 'utf8');
+      const required = new Set([...bundle.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]!));
+      const external = (name: string) =>
+        BUNDLE_EXTERNALS.some((pattern) =>
+          pattern.endsWith('/*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern,
+        );
+      expect([...required].filter((name) => !isBuiltin(name) && !external(name))).toEqual([]);
+      // A linked source map beside it, for `node --enable-source-maps` or a debugger.
+      expect(bundle).toMatch(/\/\/# sourceMappingURL=main\.js\.map\s*$/);
+      expect(existsSync(path.join(root, 'dist', `${entry}.map`))).toBe(true);
+    },
+  );
 });

@@ -2,7 +2,9 @@
 // stays swc's work) into one file in its place, with a linked source map: an app then starts without resolving,
 // reading and compiling about 2,500 modules one by one, which took half of its start-up CPU (docs/performance.md,
 // "app bundles"). Paths stay as they were: the Dockerfile, compose, Helm and `npm start` run the same files. The
-// rest of dist/ stays too (the admin CLI and the migrations tool run it unbundled).
+// admin CLI's entry (<dist>/tools/admin/main.js) is bundled the same way, so the image ships the bundles and no
+// installed package but the externals below (tools/dev/runtime-files.mjs). The rest of dist/ stays for the
+// migrations tool, which runs it unbundled.
 import path from 'node:path';
 import { GATEWAY, SERVICES } from './apps.mjs';
 
@@ -26,13 +28,19 @@ export const BUNDLED_APPS = [GATEWAY, ...SERVICES].map((app) => ({
   entry: path.relative('dist', app.entry),
 }));
 
-/** Bundles every app's main.js in `out` (a build of tools/dev/build.mjs) in place. */
+/** The admin CLI's entry, relative to a build's directory: bundled too, for the image (runtime-files.mjs). */
+export const ADMIN_ENTRY = path.join('tools', 'admin', 'main.js');
+
+/** Every bundled entry, relative to a build's directory. */
+export const BUNDLED_ENTRIES = [...BUNDLED_APPS.map((app) => app.entry), ADMIN_ENTRY];
+
+/** Bundles every app's main.js and the admin CLI's in `out` (a build of tools/dev/build.mjs) in place. */
 export async function bundleApps(out) {
   // Imported here: build.mjs imports this file before it installs the dependencies on a fresh clone.
   const esbuild = await import('esbuild');
   // One build for every app: esbuild reads and parses each module once, however many apps it goes into.
   await esbuild.build({
-    entryPoints: BUNDLED_APPS.map((app) => path.join(out, app.entry)),
+    entryPoints: BUNDLED_ENTRIES.map((entry) => path.join(out, entry)),
     outdir: out,
     outbase: out,
     allowOverwrite: true,
