@@ -6,9 +6,10 @@
 // else the bundles hold already. Paths stay as in the checkout: `node dist/apps/<app>/src/main.js` runs an app.
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { BUNDLE_EXTERNALS, BUNDLED_ENTRIES } from './bundle.mjs';
 
-/** Gathers the image's files from the build `build` (a directory named dist) of `project` into `target`. */
+/** Gathers the image's files from `build` (a whole build of `project`) into `target`, under dist/ as built. */
 export function gatherRuntimeFiles(project, build, target) {
   rmSync(target, { recursive: true, force: true });
   mkdirSync(target, { recursive: true });
@@ -22,9 +23,9 @@ export function gatherRuntimeFiles(project, build, target) {
       copy(from, path.join('dist', file));
     }
   }
-  const console = path.join(build, 'apps', 'console');
-  if (!existsSync(path.join(console, 'index.html'))) throw new Error('the web console was not built');
-  copy(console, path.join('dist', 'apps', 'console'));
+  const consoleDir = path.join(build, 'apps', 'console');
+  if (!existsSync(path.join(consoleDir, 'index.html'))) throw new Error('the web console was not built');
+  copy(consoleDir, path.join('dist', 'apps', 'console'));
   // Packages, not files of a package (a trailing /*); the ones Nest and pg only look for are not installed.
   for (const name of new Set(BUNDLE_EXTERNALS.map((pattern) => pattern.replace(/\/\*$/, '')))) {
     const dir = path.join(project, 'node_modules', name);
@@ -32,7 +33,7 @@ export function gatherRuntimeFiles(project, build, target) {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
   const [target, build = 'dist'] = process.argv.slice(2);
   if (!target) {
     process.stderr.write('usage: node tools/dev/runtime-files.mjs <target> [<build>]\n');
