@@ -6,9 +6,6 @@ export declare const BUNDLE_EXTERNALS: readonly string[];
 /** The apps that run as processes: their names and entries, relative to a build's directory. */
 export declare const BUNDLED_APPS: readonly { name: string; entry: string }[];
 
-/** The admin CLI's entry, relative to a build's directory (bundled too). */
-export declare const ADMIN_ENTRY: string;
-
 /** Every bundled entry (the apps' and the admin CLI's), relative to a build's directory. */
 export declare const BUNDLED_ENTRIES: readonly string[];
 

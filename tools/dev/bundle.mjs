@@ -28,11 +28,14 @@ export const BUNDLED_APPS = [GATEWAY, ...SERVICES].map((app) => ({
   entry: path.relative('dist', app.entry),
 }));
 
-/** The admin CLI's entry, relative to a build's directory: bundled too, for the image (runtime-files.mjs). */
-export const ADMIN_ENTRY = path.join('tools', 'admin', 'main.js');
-
-/** Every bundled entry, relative to a build's directory. */
-export const BUNDLED_ENTRIES = [...BUNDLED_APPS.map((app) => app.entry), ADMIN_ENTRY];
+/**
+ * Every bundled entry, relative to a build's directory: the apps', and the admin CLI's, bundled too for the image
+ * (runtime-files.mjs).
+ */
+export const BUNDLED_ENTRIES = [
+  ...BUNDLED_APPS.map((app) => app.entry),
+  path.join('tools', 'admin', 'main.js'),
+];
 
 /** Bundles every app's main.js and the admin CLI's in `out` (a build of tools/dev/build.mjs) in place. */
 export async function bundleApps(out) {
