@@ -8,6 +8,8 @@ import { Client } from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
+/** A run that hangs is killed before the test's own timeout, so it cannot outlive the test. */
+const RUN_LIMIT = { timeout: 25_000, killSignal: 'SIGKILL' as const };
 
 describe('npm run migrate', () => {
   const name = `ev_test_migrate_${randomBytes(4).toString('hex')}`;
@@ -21,6 +23,7 @@ describe('npm run migrate', () => {
     const { stdout } = await run(process.execPath, ['tools/dev/migrate.mjs'], {
       cwd: process.cwd(),
       env: { ...process.env, DATABASE_URL: url.toString() },
+      ...RUN_LIMIT,
     });
     for (const service of ['credits', 'verifier', 'files', 'webhooks'])
       expect(stdout).toMatch(new RegExp(`${service}: [1-9]\\d* migration\\(s\\) applied`));
@@ -49,6 +52,7 @@ describe('npm run migrate', () => {
     await run(process.execPath, ['tools/dev/migrate.mjs'], {
       cwd: process.cwd(),
       env: { ...process.env, DATABASE_URL: url.toString() },
+      ...RUN_LIMIT,
     });
     expect(statSync(built).mtimeMs).toBe(before);
   });
