@@ -3,7 +3,7 @@ import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { eventually } from '../eventually';
-import { freePort } from '../suite/processes';
+import { holdPort } from '../suite/processes';
 
 export interface NatsClusterOptions {
   /** How many nats-server processes (default 3). One gives a single server without a cluster block. */
@@ -38,6 +38,9 @@ interface RunningNode extends NatsNode {
   stopped?: boolean;
   output: string[];
 }
+
+/** How many times start() picks new ports when one was taken before its nats-server could bind it. */
+const START_ATTEMPTS = 3;
 
 /** Where `nats-server` is: the PATH, then the sbin directories Debian's package uses (not on every user's PATH). */
 export function findNatsServer(): string {
@@ -75,53 +78,75 @@ export class NatsCluster {
   ) {}
 
   static async start(options: NatsClusterOptions = {}): Promise<NatsCluster> {
-    const binary = findNatsServer();
     const count = options.nodes ?? 3;
     if (!Number.isInteger(count) || count < 1)
       throw new Error(`NatsCluster: nodes must be 1 or more (got ${count})`);
+    // A port picked here can still be taken by another process before nats-server binds it: then the cluster is
+    // started again on other ports.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await NatsCluster.startOnce(count, options);
+      } catch (err) {
+        if (attempt === START_ATTEMPTS || !/address already in use/.test(String(err))) throw err;
+      }
+    }
+  }
+
+  private static async startOnce(count: number, options: NatsClusterOptions): Promise<NatsCluster> {
+    const binary = findNatsServer();
     const dir = mkdtempSync(path.join(os.tmpdir(), 'ev-nats-cluster-'));
     const nodes: RunningNode[] = [];
-    for (let i = 1; i <= count; i++) {
-      const port = await freePort();
-      const clusterPort = await freePort();
-      const monitorPort = await freePort();
-      nodes.push({
-        name: `n${i}`,
-        url: `nats://127.0.0.1:${port}`,
-        port,
-        clusterPort,
-        monitorPort,
-        storeDir: path.join(dir, `n${i}`, 'jetstream'),
-        configFile: path.join(dir, `n${i}.conf`),
-        output: [],
-      });
-    }
-    const clusterName = options.name ?? 'ev-test';
-    for (const node of nodes) {
-      const lines = [
-        `server_name: ${node.name}`,
-        `listen: "127.0.0.1:${node.port}"`,
-        `http: "127.0.0.1:${node.monitorPort}"`,
-        `jetstream { store_dir: ${JSON.stringify(node.storeDir)} }`,
-      ];
-      if (count > 1) {
-        lines.push(
-          'cluster {',
-          `  name: ${clusterName}`,
-          `  listen: "127.0.0.1:${node.clusterPort}"`,
-          `  routes: [${nodes.map((n) => `"nats-route://127.0.0.1:${n.clusterPort}"`).join(', ')}]`,
-          '}',
-        );
-      }
-      if (options.extraConfig) lines.push(options.extraConfig);
-      writeFileSync(node.configFile, `${lines.join('\n')}\n`);
-    }
     const cluster = new NatsCluster(binary, dir, nodes, options.env ?? {});
+    // Every port picked stays bound here until the nodes start, so no two of them are the same.
+    const held: Array<{ port: number; release: () => Promise<void> }> = [];
+    const releaseHeld = () => Promise.all(held.splice(0).map((hold) => hold.release()));
+    const pick = async () => {
+      const hold = await holdPort();
+      held.push(hold);
+      return hold.port;
+    };
     try {
+      for (let i = 1; i <= count; i++) {
+        const port = await pick();
+        const clusterPort = await pick();
+        const monitorPort = await pick();
+        nodes.push({
+          name: `n${i}`,
+          url: `nats://127.0.0.1:${port}`,
+          port,
+          clusterPort,
+          monitorPort,
+          storeDir: path.join(dir, `n${i}`, 'jetstream'),
+          configFile: path.join(dir, `n${i}.conf`),
+          output: [],
+        });
+      }
+      const clusterName = options.name ?? 'ev-test';
+      for (const node of nodes) {
+        const lines = [
+          `server_name: ${node.name}`,
+          `listen: "127.0.0.1:${node.port}"`,
+          `http: "127.0.0.1:${node.monitorPort}"`,
+          `jetstream { store_dir: ${JSON.stringify(node.storeDir)} }`,
+        ];
+        if (count > 1) {
+          lines.push(
+            'cluster {',
+            `  name: ${clusterName}`,
+            `  listen: "127.0.0.1:${node.clusterPort}"`,
+            `  routes: [${nodes.map((n) => `"nats-route://127.0.0.1:${n.clusterPort}"`).join(', ')}]`,
+            '}',
+          );
+        }
+        if (options.extraConfig) lines.push(options.extraConfig);
+        writeFileSync(node.configFile, `${lines.join('\n')}\n`);
+      }
+      await releaseHeld();
       for (let i = 0; i < nodes.length; i++) cluster.spawnNode(i);
       await cluster.waitUntilReady();
       return cluster;
     } catch (err) {
+      await releaseHeld();
       await cluster.stop();
       throw err;
     }
