@@ -16,6 +16,7 @@ import {
   root,
   stopStartedAndWait,
 } from './lib.mjs';
+import { summarize } from './test-summary.mjs';
 
 await ensureNode();
 await ensureDependencies();
@@ -51,12 +52,8 @@ if (result.error) process.stderr.write(`vitest could not start: ${result.error.m
 await stopStartedAndWait();
 process.off('SIGINT', ignoreInterrupt);
 
-let summary = 'no test report was written';
-if (existsSync(report)) {
-  const r = JSON.parse(readFileSync(report, 'utf8'));
-  const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
-  summary = `${r.numPassedTests} passed, ${r.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}`;
-  if (r.numTotalTests === 0) summary = '0 passed, 0 failed (no test ran)';
-}
+const summary = existsSync(report)
+  ? summarize(JSON.parse(readFileSync(report, 'utf8')))
+  : 'no test report was written';
 process.stdout.write(`\n${summary}\n`);
 process.exit(result.status ?? 1);
