@@ -11,7 +11,7 @@ export function summarize(report) {
     .flatMap((file) => file.assertionResults)
     .filter((test) => test.status === 'skipped' || test.status === 'pending').length;
   const failed = report.numFailedTests + notRun;
-  const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0) - notRun;
+  const skipped = report.numPendingTests + report.numTodoTests - notRun;
   let summary = `${report.numPassedTests} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`;
   // E.g. an error thrown after every test had passed, or a file that failed before it had any test.
   if (!report.success && failed === 0) summary += ' (the run failed outside the tests: see the errors above)';

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { summarize, type VitestReport } from './test-summary.mjs';
 
 type File = VitestReport['testResults'][number];
+type Status = File['assertionResults'][number]['status'];
 
-const file = (status: string, ...tests: string[]): File => ({
+const file = (status: File['status'], ...tests: Status[]): File => ({
   status,
   assertionResults: tests.map((test) => ({ status: test })),
 });
@@ -11,7 +12,7 @@ const file = (status: string, ...tests: string[]): File => ({
 /** A report of these files, with Vitest's own counts (a file failed in a hook reports its tests skipped). */
 function report(files: File[], success = !files.some((f) => f.status === 'failed')): VitestReport {
   const tests = files.flatMap((f) => f.assertionResults);
-  const count = (status: string) => tests.filter((t) => t.status === status).length;
+  const count = (status: Status) => tests.filter((t) => t.status === status).length;
   return {
     success,
     numTotalTests: tests.length,
